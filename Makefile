@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: MIT
+#
+# The two commands of the README:
+#   make test   install missing packages, build, run every test: the suite
+#               under ASan+UBSan and optimised, threaded tests under TSan,
+#               then the install + pkg-config test
+#   make bench  install missing packages, build optimised, run the default
+#               benchmarks
+# Also: make build, make install (PREFIX=/usr/local), make clean.
+
+PREFIX ?= /usr/local
+B := build
+MESON_SETUP = meson setup --wipe
+SETUP_OK = test -f $(1)/build.ninja || meson setup $(1) $(2) >/dev/null
+
+.PHONY: all deps build test bench install clean
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+$(B)/release/build.ninja:
+	meson setup $(B)/release -Dbuildtype=debugoptimized -Db_ndebug=true
+
+build: deps $(B)/release/build.ninja
+	ninja -C $(B)/release
+
+test: deps
+	@bash scripts/test.sh
+
+bench: build
+	@bash scripts/bench.sh $(B)/release
+
+install: build
+	meson configure $(B)/release -Dprefix=$(PREFIX)
+	meson install -C $(B)/release
+
+clean:
+	rm -rf $(B)

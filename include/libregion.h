@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libregion: region, ID and object allocators from the Linux kernel, in
+ * userspace. This umbrella header includes every module's header; include
+ * <region/linux.h> as well for the kernel's names.
+ */
+#ifndef LIBREGION_H
+#define LIBREGION_H
+
+#include "region/common.h"
+#include "region/slab.h"
+
+#endif /* LIBREGION_H */
