@@ -9,5 +9,6 @@
 
 #include "region/common.h"
 #include "region/slab.h"
+#include "region/bitmap.h"
 
 #endif /* LIBREGION_H */

@@ -1,6 +1,244 @@
 /* SPDX-License-Identifier: MIT */
-/* Kernel names for the bitmap module; included by <region/linux.h>. */
+/*
+ * Kernel names for the bitmap module; included by <region/linux.h>.
+ *
+ * Usage:
+ *	#include <region/linux.h>
+ *	DECLARE_BITMAP(map, 1000);
+ *	bitmap_zero(map, 1000);
+ *	int pos = bitmap_find_free_region(map, 1000, 3);	// or -ENOMEM
+ *	unsigned long at = bitmap_find_next_zero_area(map, 1000, 0, 16, 0);
+ *	if (at < 1000)
+ *		bitmap_set(map, at, 16);
+ *
+ * Argument order and return conventions are the kernel's. Where libregion
+ * differs it is said here: set_bit(), clear_bit() and change_bit() are
+ * atomic (relaxed) as in the kernel, the __ forms are not; a zero-area search
+ * for 0 bits fails (returns the size); gfp arguments are ignored.
+ */
 #ifndef REGION_LINUX_BITMAP_H
 #define REGION_LINUX_BITMAP_H
 
+#include <errno.h>
+#include <string.h>
+
+#include "region/bitmap.h"
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+#ifndef BITS_PER_LONG
+#define BITS_PER_LONG RG_BITS_PER_LONG
+#endif
+#ifndef BITS_TO_LONGS
+#define BITS_TO_LONGS(nr) RG_BITS_TO_LONGS(nr)
+#endif
+#ifndef BIT_WORD
+#define BIT_WORD(nr) ((nr) / RG_BITS_PER_LONG)
+#endif
+#ifndef BIT_MASK
+#define BIT_MASK(nr) (1UL << ((nr) % RG_BITS_PER_LONG))
+#endif
+#ifndef DECLARE_BITMAP
+#define DECLARE_BITMAP(name, bits) RG_DECLARE_BITMAP(name, bits)
+#endif
+
+/* ---- single bits ---- */
+
+static inline int test_bit(unsigned long nr, const unsigned long *addr)
+{
+	return rg_bitmap_test(addr, nr);
+}
+
+static inline void __set_bit(unsigned long nr, unsigned long *addr)
+{
+	rg_bitmap_set(addr, nr);
+}
+
+static inline void __clear_bit(unsigned long nr, unsigned long *addr)
+{
+	rg_bitmap_clear(addr, nr);
+}
+
+static inline void __change_bit(unsigned long nr, unsigned long *addr)
+{
+	addr[BIT_WORD(nr)] ^= BIT_MASK(nr);
+}
+
+static inline int __test_and_set_bit(unsigned long nr, unsigned long *addr)
+{
+	int old = rg_bitmap_test(addr, nr);
+
+	rg_bitmap_set(addr, nr);
+	return old;
+}
+
+static inline int __test_and_clear_bit(unsigned long nr, unsigned long *addr)
+{
+	int old = rg_bitmap_test(addr, nr);
+
+	rg_bitmap_clear(addr, nr);
+	return old;
+}
+
+#if defined(__GNUC__)
+static inline void set_bit(unsigned long nr, unsigned long *addr)
+{
+	__atomic_fetch_or(&addr[BIT_WORD(nr)], BIT_MASK(nr), __ATOMIC_RELAXED);
+}
+
+static inline void clear_bit(unsigned long nr, unsigned long *addr)
+{
+	__atomic_fetch_and(&addr[BIT_WORD(nr)], ~BIT_MASK(nr),
+			   __ATOMIC_RELAXED);
+}
+
+static inline void change_bit(unsigned long nr, unsigned long *addr)
+{
+	__atomic_fetch_xor(&addr[BIT_WORD(nr)], BIT_MASK(nr), __ATOMIC_RELAXED);
+}
+
+static inline int test_and_set_bit(unsigned long nr, unsigned long *addr)
+{
+	return (__atomic_fetch_or(&addr[BIT_WORD(nr)], BIT_MASK(nr),
+				  __ATOMIC_SEQ_CST) &
+		BIT_MASK(nr)) != 0;
+}
+
+static inline int test_and_clear_bit(unsigned long nr, unsigned long *addr)
+{
+	return (__atomic_fetch_and(&addr[BIT_WORD(nr)], ~BIT_MASK(nr),
+				   __ATOMIC_SEQ_CST) &
+		BIT_MASK(nr)) != 0;
+}
+#endif
+
+/* ---- whole maps and ranges ---- */
+
+static inline void bitmap_zero(unsigned long *dst, unsigned int nbits)
+{
+	memset(dst, 0, RG_BITS_TO_LONGS(nbits) * sizeof(unsigned long));
+}
+
+static inline void bitmap_set(unsigned long *map, unsigned int start,
+			      unsigned int nbits)
+{
+	rg_bitmap_set_range(map, start, nbits);
+}
+
+static inline void bitmap_clear(unsigned long *map, unsigned int start,
+				unsigned int nbits)
+{
+	rg_bitmap_clear_range(map, start, nbits);
+}
+
+static inline unsigned int bitmap_weight(const unsigned long *src,
+					 unsigned int nbits)
+{
+	return (unsigned int)rg_bitmap_weight(src, nbits);
+}
+
+static inline int bitmap_empty(const unsigned long *src, unsigned int nbits)
+{
+	return rg_bitmap_find_next_bit(src, nbits, 0) >= nbits;
+}
+
+static inline int bitmap_full(const unsigned long *src, unsigned int nbits)
+{
+	return rg_bitmap_find_next_zero_bit(src, nbits, 0) >= nbits;
+}
+
+/* ---- searches ---- */
+
+static inline unsigned long find_next_bit(const unsigned long *addr,
+					  unsigned long size,
+					  unsigned long offset)
+{
+	return rg_bitmap_find_next_bit(addr, size, offset);
+}
+
+static inline unsigned long find_next_zero_bit(const unsigned long *addr,
+					       unsigned long size,
+					       unsigned long offset)
+{
+	return rg_bitmap_find_next_zero_bit(addr, size, offset);
+}
+
+static inline unsigned long find_first_bit(const unsigned long *addr,
+					   unsigned long size)
+{
+	return rg_bitmap_find_next_bit(addr, size, 0);
+}
+
+static inline unsigned long find_first_zero_bit(const unsigned long *addr,
+						unsigned long size)
+{
+	return rg_bitmap_find_next_zero_bit(addr, size, 0);
+}
+
+static inline unsigned long find_last_bit(const unsigned long *addr,
+					  unsigned long size)
+{
+	return rg_bitmap_find_last_bit(addr, size);
+}
+
+static inline unsigned long bitmap_find_next_zero_area_off(
+	unsigned long *map, unsigned long size, unsigned long start,
+	unsigned int nr, unsigned long align_mask, unsigned long align_offset)
+{
+	return rg_bitmap_find_next_zero_area_off(map, size, start, nr,
+						 align_mask, align_offset);
+}
+
+static inline unsigned long bitmap_find_next_zero_area(unsigned long *map,
+						       unsigned long size,
+						       unsigned long start,
+						       unsigned int nr,
+						       unsigned long align_mask)
+{
+	return rg_bitmap_find_next_zero_area_off(map, size, start, nr,
+						 align_mask, 0);
+}
+
+/* ---- power-of-two regions ---- */
+
+/* Returns the block's position, or -ENOMEM (positions above INT_MAX fail). */
+static inline int bitmap_find_free_region(unsigned long *bitmap,
+					  unsigned int bits, int order)
+{
+	unsigned long pos;
+	unsigned int limit =
+		bits > (unsigned int)INT_MAX ? (unsigned int)INT_MAX : bits;
+
+	if (order < 0 || rg_bitmap_find_free_region(bitmap, limit,
+						    (unsigned int)order, &pos))
+		return -ENOMEM;
+	return (int)pos;
+}
+
+static inline int bitmap_allocate_region(unsigned long *bitmap,
+					 unsigned int pos, int order)
+{
+	if (order < 0)
+		return -EINVAL;
+	return rg_bitmap_allocate_region(bitmap, pos, (unsigned int)order);
+}
+
+static inline void bitmap_release_region(unsigned long *bitmap,
+					 unsigned int pos, int order)
+{
+	if (order >= 0)
+		rg_bitmap_release_region(bitmap, pos, (unsigned int)order);
+}
+
+/* ---- allocation (gfp ignored) ---- */
+
+#define bitmap_alloc(nbits, gfp) ((void)(gfp), rg_bitmap_zalloc(nbits))
+#define bitmap_zalloc(nbits, gfp) ((void)(gfp), rg_bitmap_zalloc(nbits))
+#define bitmap_free(map) rg_bitmap_free(map)
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* REGION_LINUX_BITMAP_H */

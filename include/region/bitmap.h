@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libregion bitmap: word-at-a-time bit operations on arrays of unsigned long,
+ * the kernel's zero-area search and its power-of-two region calls.
+ *
+ * Usage:
+ *	unsigned long *map = rg_bitmap_zalloc(1000);	// NULL + errno
+ *	rg_bitmap_set_range(map, 10, 5);		// bits 10..14
+ *	unsigned long at = rg_bitmap_find_next_zero_area(map, 1000, 0, 32, 7);
+ *	if (at < 1000)					// failure returns 1000
+ *		rg_bitmap_set_range(map, at, 32);
+ *	unsigned long pos;
+ *	if (!rg_bitmap_find_free_region(map, 1000, 3, &pos))	// 8 bits
+ *		rg_bitmap_release_region(map, pos, 3);
+ *	rg_bitmap_free(map);
+ *
+ * Bit i lives in word i / RG_BITS_PER_LONG at position i % RG_BITS_PER_LONG,
+ * as in the kernel, so a map can be shared with code that uses the kernel's
+ * layout. Bits at or past a map's size in its last word ("tail bits") are
+ * never read by the search calls and never set by any call here;
+ * rg_bitmap_validate() checks that they are clear.
+ *
+ * A bitmap is plain caller-owned memory: no call here locks or allocates,
+ * except rg_bitmap_zalloc(). The caller serialises access.
+ */
+#ifndef REGION_BITMAP_H
+#define REGION_BITMAP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "region/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bits in one word of a bitmap. */
+#define RG_BITS_PER_LONG (sizeof(unsigned long) * CHAR_BIT)
+/* Words needed for @nbits bits. */
+#define RG_BITS_TO_LONGS(nbits) \
+	(((nbits) + RG_BITS_PER_LONG - 1) / RG_BITS_PER_LONG)
+/* A bitmap of @nbits bits as an array (zero it before use). */
+#define RG_DECLARE_BITMAP(name, nbits) \
+	unsigned long name[RG_BITS_TO_LONGS(nbits)]
+
+/**
+ * rg_bitmap_test() - read one bit.
+ * @map: the bitmap.
+ * @bit: bit index; the caller keeps it below the map's size.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: true if the bit is set.
+ */
+static inline bool rg_bitmap_test(const unsigned long *map, unsigned long bit)
+{
+	return (map[bit / RG_BITS_PER_LONG] >> (bit % RG_BITS_PER_LONG)) & 1;
+}
+
+/**
+ * rg_bitmap_set() - set one bit (not atomic).
+ * @map: the bitmap.
+ * @bit: bit index; the caller keeps it below the map's size.
+ *
+ * Context: caller serialises; never allocates.
+ */
+static inline void rg_bitmap_set(unsigned long *map, unsigned long bit)
+{
+	map[bit / RG_BITS_PER_LONG] |= 1UL << (bit % RG_BITS_PER_LONG);
+}
+
+/**
+ * rg_bitmap_clear() - clear one bit (not atomic).
+ * @map: the bitmap.
+ * @bit: bit index; the caller keeps it below the map's size.
+ *
+ * Context: caller serialises; never allocates.
+ */
+static inline void rg_bitmap_clear(unsigned long *map, unsigned long bit)
+{
+	map[bit / RG_BITS_PER_LONG] &= ~(1UL << (bit % RG_BITS_PER_LONG));
+}
+
+/**
+ * rg_bitmap_set_range() - set bits @start .. @start + @nr - 1.
+ * @map: the bitmap.
+ * @start: first bit.
+ * @nr: number of bits; 0 does nothing.
+ *
+ * The caller keeps @start + @nr within the map (and free of overflow).
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_set_range(unsigned long *map, unsigned long start,
+				unsigned long nr);
+
+/**
+ * rg_bitmap_clear_range() - clear bits @start .. @start + @nr - 1.
+ * @map: the bitmap.
+ * @start: first bit.
+ * @nr: number of bits; 0 does nothing.
+ *
+ * The caller keeps @start + @nr within the map (and free of overflow).
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_clear_range(unsigned long *map, unsigned long start,
+				  unsigned long nr);
+
+/**
+ * rg_bitmap_range_is_clear() - tell whether a range holds no set bit.
+ * @map: the bitmap.
+ * @start: first bit.
+ * @nr: number of bits; an empty range is clear.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: true if bits @start .. @start + @nr - 1 are all zero.
+ */
+RG_API bool rg_bitmap_range_is_clear(const unsigned long *map,
+				     unsigned long start, unsigned long nr);
+
+/**
+ * rg_bitmap_range_is_set() - tell whether a range holds no clear bit.
+ * @map: the bitmap.
+ * @start: first bit.
+ * @nr: number of bits; an empty range is set.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: true if bits @start .. @start + @nr - 1 are all one.
+ */
+RG_API bool rg_bitmap_range_is_set(const unsigned long *map,
+				   unsigned long start, unsigned long nr);
+
+/**
+ * rg_bitmap_weight() - count the set bits among the first @nbits.
+ * @map: the bitmap.
+ * @nbits: number of bits to look at (tail bits past it are ignored).
+ *
+ * Context: caller serialises; never allocates.
+ * Return: the number of set bits in 0 .. @nbits - 1.
+ */
+RG_API unsigned long rg_bitmap_weight(const unsigned long *map,
+				      unsigned long nbits);
+
+/**
+ * rg_bitmap_find_next_bit() - find the next set bit.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ * @offset: first bit to look at.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: the lowest set bit index in [@offset, @size), or @size if there is
+ * none (also when @offset >= @size).
+ */
+RG_API unsigned long rg_bitmap_find_next_bit(const unsigned long *map,
+					     unsigned long size,
+					     unsigned long offset);
+
+/**
+ * rg_bitmap_find_next_zero_bit() - find the next clear bit.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ * @offset: first bit to look at.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: the lowest clear bit index in [@offset, @size), or @size if there
+ * is none (also when @offset >= @size).
+ */
+RG_API unsigned long rg_bitmap_find_next_zero_bit(const unsigned long *map,
+						  unsigned long size,
+						  unsigned long offset);
+
+/**
+ * rg_bitmap_find_first_bit() - find the lowest set bit.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: the lowest set bit index, or @size if there is none.
+ */
+static inline unsigned long rg_bitmap_find_first_bit(const unsigned long *map,
+						     unsigned long size)
+{
+	return rg_bitmap_find_next_bit(map, size, 0);
+}
+
+/**
+ * rg_bitmap_find_first_zero_bit() - find the lowest clear bit.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: the lowest clear bit index, or @size if there is none.
+ */
+static inline unsigned long
+rg_bitmap_find_first_zero_bit(const unsigned long *map, unsigned long size)
+{
+	return rg_bitmap_find_next_zero_bit(map, size, 0);
+}
+
+/**
+ * rg_bitmap_find_last_bit() - find the highest set bit.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: the highest set bit index below @size, or @size if there is none.
+ */
+RG_API unsigned long rg_bitmap_find_last_bit(const unsigned long *map,
+					     unsigned long size);
+
+/**
+ * rg_bitmap_find_next_zero_area_off() - find a free aligned run of bits.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ * @start: lowest index to consider.
+ * @nr: length of the run.
+ * @align_mask: alignment mask, normally 2^k - 1 (0: no alignment).
+ * @align_offset: added to an index before the mask is applied.
+ *
+ * Finds the lowest index i >= @start such that bits i .. i + @nr - 1 are all
+ * zero, i + @nr <= @size and ((i + @align_offset) & @align_mask) == 0. It
+ * does not set the bits. Any mask works with this definition; with the usual
+ * 2^k - 1 it makes i + @align_offset a multiple of 2^k, as in the kernel.
+ *
+ * When a candidate window holds set bits, the search resumes just past the
+ * window's last set bit (the kernel's 2026 speed-up), and never looks at a
+ * bit twice: bits between that last set bit and the window's end are known
+ * clear and are not scanned again. Word at a time throughout.
+ *
+ * Unlike the kernel, @nr == 0 is not a request and fails (the kernel returns
+ * an index that depends on its implementation).
+ *
+ * Context: caller serialises; never allocates.
+ * Return: the index found, or exactly @size if there is none, including when
+ * @nr is 0, @nr > @size or @start > @size - @nr.
+ */
+RG_API unsigned long rg_bitmap_find_next_zero_area_off(
+	const unsigned long *map, unsigned long size, unsigned long start,
+	unsigned long nr, unsigned long align_mask, unsigned long align_offset);
+
+/**
+ * rg_bitmap_find_next_zero_area() - find a free aligned run of bits.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ * @start: lowest index to consider.
+ * @nr: length of the run.
+ * @align_mask: alignment mask, normally 2^k - 1 (0: no alignment).
+ *
+ * rg_bitmap_find_next_zero_area_off() with an offset of 0.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: the index found, or exactly @size if there is none.
+ */
+static inline unsigned long
+rg_bitmap_find_next_zero_area(const unsigned long *map, unsigned long size,
+			      unsigned long start, unsigned long nr,
+			      unsigned long align_mask)
+{
+	return rg_bitmap_find_next_zero_area_off(map, size, start, nr,
+						 align_mask, 0);
+}
+
+/**
+ * rg_bitmap_find_next_zero_area_naive() - the pre-2026 search, for comparison.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ * @start: lowest index to consider.
+ * @nr: length of the run.
+ * @align_mask: alignment mask, as for rg_bitmap_find_next_zero_area_off().
+ * @align_offset: alignment offset, likewise.
+ *
+ * Same result as rg_bitmap_find_next_zero_area_off(), found the way the
+ * kernel did before 2026: when a window holds a set bit, resume just after
+ * its *first* set bit and rescan. Kept so that benchmarks can compare both
+ * searches in one run; use rg_bitmap_find_next_zero_area_off() otherwise.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: the index found, or exactly @size if there is none.
+ */
+RG_API unsigned long rg_bitmap_find_next_zero_area_naive(
+	const unsigned long *map, unsigned long size, unsigned long start,
+	unsigned long nr, unsigned long align_mask, unsigned long align_offset);
+
+/* Largest order the region calls accept: 2^order must fit a long. */
+#define RG_BITMAP_MAX_ORDER (RG_BITS_PER_LONG - 2)
+
+/**
+ * rg_bitmap_find_free_region() - allocate a naturally aligned 2^order block.
+ * @map: the bitmap.
+ * @bits: the map's size in bits.
+ * @order: log2 of the block size, at most RG_BITMAP_MAX_ORDER.
+ * @pos: where the block's first bit index is stored on success.
+ *
+ * Finds the lowest free block of 2^@order bits that starts at a multiple of
+ * 2^@order and ends within @bits, and sets its bits. Example: in a 1000-bit
+ * map, orders 0, 1, ..., 8 in turn give 0, 2, 4, 8, 16, ..., 256 and order 9
+ * then fails.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: 0 with *@pos set; -ENOMEM if no such block is free (the kernel's
+ * code); -EINVAL if @order > RG_BITMAP_MAX_ORDER. On error nothing changes.
+ */
+RG_API int rg_bitmap_find_free_region(unsigned long *map, unsigned long bits,
+				      unsigned int order, unsigned long *pos);
+
+/**
+ * rg_bitmap_allocate_region() - allocate the 2^order block at @pos.
+ * @map: the bitmap.
+ * @pos: first bit of the block; the caller keeps the block within the map.
+ * @order: log2 of the block size, at most RG_BITMAP_MAX_ORDER.
+ *
+ * Sets the block's bits if they are all clear. @pos need not be aligned.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: 0; -EBUSY if any bit of the block is set; -EINVAL if @order >
+ * RG_BITMAP_MAX_ORDER or the block would pass the end of the index space.
+ * On error nothing changes.
+ */
+RG_API int rg_bitmap_allocate_region(unsigned long *map, unsigned long pos,
+				     unsigned int order);
+
+/**
+ * rg_bitmap_release_region() - clear the 2^order block at @pos.
+ * @map: the bitmap.
+ * @pos: first bit of the block; the caller keeps the block within the map.
+ * @order: log2 of the block size; an order above RG_BITMAP_MAX_ORDER does
+ *         nothing.
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_release_region(unsigned long *map, unsigned long pos,
+				     unsigned int order);
+
+/**
+ * rg_bitmap_zalloc() - allocate a zeroed bitmap of @nbits bits.
+ * @nbits: size in bits; 0 gives a valid pointer to an empty map.
+ *
+ * Context: any thread; allocates (honours rg_fault_inject()).
+ * Return: the map, or NULL with errno ENOMEM (also when the size in bytes
+ * would overflow).
+ */
+RG_API unsigned long *rg_bitmap_zalloc(unsigned long nbits);
+
+/**
+ * rg_bitmap_free() - free a map from rg_bitmap_zalloc().
+ * @map: the map, or NULL.
+ *
+ * Context: any thread.
+ */
+RG_API void rg_bitmap_free(unsigned long *map);
+
+/**
+ * rg_bitmap_validate() - check a bitmap's invariants.
+ * @map: the bitmap.
+ * @nbits: its size in bits.
+ * @reason: if not NULL, receives a static string describing the first
+ *          problem found.
+ *
+ * A bitmap is valid when @map is not NULL (unless @nbits is 0) and its tail
+ * bits, past @nbits in the last word, are clear.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: 0 if valid; -EINVAL otherwise.
+ */
+RG_API int rg_bitmap_validate(const unsigned long *map, unsigned long nbits,
+			      const char **reason);
+
+/**
+ * rg_bitmap_dump() - print a bitmap's set runs and weight.
+ * @map: the bitmap.
+ * @nbits: its size in bits.
+ * @f: where to print.
+ *
+ * Prints one line "bitmap nbits=N weight=W" followed by the set runs as
+ * "start-end" (inclusive), several per line.
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_dump(const unsigned long *map, unsigned long nbits,
+			   FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* REGION_BITMAP_H */

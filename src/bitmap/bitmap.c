@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bitmap: theory of operation.
+ *
+ * Layout: bit i lives in map[i / BPL] at position i % BPL (BPL = bits per
+ * unsigned long), the kernel's layout. Every call works a word at a time:
+ * range updates build a mask for the first and last word and store whole
+ * words in between; searches load a word, mask off the bits outside the
+ * range, and use count-trailing/leading-zeros to find a bit, so a run of
+ * empty (or full) words costs one compare per 64 bits.
+ *
+ * Zero-area search (rg_bitmap_find_next_zero_area_off): the candidate index i
+ * starts at the first clear bit at or after @start, is rounded up to the next
+ * index that satisfies the alignment, and the window [i, i + nr) is checked.
+ * The window is scanned from its top word down, so the first set bit found
+ * is the window's last set bit L: no window starting at or below L can fit,
+ * and the search resumes at L + 1 (the kernel's 2026 speed-up). Bits between
+ * L and the window's end are then known to be clear; the next window only
+ * scans the part beyond that known-clear stretch, so every bit of the map is
+ * loaded at most about once per search. The naive variant resumes after the
+ * window's first set bit and rescans, as the kernel did before 2026.
+ *
+ * Alignment: the condition is ((i + off) & mask) == 0. The smallest j >= x
+ * with (j & mask) == 0 is found without a loop: if x has mask bits set, set
+ * every bit of x up to its highest set mask bit, then add one "through" the
+ * mask (OR the mask in, add 1, clear the mask). That works for any mask, not
+ * only 2^k - 1, and all arithmetic is modulo 2^64, so an offset that wraps
+ * the sum is handled too; the distance moved is what is added to i, with an
+ * overflow check.
+ *
+ * Invariants: no call sets a tail bit (past the map's size in its last word);
+ * searches never read past the word that holds bit size - 1. Nothing here
+ * allocates except rg_bitmap_zalloc(), which uses rgi_calloc() and so honours
+ * fault injection. Limits: sizes and indices are unsigned long; the caller
+ * keeps ranges inside the map.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "region/bitmap.h"
+#include "rg_internal.h"
+
+#define BPL RG_BITS_PER_LONG
+
+static inline unsigned long ctzl(unsigned long w)
+{
+	return (unsigned long)__builtin_ctzl(w);
+}
+
+static inline unsigned long fls_idx(unsigned long w)
+{
+	return BPL - 1 - (unsigned long)__builtin_clzl(w);
+}
+
+/* Mask of the bits at and above position @start % BPL in a word. */
+static inline unsigned long first_word_mask(unsigned long start)
+{
+	return ~0UL << (start % BPL);
+}
+
+/* Mask of the bits below position @end % BPL; all bits when it is 0. */
+static inline unsigned long last_word_mask(unsigned long end)
+{
+	return ~0UL >> ((BPL - end % BPL) % BPL);
+}
+
+void rg_bitmap_set_range(unsigned long *map, unsigned long start,
+			 unsigned long nr)
+{
+	unsigned long end = start + nr, w, lw;
+
+	if (!nr)
+		return;
+	w = start / BPL;
+	lw = (end - 1) / BPL;
+	if (w == lw) {
+		map[w] |= first_word_mask(start) & last_word_mask(end);
+		return;
+	}
+	map[w++] |= first_word_mask(start);
+	while (w < lw)
+		map[w++] = ~0UL;
+	map[lw] |= last_word_mask(end);
+}
+
+void rg_bitmap_clear_range(unsigned long *map, unsigned long start,
+			   unsigned long nr)
+{
+	unsigned long end = start + nr, w, lw;
+
+	if (!nr)
+		return;
+	w = start / BPL;
+	lw = (end - 1) / BPL;
+	if (w == lw) {
+		map[w] &= ~(first_word_mask(start) & last_word_mask(end));
+		return;
+	}
+	map[w++] &= ~first_word_mask(start);
+	while (w < lw)
+		map[w++] = 0;
+	map[lw] &= ~last_word_mask(end);
+}
+
+/*
+ * Lowest bit in [offset, size) whose value XOR @invert is 1 (invert = 0:
+ * set bits; ~0: clear bits), or @size.
+ */
+static inline unsigned long next_bit(const unsigned long *map,
+				     unsigned long size, unsigned long offset,
+				     unsigned long invert)
+{
+	unsigned long w, lw, word, r;
+
+	if (unlikely(offset >= size))
+		return size;
+	w = offset / BPL;
+	lw = (size - 1) / BPL;
+	word = (map[w] ^ invert) & first_word_mask(offset);
+	while (!word) {
+		if (++w > lw)
+			return size;
+		word = map[w] ^ invert;
+	}
+	r = w * BPL + ctzl(word);
+	return r < size ? r : size;
+}
+
+/*
+ * Highest bit in [lo, hi) whose value XOR @invert is 1, or @hi. lo < hi.
+ */
+static inline unsigned long last_bit_in(const unsigned long *map,
+					unsigned long lo, unsigned long hi,
+					unsigned long invert)
+{
+	unsigned long w = (hi - 1) / BPL, lw = lo / BPL;
+	unsigned long word = (map[w] ^ invert) & last_word_mask(hi);
+
+	for (;;) {
+		if (w == lw)
+			word &= first_word_mask(lo);
+		if (word)
+			return w * BPL + fls_idx(word);
+		if (w == lw)
+			return hi;
+		word = map[--w] ^ invert;
+	}
+}
+
+bool rg_bitmap_range_is_clear(const unsigned long *map, unsigned long start,
+			      unsigned long nr)
+{
+	if (!nr)
+		return true;
+	return next_bit(map, start + nr, start, 0) == start + nr;
+}
+
+bool rg_bitmap_range_is_set(const unsigned long *map, unsigned long start,
+			    unsigned long nr)
+{
+	if (!nr)
+		return true;
+	return next_bit(map, start + nr, start, ~0UL) == start + nr;
+}
+
+unsigned long rg_bitmap_weight(const unsigned long *map, unsigned long nbits)
+{
+	unsigned long n = 0, w, full = nbits / BPL;
+
+	for (w = 0; w < full; w++)
+		n += (unsigned long)__builtin_popcountl(map[w]);
+	if (nbits % BPL)
+		n += (unsigned long)__builtin_popcountl(map[w] &
+							last_word_mask(nbits));
+	return n;
+}
+
+unsigned long rg_bitmap_find_next_bit(const unsigned long *map,
+				      unsigned long size, unsigned long offset)
+{
+	return next_bit(map, size, offset, 0);
+}
+
+unsigned long rg_bitmap_find_next_zero_bit(const unsigned long *map,
+					   unsigned long size,
+					   unsigned long offset)
+{
+	return next_bit(map, size, offset, ~0UL);
+}
+
+unsigned long rg_bitmap_find_last_bit(const unsigned long *map,
+				      unsigned long size)
+{
+	if (!size)
+		return 0;
+	return last_bit_in(map, 0, size, 0);
+}
+
+/*
+ * Distance from @x to the smallest y >= x (mod 2^64 arithmetic) with
+ * (y & mask) == 0. See the theory of operation.
+ */
+static inline unsigned long align_distance(unsigned long x, unsigned long mask)
+{
+	unsigned long hit = x & mask, w, y;
+
+	if (likely(!hit))
+		return 0;
+	w = x | ((2UL << fls_idx(hit)) - 1);
+	y = ((w | mask) + 1) & ~mask;
+	return y - x;
+}
+
+/*
+ * Round @i up to the alignment; false if that passes @limit (or overflows).
+ */
+static inline bool align_index(unsigned long *i, unsigned long limit,
+			       unsigned long mask, unsigned long off)
+{
+	unsigned long d = align_distance(*i + off, mask);
+
+	if (unlikely(d > limit - *i))
+		return false;
+	*i += d;
+	return true;
+}
+
+unsigned long rg_bitmap_find_next_zero_area_off(
+	const unsigned long *map, unsigned long size, unsigned long start,
+	unsigned long nr, unsigned long align_mask, unsigned long align_offset)
+{
+	unsigned long limit, i, end, scan, last, clear_end = 0;
+
+	if (unlikely(!nr || nr > size || start > size - nr))
+		return size;
+	limit = size - nr; /* highest index a run may start at */
+	i = start;
+	for (;;) {
+		i = next_bit(map, limit + 1, i, ~0UL);
+		if (i > limit)
+			return size;
+		if (align_mask &&
+		    !align_index(&i, limit, align_mask, align_offset))
+			return size;
+		end = i + nr;
+		/* [i, clear_end) is known clear from the previous window. */
+		scan = i > clear_end ? i : clear_end;
+		if (scan >= end)
+			return i;
+		last = last_bit_in(map, scan, end, 0);
+		if (last == end)
+			return i;
+		if (last >= limit)
+			return size;
+		i = last + 1;
+		clear_end = end;
+	}
+}
+
+unsigned long rg_bitmap_find_next_zero_area_naive(
+	const unsigned long *map, unsigned long size, unsigned long start,
+	unsigned long nr, unsigned long align_mask, unsigned long align_offset)
+{
+	unsigned long limit, i, end, first;
+
+	if (unlikely(!nr || nr > size || start > size - nr))
+		return size;
+	limit = size - nr;
+	i = start;
+	for (;;) {
+		i = next_bit(map, limit + 1, i, ~0UL);
+		if (i > limit)
+			return size;
+		if (align_mask &&
+		    !align_index(&i, limit, align_mask, align_offset))
+			return size;
+		end = i + nr;
+		first = next_bit(map, end, i, 0);
+		if (first == end)
+			return i;
+		if (first >= limit)
+			return size;
+		i = first + 1;
+	}
+}
+
+int rg_bitmap_find_free_region(unsigned long *map, unsigned long bits,
+			       unsigned int order, unsigned long *pos)
+{
+	unsigned long n, at;
+
+	if (order > RG_BITMAP_MAX_ORDER)
+		return -EINVAL;
+	n = 1UL << order;
+	at = rg_bitmap_find_next_zero_area_off(map, bits, 0, n, n - 1, 0);
+	if (at >= bits)
+		return -ENOMEM;
+	rg_bitmap_set_range(map, at, n);
+	*pos = at;
+	return 0;
+}
+
+int rg_bitmap_allocate_region(unsigned long *map, unsigned long pos,
+			      unsigned int order)
+{
+	unsigned long n;
+
+	if (order > RG_BITMAP_MAX_ORDER)
+		return -EINVAL;
+	n = 1UL << order;
+	if (pos > ~0UL - n)
+		return -EINVAL;
+	if (!rg_bitmap_range_is_clear(map, pos, n))
+		return -EBUSY;
+	rg_bitmap_set_range(map, pos, n);
+	return 0;
+}
+
+void rg_bitmap_release_region(unsigned long *map, unsigned long pos,
+			      unsigned int order)
+{
+	unsigned long n;
+
+	if (order > RG_BITMAP_MAX_ORDER)
+		return;
+	n = 1UL << order;
+	if (pos > ~0UL - n)
+		return;
+	rg_bitmap_clear_range(map, pos, n);
+}
+
+unsigned long *rg_bitmap_zalloc(unsigned long nbits)
+{
+	unsigned long words = nbits / BPL + (nbits % BPL != 0);
+	unsigned long *map;
+
+	if (words > SIZE_MAX / sizeof(unsigned long)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	map = rgi_calloc(words ? words : 1, sizeof(unsigned long));
+	if (!map)
+		errno = ENOMEM;
+	return map;
+}
+
+void rg_bitmap_free(unsigned long *map)
+{
+	rgi_free(map);
+}
+
+int rg_bitmap_validate(const unsigned long *map, unsigned long nbits,
+		       const char **reason)
+{
+	const char *why = NULL;
+
+	if (!map && nbits)
+		why = "NULL map with a non-zero size";
+	else if (nbits % BPL && (map[nbits / BPL] & ~last_word_mask(nbits)))
+		why = "a tail bit past the map's size is set";
+	if (reason)
+		*reason = why;
+	return why ? -EINVAL : 0;
+}
+
+void rg_bitmap_dump(const unsigned long *map, unsigned long nbits, FILE *f)
+{
+	unsigned long i = 0, e;
+	int n = 0;
+
+	fprintf(f, "bitmap nbits=%lu weight=%lu\n", nbits,
+		map ? rg_bitmap_weight(map, nbits) : 0UL);
+	while (map && (i = next_bit(map, nbits, i, 0)) < nbits) {
+		e = next_bit(map, nbits, i, ~0UL);
+		if (e - i == 1)
+			fprintf(f, "%s%lu", n ? " " : "  ", i);
+		else
+			fprintf(f, "%s%lu-%lu", n ? " " : "  ", i, e - 1);
+		if (++n == 8) {
+			fputc('\n', f);
+			n = 0;
+		}
+		i = e;
+	}
+	if (n)
+		fputc('\n', f);
+}
