@@ -32,6 +32,7 @@ struct rb_ctx {
 	bool quick;     /* smaller sizes: smoke runs in the test suite */
 	const char *plot; /* --plot PREFIX or NULL */
 	FILE *out;
+	char **argv; /* the whole command line, for a re-exec */
 };
 
 typedef int (*rb_run_fn)(struct rb_ctx *ctx, int argc, char **argv);
@@ -90,6 +91,8 @@ static inline uint64_t rb_cycles_end(void)
 
 /* Median of n values (sorts v in place). */
 double rb_median(double *v, int n);
+
+#define RGI_MIN_SZ(a, b) ((a) < (b) ? (a) : (b))
 
 /* Keep the compiler from optimising a value away. */
 #define rb_keep(x) __asm__ volatile("" ::"g"(x) : "memory")

@@ -363,7 +363,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	struct rb_ctx ctx = { .format = RB_TABLE, .seed = 1, .runs = 5,
-			      .out = stdout };
+			      .out = stdout, .argv = argv };
 	int i;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {

@@ -102,6 +102,7 @@ struct rg_slab_cache {
 	void (*ctor)(void *obj);
 	pthread_key_t key;
 	bool use_sheaves;
+	uint64_t id; /* unique per creation, never 0 */
 
 	/* Under lock. */
 	struct rgi_slab *lists[NR_LISTS];
@@ -520,6 +521,29 @@ static struct rg_slab_sheaf *barn_put_objects(struct rg_slab_cache *c,
 
 /* ---- per-thread state ---- */
 
+/*
+ * The last cache this thread used and its state: one compare instead of a
+ * pthread_getspecific() on the fast path. Cache ids are never reused, so a
+ * destroyed cache can never match.
+ */
+struct rgi_tls_last {
+	uint64_t id;
+	struct rgi_pcs *pc;
+};
+
+static __thread struct rgi_tls_last tls_last
+	__attribute__((tls_model("initial-exec")));
+static _Atomic uint64_t next_cache_id = 1;
+
+static void tls_forget(struct rgi_pcs *pc)
+{
+	if (tls_last.pc == pc) {
+		tls_last.id = 0;
+		tls_last.pc = NULL;
+	}
+}
+
+
 static void pcs_flush_locked(struct rg_slab_cache *c, struct rgi_pcs *pc)
 {
 	struct rg_slab_sheaf *sh[2] = { pc->main, pc->spare };
@@ -555,19 +579,32 @@ static void pcs_destructor(void *arg)
 	c->retired += ctr_get(&pc->allocs) - ctr_get(&pc->frees);
 	pcs_unlink(c, pc);
 	pthread_mutex_unlock(&c->lock);
+	tls_forget(pc);
 	free(pc);
 }
 
+static struct rgi_pcs *pcs_get_slow(struct rg_slab_cache *c);
+
 /* The calling thread's state, created on first use; NULL: go direct. */
-static struct rgi_pcs *pcs_get(struct rg_slab_cache *c)
+static inline struct rgi_pcs *pcs_get(struct rg_slab_cache *c)
+{
+	if (likely(tls_last.id == c->id))
+		return tls_last.pc;
+	return pcs_get_slow(c);
+}
+
+static struct rgi_pcs *pcs_get_slow(struct rg_slab_cache *c)
 {
 	struct rgi_pcs *pc;
 
 	if (!c->use_sheaves)
 		return NULL;
 	pc = pthread_getspecific(c->key);
-	if (likely(pc))
+	if (likely(pc)) {
+		tls_last.id = c->id;
+		tls_last.pc = pc;
 		return pc;
+	}
 	pc = calloc(1, sizeof(*pc));
 	if (!pc)
 		return NULL;
@@ -590,17 +627,28 @@ static struct rgi_pcs *pcs_get(struct rg_slab_cache *c)
 		pc->next->prev = pc;
 	c->threads = pc;
 	pthread_mutex_unlock(&c->lock);
+	tls_last.id = c->id;
+	tls_last.pc = pc;
 	return pc;
 }
 
 /* ---- object movement cores (no fault point, no counters) ---- */
 
-static size_t sheaf_take(struct rg_slab_sheaf *sh, size_t n, void **p)
+/* Copy n object pointers between non-overlapping arrays. */
+static inline void copy_ptrs(void **restrict dst, void *const *restrict src,
+			     size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
+static inline size_t sheaf_take(struct rg_slab_sheaf *sh, size_t n,
+				void **p)
 {
 	size_t k = RGI_MIN(n, (size_t)sh->size);
 
 	sh->size -= (unsigned int)k;
-	memcpy(p, &sh->objs[sh->size], k * sizeof(void *));
+	copy_ptrs(p, sh->objs + sh->size, k);
 	return k;
 }
 
@@ -767,6 +815,7 @@ struct rg_slab_cache *rg_slab_create(const char *name, size_t size,
 	pthread_mutex_init(&c->lock, NULL);
 	c->use_sheaves = !(flags & RG_SLAB_DEBUG) &&
 			 pthread_key_create(&c->key, pcs_destructor) == 0;
+	c->id = atomic_fetch_add(&next_cache_id, 1);
 	return c;
 }
 
@@ -782,8 +831,10 @@ size_t rg_slab_destroy(struct rg_slab_cache *c)
 		struct rgi_pcs *pc = pthread_getspecific(c->key);
 
 		/* Only this thread's key value can be cleared. */
-		if (pc)
+		if (pc) {
 			pthread_setspecific(c->key, NULL);
+			tls_forget(pc);
+		}
 		pthread_key_delete(c->key);
 	}
 	while (c->threads) {
@@ -809,26 +860,12 @@ size_t rg_slab_destroy(struct rg_slab_cache *c)
 	return st.objects_in_use;
 }
 
-void *rg_slab_alloc(struct rg_slab_cache *c)
+/* rg_slab_alloc() when the thread's main sheaf is empty or missing. */
+static __attribute__((noinline)) void *alloc_slow(struct rg_slab_cache *c,
+						  struct rgi_pcs *pc)
 {
-	struct rgi_pcs *pc;
 	void *obj;
 
-	if (unlikely(!c)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (unlikely(rgi_fault())) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	pc = c->use_sheaves ? pthread_getspecific(c->key) : NULL;
-	if (likely(pc && pc->main->size)) {
-		obj = pc->main->objs[--pc->main->size];
-		ctr_add(&pc->allocs, 1);
-		return obj;
-	}
-	pc = pcs_get(c);
 	if (pc && pc->spare->size) {
 		struct rg_slab_sheaf *t = pc->main;
 
@@ -862,13 +899,33 @@ void *rg_slab_alloc(struct rg_slab_cache *c)
 	return obj;
 }
 
+void *rg_slab_alloc(struct rg_slab_cache *c)
+{
+	struct rgi_pcs *pc;
+
+	if (unlikely(!c)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (unlikely(rgi_fault())) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pc = pcs_get(c);
+	if (likely(pc && pc->main->size)) {
+		ctr_add(&pc->allocs, 1);
+		return pc->main->objs[--pc->main->size];
+	}
+	return alloc_slow(c, pc);
+}
+
 void rg_slab_free(struct rg_slab_cache *c, void *obj)
 {
 	struct rgi_pcs *pc;
 
 	if (unlikely(!c || !obj))
 		return;
-	pc = c->use_sheaves ? pthread_getspecific(c->key) : NULL;
+	pc = pcs_get(c);
 	if (likely(pc && pc->main->size < pc->main->capacity)) {
 		pc->main->objs[pc->main->size++] = obj;
 		ctr_add(&pc->frees, 1);
@@ -890,6 +947,14 @@ size_t rg_slab_alloc_bulk(struct rg_slab_cache *c, size_t n, void **p)
 		return 0;
 	}
 	pc = pcs_get(c);
+	if (likely(pc && pc->main->size >= n)) {
+		struct rg_slab_sheaf *m = pc->main;
+
+		m->size -= (unsigned int)n;
+		copy_ptrs(p, m->objs + m->size, n);
+		ctr_add(&pc->allocs, (long)n);
+		return n;
+	}
 	if (take_objects(c, pc, n, p) != n) {
 		errno = ENOMEM;
 		return 0;
@@ -910,6 +975,19 @@ void rg_slab_free_bulk(struct rg_slab_cache *c, size_t n, void **p)
 	if (unlikely(!c || !p || n == 0))
 		return;
 	pc = pcs_get(c);
+	if (likely(pc && pc->main->capacity - pc->main->size >= n)) {
+		struct rg_slab_sheaf *m = pc->main;
+		size_t nulls = 0;
+
+		for (size_t i = 0; i < n; i++)
+			nulls += p[i] == NULL;
+		if (likely(!nulls)) {
+			copy_ptrs(m->objs + m->size, p, n);
+			m->size += (unsigned int)n;
+			ctr_add(&pc->frees, (long)n);
+			return;
+		}
+	}
 	count = (long)give_objects(c, pc, n, p);
 	if (pc)
 		ctr_add(&pc->frees, count);
