@@ -10,5 +10,6 @@
 #include "region/common.h"
 #include "region/slab.h"
 #include "region/bitmap.h"
+#include "region/region.h"
 
 #endif /* LIBREGION_H */

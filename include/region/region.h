@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libregion regions: one API that hands out contiguous runs of units
+ * ("regions") out of a fixed capacity, lowest address first, with a choice
+ * of backend behind it.
+ *
+ * Usage:
+ *	struct rg_region *r = rg_region_create("hbitmap", 1000000, 0);
+ *	unsigned long start;
+ *	if (!rg_region_alloc(r, 32, 8, &start))	// 32 units, start % 8 == 0
+ *		rg_region_free(r, start, 32);
+ *	rg_region_reserve(r, 4096, 100);		// a fixed placement
+ *	struct rg_region_stats st;
+ *	rg_region_get_stats(r, &st);			// free units, largest run
+ *	rg_region_destroy(r);
+ *
+ * Backends (by name or enum rg_region_backend):
+ *	bitmap	a plain bitmap, 1 bit per unit; every allocation is a zero-area
+ *		search from unit 0, as the kernel does: O(capacity).
+ *	ida	the IDA: a region of N units is N single-ID allocations. A
+ *		first fit that tests IDs one by one; meant for comparison, slow
+ *		once frees fragment it. Capacity at most INT_MAX + 1.
+ *	maple	a Maple Tree allocation tree: alloc_range / erase, one entry
+ *		per region; O(log regions).
+ *	hbitmap	libregion's own: a bitmap with a hierarchy of free-run
+ *		summaries; first fit in O(log capacity), bitmap-like memory.
+ * Every backend places an allocation at the lowest start that fits, so all
+ * of them give the same answers to the same calls.
+ *
+ * Units, not regions, are what the structure tracks: rg_region_free() frees
+ * any range whose units are all allocated (by one or several rg_region_alloc
+ * or rg_region_reserve calls, or part of one), and fails without change if
+ * any unit in it is free. Nothing remembers region boundaries, so no memory
+ * is spent on them.
+ *
+ * Errors: every call returns 0 or a negative errno and leaves the instance
+ * unchanged on error; rg_region_create() returns NULL with errno set.
+ * Locking: the caller serialises calls on an instance, unless it was created
+ * with RG_REGION_LOCKED.
+ */
+#ifndef REGION_REGION_H
+#define REGION_REGION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "region/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The backends; RG_REGION_NR_BACKENDS counts them. */
+enum rg_region_backend {
+	RG_REGION_BITMAP,
+	RG_REGION_IDA,
+	RG_REGION_MAPLE,
+	RG_REGION_HBITMAP,
+	RG_REGION_NR_BACKENDS
+};
+
+/* rg_region_create() flags. */
+/* Every call takes the instance's own mutex. */
+#define RG_REGION_LOCKED 0x1u
+
+struct rg_region;
+
+/**
+ * struct rg_region_stats - an instance's figures, from rg_region_get_stats().
+ * @backend: the backend in use.
+ * @capacity: units the instance manages (0 .. capacity - 1).
+ * @free_units: units not allocated.
+ * @largest_free_run: length of the longest run of free units.
+ * @bytes_held: bytes the instance holds now: its own header plus the
+ *              backend's memory, measured (slab statistics for node-based
+ *              backends, array sizes for bitmaps), not estimated.
+ * @bytes_held_peak: the largest @bytes_held seen since creation (sampled
+ *                   after every call that can grow it).
+ */
+struct rg_region_stats {
+	enum rg_region_backend backend;
+	unsigned long capacity;
+	unsigned long free_units;
+	unsigned long largest_free_run;
+	size_t bytes_held;
+	size_t bytes_held_peak;
+};
+
+/**
+ * rg_region_backend_name() - the name of a backend.
+ * @backend: a backend.
+ *
+ * Context: any thread.
+ * Return: "bitmap", "ida", "maple" or "hbitmap"; NULL for an unknown value.
+ */
+RG_API const char *rg_region_backend_name(enum rg_region_backend backend);
+
+/**
+ * rg_region_backend_lookup() - find a backend by name.
+ * @name: "bitmap", "ida", "maple" or "hbitmap".
+ * @backend: receives the backend.
+ *
+ * Context: any thread.
+ * Return: 0; -ENOENT if no backend has that name; -EOPNOTSUPP if this build
+ * of libregion lacks it.
+ */
+RG_API int rg_region_backend_lookup(const char *name,
+				    enum rg_region_backend *backend);
+
+/**
+ * rg_region_backend_available() - tell whether this build has a backend.
+ * @backend: a backend.
+ *
+ * Context: any thread.
+ * Return: true if rg_region_create_backend() can create it.
+ */
+RG_API bool rg_region_backend_available(enum rg_region_backend backend);
+
+/**
+ * rg_region_create_backend() - create an instance.
+ * @backend: which structure to use.
+ * @capacity: number of units, at least 1. The ida backend accepts at most
+ *            INT_MAX + 1; the maple backend at most ULONG_MAX.
+ * @flags: 0 or RG_REGION_LOCKED.
+ *
+ * Context: any thread; allocates.
+ * Return: the instance, or NULL with errno EINVAL (capacity 0 or too large
+ * for the backend, unknown flags or backend), EOPNOTSUPP (backend missing
+ * from this build) or ENOMEM.
+ */
+RG_API struct rg_region *
+rg_region_create_backend(enum rg_region_backend backend, unsigned long capacity,
+			 unsigned int flags);
+
+/**
+ * rg_region_create() - create an instance, backend chosen by name.
+ * @backend: "bitmap", "ida", "maple" or "hbitmap".
+ * @capacity: number of units, at least 1.
+ * @flags: 0 or RG_REGION_LOCKED.
+ *
+ * Context: any thread; allocates.
+ * Return: the instance, or NULL with errno ENOENT (no such backend) or as
+ * rg_region_create_backend().
+ */
+RG_API struct rg_region *rg_region_create(const char *backend,
+					  unsigned long capacity,
+					  unsigned int flags);
+
+/**
+ * rg_region_destroy() - free an instance and everything it holds.
+ * @r: the instance, or NULL.
+ *
+ * Context: no other call on @r may run or follow.
+ */
+RG_API void rg_region_destroy(struct rg_region *r);
+
+/**
+ * rg_region_alloc() - allocate @n contiguous units, lowest start first.
+ * @r: the instance.
+ * @n: number of units, 1 .. capacity.
+ * @align: 0 or 1 for none, else a power of two that the start must be a
+ *         multiple of.
+ * @start: receives the first unit of the region on success.
+ *
+ * Every backend returns the lowest start that fits, so the result does not
+ * depend on the backend.
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED); may allocate.
+ * Return: 0; -EINVAL if @n is 0 or above the capacity or @align is not 0 or
+ * a power of two; -ENOSPC if no run of @n free units with that alignment
+ * exists; -ENOMEM if the backend ran out of memory. On error nothing
+ * changes and *@start is untouched.
+ */
+RG_API int rg_region_alloc(struct rg_region *r, unsigned long n,
+			   unsigned long align, unsigned long *start);
+
+/**
+ * rg_region_free() - free units @start .. @start + @n - 1.
+ * @r: the instance.
+ * @start: first unit.
+ * @n: number of units, at least 1.
+ *
+ * The units must all be allocated; they may come from one allocation, part
+ * of one, or several adjacent ones.
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED); the maple backend may
+ * allocate when it frees part of an entry.
+ * Return: 0; -EINVAL if @n is 0 or the range passes the capacity (or
+ * overflows); -ENOENT if any unit in it is free (not, or only partly,
+ * allocated); -ENOMEM if the backend ran out of memory. On error nothing
+ * changes.
+ */
+RG_API int rg_region_free(struct rg_region *r, unsigned long start,
+			  unsigned long n);
+
+/**
+ * rg_region_reserve() - allocate units @start .. @start + @n - 1 exactly.
+ * @r: the instance.
+ * @start: first unit.
+ * @n: number of units, at least 1.
+ *
+ * For a fixed placement; the reserved units are freed with rg_region_free().
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED); may allocate.
+ * Return: 0; -EINVAL if @n is 0 or the range passes the capacity (or
+ * overflows); -EBUSY if any unit in it is allocated; -ENOMEM if the backend
+ * ran out of memory. On error nothing changes.
+ */
+RG_API int rg_region_reserve(struct rg_region *r, unsigned long start,
+			     unsigned long n);
+
+/**
+ * rg_region_test() - tell whether a unit is allocated.
+ * @r: the instance.
+ * @unit: the unit.
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED); never allocates.
+ * Return: 1 if @unit is allocated, 0 if it is free, -EINVAL if @unit is not
+ * below the capacity.
+ */
+RG_API int rg_region_test(struct rg_region *r, unsigned long unit);
+
+/**
+ * rg_region_get_stats() - read an instance's figures.
+ * @r: the instance.
+ * @st: receives them.
+ *
+ * The largest free run costs a scan of the structure on the bitmap, ida and
+ * maple backends (O(capacity), O(capacity) and O(regions)); hbitmap reads it
+ * from its top summary.
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED); never allocates.
+ * Return: 0.
+ */
+RG_API int rg_region_get_stats(struct rg_region *r, struct rg_region_stats *st);
+
+/**
+ * rg_region_validate() - check an instance's invariants.
+ * @r: the instance.
+ * @reason: if not NULL, receives a static string naming the first problem.
+ *
+ * Checks the backend structure with its own validate call and that the
+ * free-unit count agrees with it. O(capacity) or O(regions).
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED); never allocates.
+ * Return: 0 if valid; -EINVAL otherwise.
+ */
+RG_API int rg_region_validate(struct rg_region *r, const char **reason);
+
+/**
+ * rg_region_dump() - print an instance: backend, figures, allocated runs.
+ * @r: the instance.
+ * @f: where to print.
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED); never allocates.
+ */
+RG_API void rg_region_dump(struct rg_region *r, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* REGION_REGION_H */

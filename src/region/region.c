@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+/*
+ * region: theory of operation.
+ *
+ * One front end over several backends. struct rg_region holds the ops table
+ * of the chosen backend, its private state, the capacity, a count of free
+ * units and the peak of bytes held. Every public call:
+ *   1. takes the instance's mutex if it was created RG_REGION_LOCKED;
+ *   2. checks its arguments (n = 0, n > capacity, a range past the capacity
+ *      or overflowing, an alignment that is not a power of two) and returns
+ *      -EINVAL before the backend sees anything;
+ *   3. calls the backend, which either does the whole operation or returns
+ *      an error having changed nothing (-ENOSPC, -ENOENT, -EBUSY, -ENOMEM);
+ *   4. on success adjusts free_units and samples bytes held for the peak.
+ *
+ * Alignment reaches the backends as a mask (align - 1): the lowest start s
+ * with (s & mask) == 0 that has n free units, which is the same answer on
+ * every backend. Units, not regions, are tracked: a free of any fully
+ * allocated range succeeds, so no backend stores region boundaries beyond
+ * what its structure has anyway.
+ *
+ * Never allocates after creation except inside backends (maple and ida
+ * nodes from slab caches; hbitmap and bitmap allocate only at creation).
+ * free_units is checked against the backend by rg_region_validate().
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "region_internal.h"
+
+static const struct rgi_region_ops *const backends[RG_REGION_NR_BACKENDS] = {
+	[RG_REGION_BITMAP] = &rgi_region_bitmap_ops,
+#ifdef RGI_REGION_HAVE_IDA
+	[RG_REGION_IDA] = &rgi_region_ida_ops,
+#endif
+#ifdef RGI_REGION_HAVE_MAPLE
+	[RG_REGION_MAPLE] = &rgi_region_maple_ops,
+#endif
+#ifdef RGI_REGION_HAVE_HBITMAP
+	[RG_REGION_HBITMAP] = &rgi_region_hbitmap_ops,
+#endif
+};
+
+static const char *const names[RG_REGION_NR_BACKENDS] = {
+	[RG_REGION_BITMAP] = "bitmap",
+	[RG_REGION_IDA] = "ida",
+	[RG_REGION_MAPLE] = "maple",
+	[RG_REGION_HBITMAP] = "hbitmap",
+};
+
+const char *rg_region_backend_name(enum rg_region_backend backend)
+{
+	if ((unsigned int)backend >= RG_REGION_NR_BACKENDS)
+		return NULL;
+	return names[backend];
+}
+
+bool rg_region_backend_available(enum rg_region_backend backend)
+{
+	return (unsigned int)backend < RG_REGION_NR_BACKENDS &&
+	       backends[backend];
+}
+
+int rg_region_backend_lookup(const char *name, enum rg_region_backend *backend)
+{
+	for (unsigned int b = 0; name && b < RG_REGION_NR_BACKENDS; b++) {
+		if (strcmp(name, names[b]))
+			continue;
+		if (!backends[b])
+			return -EOPNOTSUPP;
+		*backend = (enum rg_region_backend)b;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static inline void lock(struct rg_region *r)
+{
+	if (unlikely(r->flags & RG_REGION_LOCKED))
+		pthread_mutex_lock(&r->lock);
+}
+
+static inline void unlock(struct rg_region *r)
+{
+	if (unlikely(r->flags & RG_REGION_LOCKED))
+		pthread_mutex_unlock(&r->lock);
+}
+
+static inline size_t bytes_held(struct rg_region *r)
+{
+	return sizeof(*r) + r->ops->bytes(r);
+}
+
+static inline void sample_peak(struct rg_region *r)
+{
+	size_t b = bytes_held(r);
+
+	if (b > r->bytes_peak)
+		r->bytes_peak = b;
+}
+
+struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
+					   unsigned long capacity,
+					   unsigned int flags)
+{
+	const struct rgi_region_ops *ops;
+	struct rg_region *r;
+	int err;
+
+	if ((unsigned int)backend >= RG_REGION_NR_BACKENDS || !capacity ||
+	    (flags & ~RG_REGION_LOCKED)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ops = backends[backend];
+	if (!ops) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (capacity > ops->max_capacity) {
+		errno = EINVAL;
+		return NULL;
+	}
+	r = rgi_calloc(1, sizeof(*r));
+	if (!r) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->ops = ops;
+	r->backend = backend;
+	r->flags = flags;
+	r->capacity = capacity;
+	r->free_units = capacity;
+	if (flags & RG_REGION_LOCKED) {
+		err = pthread_mutex_init(&r->lock, NULL);
+		if (err) {
+			rgi_free(r);
+			errno = err;
+			return NULL;
+		}
+	}
+	err = ops->init(r);
+	if (err) {
+		if (flags & RG_REGION_LOCKED)
+			pthread_mutex_destroy(&r->lock);
+		rgi_free(r);
+		errno = -err;
+		return NULL;
+	}
+	sample_peak(r);
+	return r;
+}
+
+struct rg_region *rg_region_create(const char *backend, unsigned long capacity,
+				   unsigned int flags)
+{
+	enum rg_region_backend b;
+	int err = rg_region_backend_lookup(backend, &b);
+
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return rg_region_create_backend(b, capacity, flags);
+}
+
+void rg_region_destroy(struct rg_region *r)
+{
+	if (!r)
+		return;
+	r->ops->fini(r);
+	if (r->flags & RG_REGION_LOCKED)
+		pthread_mutex_destroy(&r->lock);
+	rgi_free(r);
+}
+
+/* True if [start, start + n) is a non-empty range inside the capacity. */
+static inline bool range_ok(struct rg_region *r, unsigned long start,
+			    unsigned long n)
+{
+	return n && start < r->capacity && n <= r->capacity - start;
+}
+
+int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
+		    unsigned long *start)
+{
+	unsigned long s;
+	int err;
+
+	if (unlikely(!n || n > r->capacity || (align & (align - 1))))
+		return -EINVAL;
+	lock(r);
+	if (n > r->free_units) {
+		unlock(r);
+		return -ENOSPC;
+	}
+	err = r->ops->alloc(r, n, align ? align - 1 : 0, &s);
+	if (likely(!err)) {
+		RGI_DEBUG_ASSERT(s < r->capacity && n <= r->capacity - s);
+		r->free_units -= n;
+		sample_peak(r);
+		*start = s;
+	}
+	unlock(r);
+	return err;
+}
+
+int rg_region_free(struct rg_region *r, unsigned long start, unsigned long n)
+{
+	int err;
+
+	if (unlikely(!range_ok(r, start, n)))
+		return -EINVAL;
+	lock(r);
+	if (unlikely(n > r->capacity - r->free_units)) {
+		unlock(r);
+		return -ENOENT;
+	}
+	err = r->ops->free(r, start, n);
+	if (likely(!err)) {
+		r->free_units += n;
+		sample_peak(r);
+	}
+	unlock(r);
+	return err;
+}
+
+int rg_region_reserve(struct rg_region *r, unsigned long start, unsigned long n)
+{
+	int err;
+
+	if (unlikely(!range_ok(r, start, n)))
+		return -EINVAL;
+	lock(r);
+	if (unlikely(n > r->free_units)) {
+		unlock(r);
+		return -EBUSY;
+	}
+	err = r->ops->reserve(r, start, n);
+	if (likely(!err)) {
+		r->free_units -= n;
+		sample_peak(r);
+	}
+	unlock(r);
+	return err;
+}
+
+int rg_region_test(struct rg_region *r, unsigned long unit)
+{
+	int ret;
+
+	if (unlikely(unit >= r->capacity))
+		return -EINVAL;
+	lock(r);
+	ret = r->ops->test(r, unit);
+	unlock(r);
+	return ret;
+}
+
+int rg_region_get_stats(struct rg_region *r, struct rg_region_stats *st)
+{
+	lock(r);
+	st->backend = r->backend;
+	st->capacity = r->capacity;
+	st->free_units = r->free_units;
+	st->largest_free_run = r->free_units ? r->ops->largest_free(r) : 0;
+	st->bytes_held = bytes_held(r);
+	st->bytes_held_peak = RGI_MAX(r->bytes_peak, st->bytes_held);
+	unlock(r);
+	return 0;
+}
+
+int rg_region_validate(struct rg_region *r, const char **reason)
+{
+	const char *why = NULL;
+	unsigned long used = 0;
+	int err;
+
+	lock(r);
+	if (!r->ops || r->ops != backends[r->backend])
+		why = "ops table does not match the backend";
+	else if (r->free_units > r->capacity)
+		why = "more free units than the capacity";
+	else if ((err = r->ops->validate(r, &used, &why)) != 0) {
+		if (!why)
+			why = "backend structure is invalid";
+	} else if (used != r->capacity - r->free_units)
+		why = "free-unit count disagrees with the backend";
+	unlock(r);
+	if (reason)
+		*reason = why;
+	return why ? -EINVAL : 0;
+}
+
+void rg_region_dump(struct rg_region *r, FILE *f)
+{
+	lock(r);
+	fprintf(f,
+		"region backend=%s capacity=%lu free=%lu bytes=%zu "
+		"peak=%zu\n",
+		r->ops->name, r->capacity, r->free_units, bytes_held(r),
+		RGI_MAX(r->bytes_peak, bytes_held(r)));
+	r->ops->dump(r, f);
+	unlock(r);
+}

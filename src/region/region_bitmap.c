@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * region backend "bitmap": theory of operation.
+ *
+ * One bit per unit in a zeroed array from rg_bitmap_zalloc(), allocated at
+ * creation; nothing is allocated afterwards. An allocation is the kernel's
+ * zero-area search from unit 0 (rg_bitmap_find_next_zero_area_off with the
+ * alignment mask) followed by setting the bits, so its cost grows with the
+ * allocated prefix it has to skip: O(capacity / 64) words per call, and a
+ * fill of the whole map is quadratic, which is what the seed benchmark
+ * shows. Free and reserve check the range a word at a time (all set / all
+ * clear) before clearing or setting it, so bad input changes nothing.
+ * Bytes held: the array, ceil(capacity / 64) words.
+ */
+#include <errno.h>
+
+#include "region/bitmap.h"
+#include "region_internal.h"
+
+static int bm_init(struct rg_region *r)
+{
+	r->priv = rg_bitmap_zalloc(r->capacity);
+	return r->priv ? 0 : -ENOMEM;
+}
+
+static void bm_fini(struct rg_region *r)
+{
+	rg_bitmap_free(r->priv);
+	r->priv = NULL;
+}
+
+static int bm_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
+		    unsigned long *start)
+{
+	unsigned long *map = r->priv;
+	unsigned long s = rg_bitmap_find_next_zero_area_off(map, r->capacity, 0,
+							    n, mask, 0);
+
+	if (s >= r->capacity)
+		return -ENOSPC;
+	rg_bitmap_set_range(map, s, n);
+	*start = s;
+	return 0;
+}
+
+static int bm_free(struct rg_region *r, unsigned long start, unsigned long n)
+{
+	unsigned long *map = r->priv;
+
+	if (!rg_bitmap_range_is_set(map, start, n))
+		return -ENOENT;
+	rg_bitmap_clear_range(map, start, n);
+	return 0;
+}
+
+static int bm_reserve(struct rg_region *r, unsigned long start, unsigned long n)
+{
+	unsigned long *map = r->priv;
+
+	if (!rg_bitmap_range_is_clear(map, start, n))
+		return -EBUSY;
+	rg_bitmap_set_range(map, start, n);
+	return 0;
+}
+
+static bool bm_test(struct rg_region *r, unsigned long unit)
+{
+	return rg_bitmap_test(r->priv, unit);
+}
+
+static unsigned long bm_largest_free(struct rg_region *r)
+{
+	const unsigned long *map = r->priv;
+	unsigned long i = 0, e, best = 0, cap = r->capacity;
+
+	while ((i = rg_bitmap_find_next_zero_bit(map, cap, i)) < cap) {
+		e = rg_bitmap_find_next_bit(map, cap, i);
+		if (e - i > best)
+			best = e - i;
+		i = e;
+	}
+	return best;
+}
+
+static size_t bm_bytes(struct rg_region *r)
+{
+	return RG_BITS_TO_LONGS(r->capacity) * sizeof(unsigned long);
+}
+
+static int bm_validate(struct rg_region *r, unsigned long *used,
+		       const char **reason)
+{
+	int err = rg_bitmap_validate(r->priv, r->capacity, reason);
+
+	*used = rg_bitmap_weight(r->priv, r->capacity);
+	return err;
+}
+
+static void bm_dump(struct rg_region *r, FILE *f)
+{
+	rg_bitmap_dump(r->priv, r->capacity, f);
+}
+
+const struct rgi_region_ops rgi_region_bitmap_ops = {
+	.name = "bitmap",
+	.max_capacity = ~0UL - RG_BITS_PER_LONG,
+	.init = bm_init,
+	.fini = bm_fini,
+	.alloc = bm_alloc,
+	.free = bm_free,
+	.reserve = bm_reserve,
+	.test = bm_test,
+	.largest_free = bm_largest_free,
+	.bytes = bm_bytes,
+	.validate = bm_validate,
+	.dump = bm_dump,
+};

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to src/region: the instance layout and the ops table every
+ * backend adapter fills in. region.c checks arguments, counts free units,
+ * takes the optional lock and samples the peak of bytes held; an adapter
+ * only sees calls whose arguments are in range.
+ */
+#ifndef RGI_REGION_INTERNAL_H
+#define RGI_REGION_INTERNAL_H
+
+#include <pthread.h>
+#include <stdio.h>
+
+#include "region/region.h"
+#include "rg_internal.h"
+
+struct rg_region;
+
+struct rgi_region_ops {
+	const char *name;
+	/* Largest capacity the backend accepts. */
+	unsigned long max_capacity;
+	/* Set up r->priv for r->capacity units: 0 or -ENOMEM. */
+	int (*init)(struct rg_region *r);
+	void (*fini)(struct rg_region *r);
+	/*
+	 * Lowest start s with (s & mask) == 0 and s .. s + n - 1 free:
+	 * 0, -ENOSPC or -ENOMEM. 1 <= n <= capacity.
+	 */
+	int (*alloc)(struct rg_region *r, unsigned long n, unsigned long mask,
+		     unsigned long *start);
+	/* Range in bounds, n >= 1: 0, -ENOENT (a unit is free), -ENOMEM. */
+	int (*free)(struct rg_region *r, unsigned long start, unsigned long n);
+	/* Range in bounds, n >= 1: 0, -EBUSY (a unit is taken), -ENOMEM. */
+	int (*reserve)(struct rg_region *r, unsigned long start,
+		       unsigned long n);
+	/* Unit below capacity: true if allocated. */
+	bool (*test)(struct rg_region *r, unsigned long unit);
+	unsigned long (*largest_free)(struct rg_region *r);
+	/*
+	 * Bytes the backend holds, not counting struct rg_region; O(1), it is
+	 * sampled after every successful call for the peak.
+	 */
+	size_t (*bytes)(struct rg_region *r);
+	/* Check the structure; store the number of allocated units. */
+	int (*validate)(struct rg_region *r, unsigned long *used,
+			const char **reason);
+	/* Print the allocated runs. */
+	void (*dump)(struct rg_region *r, FILE *f);
+};
+
+struct rg_region {
+	const struct rgi_region_ops *ops;
+	void *priv; /* the backend's state */
+	enum rg_region_backend backend;
+	unsigned int flags;
+	unsigned long capacity;
+	unsigned long free_units;
+	size_t bytes_peak;
+	pthread_mutex_t lock; /* RG_REGION_LOCKED only */
+};
+
+extern const struct rgi_region_ops rgi_region_bitmap_ops RGI_HIDDEN;
+#ifdef RGI_REGION_HAVE_IDA
+extern const struct rgi_region_ops rgi_region_ida_ops RGI_HIDDEN;
+#endif
+#ifdef RGI_REGION_HAVE_MAPLE
+extern const struct rgi_region_ops rgi_region_maple_ops RGI_HIDDEN;
+#endif
+#ifdef RGI_REGION_HAVE_HBITMAP
+extern const struct rgi_region_ops rgi_region_hbitmap_ops RGI_HIDDEN;
+#endif
+
+#endif /* RGI_REGION_INTERNAL_H */

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the region API, run against every backend this build has:
+ * creation and its errors, lowest-first allocation with alignment, free and
+ * reserve of exact, partial and adjacent ranges, every bad input (n = 0,
+ * n > capacity, ranges past the capacity or overflowing, freeing what is not
+ * or only partly allocated, reserving an occupied range) with its errno and
+ * no change, stats, validate and dump.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "rg_test.h"
+
+#include "region/region.h"
+
+#define NB RG_REGION_NR_BACKENDS
+
+static enum rg_region_backend ids[NB];
+
+static struct rg_region *make(void **state, unsigned long cap)
+{
+	enum rg_region_backend b = *(enum rg_region_backend *)*state;
+	struct rg_region *r = rg_region_create_backend(b, cap, 0);
+
+	assert_non_null(r);
+	return r;
+}
+
+static void check_valid(struct rg_region *r)
+{
+	const char *why = NULL;
+
+	if (rg_region_validate(r, &why))
+		fail_msg("validate: %s", why);
+}
+
+static unsigned long free_units(struct rg_region *r)
+{
+	struct rg_region_stats st;
+
+	assert_int_equal(rg_region_get_stats(r, &st), 0);
+	return st.free_units;
+}
+
+static unsigned long largest(struct rg_region *r)
+{
+	struct rg_region_stats st;
+
+	assert_int_equal(rg_region_get_stats(r, &st), 0);
+	return st.largest_free_run;
+}
+
+static void test_names(void **state)
+{
+	enum rg_region_backend b;
+
+	(void)state;
+	assert_string_equal(rg_region_backend_name(RG_REGION_BITMAP), "bitmap");
+	assert_string_equal(rg_region_backend_name(RG_REGION_IDA), "ida");
+	assert_string_equal(rg_region_backend_name(RG_REGION_MAPLE), "maple");
+	assert_string_equal(rg_region_backend_name(RG_REGION_HBITMAP),
+			    "hbitmap");
+	assert_null(rg_region_backend_name(RG_REGION_NR_BACKENDS));
+	assert_int_equal(rg_region_backend_lookup("bitmap", &b), 0);
+	assert_int_equal(b, RG_REGION_BITMAP);
+	assert_true(rg_region_backend_available(RG_REGION_BITMAP));
+	assert_false(rg_region_backend_available(RG_REGION_NR_BACKENDS));
+	assert_int_equal(rg_region_backend_lookup("nosuch", &b), -ENOENT);
+	assert_int_equal(rg_region_backend_lookup(NULL, &b), -ENOENT);
+	for (unsigned int i = 0; i < NB; i++) {
+		int err = rg_region_backend_lookup(
+			rg_region_backend_name((enum rg_region_backend)i), &b);
+
+		if (rg_region_backend_available((enum rg_region_backend)i))
+			assert_int_equal(err, 0);
+		else
+			assert_int_equal(err, -EOPNOTSUPP);
+	}
+	errno = 0;
+	assert_null(rg_region_create("nosuch", 10, 0));
+	assert_int_equal(errno, ENOENT);
+	errno = 0;
+	assert_null(rg_region_create_backend(RG_REGION_NR_BACKENDS, 10, 0));
+	assert_int_equal(errno, EINVAL);
+}
+
+static void test_create(void **state)
+{
+	enum rg_region_backend b = *(enum rg_region_backend *)*state;
+	const char *name = rg_region_backend_name(b);
+	struct rg_region_stats st;
+	struct rg_region *r;
+
+	errno = 0;
+	assert_null(rg_region_create(name, 0, 0));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(rg_region_create(name, 10, 0x80));
+	assert_int_equal(errno, EINVAL);
+	if (b == RG_REGION_IDA) {
+		errno = 0;
+		assert_null(
+			rg_region_create(name, (unsigned long)INT_MAX + 2, 0));
+		assert_int_equal(errno, EINVAL);
+	}
+	r = rg_region_create(name, 1000, RG_REGION_LOCKED);
+	assert_non_null(r);
+	assert_int_equal(rg_region_get_stats(r, &st), 0);
+	assert_int_equal(st.backend, b);
+	assert_int_equal(st.capacity, 1000);
+	assert_int_equal(st.free_units, 1000);
+	assert_int_equal(st.largest_free_run, 1000);
+	assert_true(st.bytes_held > 0);
+	assert_true(st.bytes_held_peak >= st.bytes_held);
+	check_valid(r);
+	rg_region_destroy(r);
+	rg_region_destroy(NULL);
+}
+
+static void test_alloc_lowest_first(void **state)
+{
+	struct rg_region *r = make(state, 100);
+	unsigned long s = 777;
+
+	assert_int_equal(rg_region_alloc(r, 10, 0, &s), 0);
+	assert_int_equal(s, 0);
+	assert_int_equal(rg_region_alloc(r, 5, 1, &s), 0);
+	assert_int_equal(s, 10);
+	assert_int_equal(rg_region_alloc(r, 4, 8, &s), 0);
+	assert_int_equal(s, 16);
+	assert_int_equal(rg_region_alloc(r, 1, 0, &s), 0);
+	assert_int_equal(s, 15);
+	assert_int_equal(rg_region_alloc(r, 1, 4, &s), 0);
+	assert_int_equal(s, 20);
+	check_valid(r);
+	/* free a hole and get it back first */
+	assert_int_equal(rg_region_free(r, 10, 5), 0);
+	assert_int_equal(rg_region_alloc(r, 6, 0, &s), 0);
+	assert_int_equal(s, 21);
+	assert_int_equal(rg_region_alloc(r, 5, 0, &s), 0);
+	assert_int_equal(s, 10);
+	assert_int_equal(free_units(r), 100 - 10 - 5 - 4 - 1 - 1 - 6);
+	/* take everything else */
+	assert_int_equal(rg_region_alloc(r, 73, 0, &s), 0);
+	assert_int_equal(s, 27);
+	assert_int_equal(free_units(r), 0);
+	assert_int_equal(largest(r), 0);
+	s = 777;
+	assert_int_equal(rg_region_alloc(r, 1, 0, &s), -ENOSPC);
+	assert_int_equal(s, 777);
+	check_valid(r);
+	rg_region_destroy(r);
+}
+
+static void test_alloc_bad_input(void **state)
+{
+	struct rg_region *r = make(state, 64);
+	unsigned long s = 777;
+
+	assert_int_equal(rg_region_alloc(r, 0, 0, &s), -EINVAL);
+	assert_int_equal(rg_region_alloc(r, 65, 0, &s), -EINVAL);
+	assert_int_equal(rg_region_alloc(r, ~0UL, 0, &s), -EINVAL);
+	assert_int_equal(rg_region_alloc(r, 1, 3, &s), -EINVAL);
+	assert_int_equal(rg_region_alloc(r, 1, 12, &s), -EINVAL);
+	assert_int_equal(rg_region_alloc(r, 1, ~0UL, &s), -EINVAL);
+	assert_int_equal(s, 777);
+	assert_int_equal(free_units(r), 64);
+	/* alignment larger than the capacity: only start 0 qualifies */
+	assert_int_equal(rg_region_alloc(r, 1, 1UL << 40, &s), 0);
+	assert_int_equal(s, 0);
+	assert_int_equal(rg_region_alloc(r, 1, 1UL << 40, &s), -ENOSPC);
+	assert_int_equal(rg_region_alloc(r, 64, 0, &s), -ENOSPC);
+	assert_int_equal(rg_region_alloc(r, 63, 0, &s), 0);
+	assert_int_equal(s, 1);
+	check_valid(r);
+	rg_region_destroy(r);
+}
+
+static void test_alloc_alignment(void **state)
+{
+	struct rg_region *r = make(state, 256);
+	unsigned long s;
+
+	assert_int_equal(rg_region_reserve(r, 0, 3), 0);
+	assert_int_equal(rg_region_alloc(r, 2, 2, &s), 0);
+	assert_int_equal(s, 4);
+	assert_int_equal(rg_region_alloc(r, 16, 16, &s), 0);
+	assert_int_equal(s, 16);
+	assert_int_equal(rg_region_alloc(r, 1, 2, &s), 0);
+	assert_int_equal(s, 6);
+	assert_int_equal(rg_region_alloc(r, 1, 0, &s), 0);
+	assert_int_equal(s, 3);
+	assert_int_equal(rg_region_alloc(r, 64, 64, &s), 0);
+	assert_int_equal(s, 64);
+	assert_int_equal(rg_region_alloc(r, 128, 128, &s), 0);
+	assert_int_equal(s, 128);
+	assert_int_equal(rg_region_alloc(r, 1, 64, &s), -ENOSPC);
+	assert_int_equal(rg_region_alloc(r, 8, 8, &s), 0);
+	assert_int_equal(s, 8);
+	check_valid(r);
+	rg_region_destroy(r);
+}
+
+static void test_free_ranges(void **state)
+{
+	struct rg_region *r = make(state, 100);
+	unsigned long s;
+
+	assert_int_equal(rg_region_alloc(r, 10, 0, &s), 0); /* 0..9 */
+	assert_int_equal(rg_region_alloc(r, 10, 0, &s), 0); /* 10..19 */
+	assert_int_equal(rg_region_reserve(r, 30, 10), 0); /* 30..39 */
+	assert_int_equal(rg_region_test(r, 0), 1);
+	assert_int_equal(rg_region_test(r, 19), 1);
+	assert_int_equal(rg_region_test(r, 20), 0);
+	assert_int_equal(rg_region_test(r, 39), 1);
+	assert_int_equal(rg_region_test(r, 99), 0);
+	assert_int_equal(rg_region_test(r, 100), -EINVAL);
+	assert_int_equal(rg_region_test(r, ~0UL), -EINVAL);
+	/* bad ranges */
+	assert_int_equal(rg_region_free(r, 0, 0), -EINVAL);
+	assert_int_equal(rg_region_free(r, 100, 1), -EINVAL);
+	assert_int_equal(rg_region_free(r, 95, 6), -EINVAL);
+	assert_int_equal(rg_region_free(r, 1, ~0UL), -EINVAL);
+	assert_int_equal(rg_region_free(r, ~0UL, 2), -EINVAL);
+	/* not allocated, partly allocated */
+	assert_int_equal(rg_region_free(r, 50, 5), -ENOENT);
+	assert_int_equal(rg_region_free(r, 15, 10), -ENOENT);
+	assert_int_equal(rg_region_free(r, 25, 10), -ENOENT);
+	assert_int_equal(rg_region_free(r, 29, 1), -ENOENT);
+	assert_int_equal(rg_region_free(r, 0, 100), -ENOENT);
+	assert_int_equal(free_units(r), 70);
+	check_valid(r);
+	/* two adjacent regions at once */
+	assert_int_equal(rg_region_free(r, 5, 10), 0);
+	assert_int_equal(free_units(r), 80);
+	/* double free */
+	assert_int_equal(rg_region_free(r, 5, 10), -ENOENT);
+	assert_int_equal(rg_region_free(r, 5, 1), -ENOENT);
+	/* the rest of each, and part of the reservation */
+	assert_int_equal(rg_region_free(r, 0, 5), 0);
+	assert_int_equal(rg_region_free(r, 15, 5), 0);
+	assert_int_equal(rg_region_free(r, 33, 4), 0);
+	assert_int_equal(free_units(r), 94);
+	assert_int_equal(largest(r), 60);
+	check_valid(r);
+	assert_int_equal(rg_region_alloc(r, 4, 0, &s), 0);
+	assert_int_equal(s, 0);
+	assert_int_equal(rg_region_alloc(r, 27, 0, &s), 0);
+	assert_int_equal(s, 40);
+	assert_int_equal(rg_region_free(r, 40, 27), 0);
+	assert_int_equal(rg_region_alloc(r, 26, 0, &s), 0);
+	assert_int_equal(s, 4);
+	assert_int_equal(rg_region_alloc(r, 4, 0, &s), 0);
+	assert_int_equal(s, 33);
+	assert_int_equal(rg_region_free(r, 0, 40), 0);
+	assert_int_equal(free_units(r), 100);
+	assert_int_equal(largest(r), 100);
+	check_valid(r);
+	rg_region_destroy(r);
+}
+
+static void test_reserve(void **state)
+{
+	struct rg_region *r = make(state, 1000);
+	unsigned long s;
+
+	assert_int_equal(rg_region_reserve(r, 0, 0), -EINVAL);
+	assert_int_equal(rg_region_reserve(r, 1000, 1), -EINVAL);
+	assert_int_equal(rg_region_reserve(r, 999, 2), -EINVAL);
+	assert_int_equal(rg_region_reserve(r, 2, ~0UL), -EINVAL);
+	assert_int_equal(rg_region_reserve(r, 500, 100), 0);
+	assert_int_equal(rg_region_reserve(r, 599, 1), -EBUSY);
+	assert_int_equal(rg_region_reserve(r, 450, 51), -EBUSY);
+	assert_int_equal(rg_region_reserve(r, 0, 1000), -EBUSY);
+	assert_int_equal(free_units(r), 900);
+	assert_int_equal(largest(r), 500);
+	assert_int_equal(rg_region_reserve(r, 999, 1), 0);
+	assert_int_equal(rg_region_reserve(r, 0, 1), 0);
+	assert_int_equal(largest(r), 499);
+	assert_int_equal(rg_region_alloc(r, 500, 0, &s), -ENOSPC);
+	assert_int_equal(rg_region_alloc(r, 499, 0, &s), 0);
+	assert_int_equal(s, 1);
+	assert_int_equal(rg_region_alloc(r, 399, 0, &s), 0);
+	assert_int_equal(s, 600);
+	assert_int_equal(free_units(r), 0);
+	check_valid(r);
+	assert_int_equal(rg_region_free(r, 0, 1000), 0);
+	assert_int_equal(free_units(r), 1000);
+	check_valid(r);
+	rg_region_destroy(r);
+}
+
+static void test_capacity_one(void **state)
+{
+	struct rg_region *r = make(state, 1);
+	unsigned long s = 5;
+
+	assert_int_equal(rg_region_alloc(r, 2, 0, &s), -EINVAL);
+	assert_int_equal(rg_region_alloc(r, 1, 0, &s), 0);
+	assert_int_equal(s, 0);
+	assert_int_equal(rg_region_alloc(r, 1, 0, &s), -ENOSPC);
+	assert_int_equal(rg_region_reserve(r, 0, 1), -EBUSY);
+	assert_int_equal(rg_region_free(r, 0, 1), 0);
+	assert_int_equal(rg_region_free(r, 0, 1), -ENOENT);
+	assert_int_equal(rg_region_reserve(r, 0, 1), 0);
+	check_valid(r);
+	rg_region_destroy(r);
+}
+
+static void test_word_edges(void **state)
+{
+	struct rg_region *r = make(state, 200);
+	unsigned long s;
+
+	/* regions that straddle 64-unit words */
+	assert_int_equal(rg_region_reserve(r, 60, 10), 0);
+	assert_int_equal(rg_region_alloc(r, 61, 0, &s), 0);
+	assert_int_equal(s, 70);
+	assert_int_equal(rg_region_alloc(r, 60, 0, &s), 0);
+	assert_int_equal(s, 0);
+	assert_int_equal(rg_region_alloc(r, 69, 0, &s), 0);
+	assert_int_equal(s, 131);
+	assert_int_equal(free_units(r), 0);
+	assert_int_equal(rg_region_free(r, 63, 70), 0);
+	assert_int_equal(largest(r), 70);
+	assert_int_equal(rg_region_alloc(r, 64, 64, &s), 0);
+	assert_int_equal(s, 64);
+	check_valid(r);
+	rg_region_destroy(r);
+}
+
+static void test_dump(void **state)
+{
+	enum rg_region_backend b = *(enum rg_region_backend *)*state;
+	struct rg_region *r = make(state, 100);
+	char buf[4096];
+	unsigned long s;
+	FILE *f;
+
+	assert_int_equal(rg_region_alloc(r, 7, 0, &s), 0);
+	assert_int_equal(rg_region_reserve(r, 50, 3), 0);
+	f = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(f);
+	rg_region_dump(r, f);
+	fclose(f);
+	assert_non_null(strstr(buf, rg_region_backend_name(b)));
+	assert_non_null(strstr(buf, "capacity=100 free=90"));
+	rg_region_destroy(r);
+}
+
+int main(void)
+{
+	static const struct {
+		const char *name;
+		CMUnitTestFunction fn;
+	} per_backend[] = {
+		{ "create", test_create },
+		{ "alloc_lowest_first", test_alloc_lowest_first },
+		{ "alloc_bad_input", test_alloc_bad_input },
+		{ "alloc_alignment", test_alloc_alignment },
+		{ "free", test_free_ranges },
+		{ "reserve", test_reserve },
+		{ "capacity_one", test_capacity_one },
+		{ "word_edges", test_word_edges },
+		{ "dump", test_dump },
+	};
+	enum { NT = sizeof(per_backend) / sizeof(per_backend[0]) };
+	static struct CMUnitTest tests[1 + NB * NT];
+	static char names[NB * NT][64];
+	size_t n = 0;
+
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_names);
+	for (unsigned int b = 0; b < NB; b++) {
+		ids[b] = (enum rg_region_backend)b;
+		if (!rg_region_backend_available(ids[b])) {
+			printf("# backend %s is not in this build: skipped\n",
+			       rg_region_backend_name(ids[b]));
+			continue;
+		}
+		for (unsigned int t = 0; t < NT; t++) {
+			char *nm = names[b * NT + t];
+
+			snprintf(nm, 64, "%s/%s", per_backend[t].name,
+				 rg_region_backend_name(ids[b]));
+			tests[n].name = nm;
+			tests[n].test_func = per_backend[t].fn;
+			tests[n].setup_func = NULL;
+			tests[n].teardown_func = NULL;
+			tests[n].initial_state = &ids[b];
+			n++;
+		}
+	}
+	return _cmocka_run_group_tests("region", tests, n, NULL, NULL);
+}
