@@ -9,6 +9,8 @@
 
 #include "region/common.h"
 #include "region/slab.h"
+#include "region/xarray.h"
+#include "region/ida.h"
 #include "region/bitmap.h"
 #include "region/region.h"
 

@@ -1,6 +1,227 @@
 /* SPDX-License-Identifier: MIT */
-/* Kernel names for the xarray module; included by <region/linux.h>. */
+/*
+ * Kernel names for the xarray (xa_*), over rg_xa_*; included by
+ * <region/linux.h>.
+ *
+ * Usage:
+ *	DEFINE_XARRAY(array);
+ *	void *old = xa_store(&array, 5, ptr, GFP_KERNEL);
+ *	if (xa_is_err(old))
+ *		return xa_err(old);
+ *	unsigned long index;
+ *	void *entry;
+ *	xa_for_each(&array, index, entry)
+ *		use(index, entry);
+ *	xa_destroy(&array);
+ *
+ * As in the kernel, xa_store() and xa_cmpxchg() return the old entry or an
+ * error encoded with xa_mk_err-style internal entries (test with xa_is_err(),
+ * decode with xa_err()); xa_alloc() and xa_insert() return 0 or a negative
+ * errno. gfp arguments are accepted and ignored. Differences: pointers must
+ * be 4-byte aligned (entries with the low bits 10 are rejected with -EINVAL);
+ * multi-index entries and the advanced xas_* API are not provided;
+ * xa_set_mark() on an absent entry does nothing, as in the kernel.
+ */
 #ifndef REGION_LINUX_XARRAY_H
 #define REGION_LINUX_XARRAY_H
 
+#include <stdint.h>
+
+#include "region/linux/types.h"
+#include "region/xarray.h"
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+struct xarray {
+	struct rg_xarray rg;
+};
+
+typedef rg_xa_mark_t xa_mark_t;
+#define XA_MARK_0 RG_XA_MARK_0
+#define XA_MARK_1 RG_XA_MARK_1
+#define XA_MARK_2 RG_XA_MARK_2
+#define XA_MARK_MAX RG_XA_MARK_MAX
+#define XA_PRESENT RG_XA_PRESENT
+#define XA_FREE_MARK RG_XA_FREE_MARK
+
+#define XA_FLAGS_ALLOC RG_XA_FLAGS_ALLOC
+#define XA_FLAGS_ALLOC1 RG_XA_FLAGS_ALLOC1
+
+#define XARRAY_INIT(name, flags)      \
+	{                             \
+		RG_XARRAY_INIT(flags) \
+	}
+#define DEFINE_XARRAY_FLAGS(name, flags) \
+	struct xarray name = XARRAY_INIT(name, flags)
+#define DEFINE_XARRAY(name) DEFINE_XARRAY_FLAGS(name, 0)
+#define DEFINE_XARRAY_ALLOC(name) DEFINE_XARRAY_FLAGS(name, XA_FLAGS_ALLOC)
+#define DEFINE_XARRAY_ALLOC1(name) DEFINE_XARRAY_FLAGS(name, XA_FLAGS_ALLOC1)
+
+/* ID ranges for xa_alloc(). */
+struct xa_limit {
+	uint32_t max;
+	uint32_t min;
+};
+#define XA_LIMIT(_min, _max) ((struct xa_limit){ .max = (_max), .min = (_min) })
+#define xa_limit_32b XA_LIMIT(0, UINT_MAX)
+#define xa_limit_31b XA_LIMIT(0, INT_MAX)
+#define xa_limit_16b XA_LIMIT(0, USHRT_MAX)
+
+/* Errors travel as internal entries: -errno shifted left two, low bits 10. */
+static inline void *xa_mk_err_entry_(long err)
+{
+	return (void *)(uintptr_t)(((unsigned long)err << 2) | 2UL);
+}
+
+static inline bool xa_is_err(const void *entry)
+{
+	return rg_xa_is_reserved_entry(entry) &&
+	       (uintptr_t)entry >= (uintptr_t)xa_mk_err_entry_(-4095);
+}
+
+static inline int xa_err(void *entry)
+{
+	return xa_is_err(entry) ? (int)((intptr_t)entry >> 2) : 0;
+}
+
+static inline void *xa_mk_value(unsigned long v)
+{
+	return rg_xa_mk_value(v);
+}
+
+static inline unsigned long xa_to_value(const void *entry)
+{
+	return rg_xa_to_value(entry);
+}
+
+static inline bool xa_is_value(const void *entry)
+{
+	return rg_xa_is_value(entry);
+}
+
+static inline void xa_init_flags(struct xarray *xa, unsigned int flags)
+{
+	rg_xa_init_flags(&xa->rg, flags);
+}
+
+static inline void xa_init(struct xarray *xa)
+{
+	rg_xa_init(&xa->rg);
+}
+
+static inline void *xa_load(struct xarray *xa, unsigned long index)
+{
+	return rg_xa_load(&xa->rg, index);
+}
+
+static inline void *xa_store(struct xarray *xa, unsigned long index,
+			     void *entry, gfp_t gfp)
+{
+	void *old = NULL;
+	int err = rg_xa_store(&xa->rg, index, entry, &old);
+
+	(void)gfp;
+	return err ? xa_mk_err_entry_(err) : old;
+}
+
+static inline void *xa_erase(struct xarray *xa, unsigned long index)
+{
+	return rg_xa_erase(&xa->rg, index);
+}
+
+static inline void *xa_cmpxchg(struct xarray *xa, unsigned long index,
+			       void *old, void *entry, gfp_t gfp)
+{
+	void *cur = NULL;
+	int err = rg_xa_cmpxchg(&xa->rg, index, old, entry, &cur);
+
+	(void)gfp;
+	if (err && err != -EBUSY)
+		return xa_mk_err_entry_(err);
+	return cur;
+}
+
+static inline int xa_insert(struct xarray *xa, unsigned long index, void *entry,
+			    gfp_t gfp)
+{
+	(void)gfp;
+	return rg_xa_insert(&xa->rg, index, entry);
+}
+
+static inline int xa_reserve(struct xarray *xa, unsigned long index, gfp_t gfp)
+{
+	(void)gfp;
+	return rg_xa_reserve(&xa->rg, index);
+}
+
+static inline void xa_release(struct xarray *xa, unsigned long index)
+{
+	rg_xa_release(&xa->rg, index);
+}
+
+static inline int xa_alloc(struct xarray *xa, uint32_t *id, void *entry,
+			   struct xa_limit limit, gfp_t gfp)
+{
+	unsigned long got = 0;
+	int err = rg_xa_alloc(&xa->rg, &got, entry, limit.min, limit.max);
+
+	(void)gfp;
+	if (!err)
+		*id = (uint32_t)got;
+	return err;
+}
+
+static inline void *xa_find(struct xarray *xa, unsigned long *indexp,
+			    unsigned long max, xa_mark_t filter)
+{
+	return rg_xa_find(&xa->rg, indexp, max, filter);
+}
+
+static inline void *xa_find_after(struct xarray *xa, unsigned long *indexp,
+				  unsigned long max, xa_mark_t filter)
+{
+	return rg_xa_find_after(&xa->rg, indexp, max, filter);
+}
+
+static inline void xa_set_mark(struct xarray *xa, unsigned long index,
+			       xa_mark_t mark)
+{
+	(void)rg_xa_set_mark(&xa->rg, index, mark);
+}
+
+static inline void xa_clear_mark(struct xarray *xa, unsigned long index,
+				 xa_mark_t mark)
+{
+	(void)rg_xa_clear_mark(&xa->rg, index, mark);
+}
+
+static inline bool xa_get_mark(struct xarray *xa, unsigned long index,
+			       xa_mark_t mark)
+{
+	return rg_xa_get_mark(&xa->rg, index, mark);
+}
+
+static inline void xa_destroy(struct xarray *xa)
+{
+	rg_xa_destroy(&xa->rg);
+}
+
+static inline bool xa_empty(struct xarray *xa)
+{
+	return rg_xa_empty(&xa->rg);
+}
+
+#define xa_for_each_marked(xa, index, entry, filter)                \
+	for ((index) = 0,                                           \
+	    (entry) = xa_find((xa), &(index), ULONG_MAX, (filter)); \
+	     (entry);                                               \
+	     (entry) = xa_find_after((xa), &(index), ULONG_MAX, (filter)))
+#define xa_for_each(xa, index, entry) \
+	xa_for_each_marked(xa, index, entry, XA_PRESENT)
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* REGION_LINUX_XARRAY_H */

@@ -1,0 +1,1154 @@
+// SPDX-License-Identifier: MIT
+/*
+ * xarray: theory of operation.
+ *
+ * Layout. A radix tree of 64-slot nodes (struct rgi_xa_node, 560 bytes)
+ * indexed by unsigned long, 6 bits of index per level. A node with shift s
+ * holds in slot n the subtree (or, at shift 0, the entry) for the indices
+ * whose bits [s, s + 6) equal n. The array's head is NULL (empty), the entry
+ * at index 0 when it is the only index in use (no node at all; its marks
+ * live in xa->head_marks), or the top node tagged with the low bits 10.
+ *
+ * Entries are pointers with the two low bits 00 and value entries with the
+ * low bit 1. Anything with the low bits 10 is internal: tagged nodes and
+ * RGI_XA_ZERO, the reservation entry that reads as NULL but occupies its
+ * index. The public calls reject such entries with -EINVAL.
+ *
+ * Invariants (checked by rg_xa_validate()):
+ *  - node->used has bit n set iff slots[n] != NULL; no node is empty;
+ *  - children link back: parent, offset and shift = parent's shift - 6;
+ *  - interior slots hold only nodes, leaf slots never hold nodes;
+ *  - canonical height: the top node is not using only slot 0 (otherwise
+ *    it would have been removed: shrink), and it covers every index in use;
+ *  - marks: for each mark, a node's bit n is set iff the entry in slot n
+ *    has it (leaf) or some entry below slot n has it (interior);
+ *  - free tracking (RG_XA_FLAGS_ALLOC): mark 0 is the free mark, with
+ *    inverted sense: bit n is set iff slot n has a free index below it. An
+ *    empty slot is always free; a new node starts all free. In a plain
+ *    allocating array an occupied leaf slot is never free; the IDA keeps the
+ *    mark on chunks that still have a free ID (rgi_xa_set_free()).
+ *  - xa->nr_nodes is the number of nodes reachable from the head.
+ *
+ * Stores compute the exact number of nodes they need (growth above the top
+ * plus the missing path below it), take them from the slab cache in one
+ * call, and only then change the tree: an allocation failure leaves the
+ * array exactly as it was. Erase, mark changes, find and load never
+ * allocate. Erase frees nodes that become empty and then shrinks the tree
+ * while its top node uses only slot 0.
+ *
+ * Nodes come from one process-wide slab cache, created on first use under a
+ * mutex (a failed creation is retried on the next call, so fault injection
+ * cannot leave it broken for good). Each array counts its own nodes, which
+ * is what rg_xa_bytes() reports.
+ *
+ * Locking: every public call takes xa->lock; the rgi_ functions in
+ * xa_internal.h expect it held. Limits: indices are unsigned long; height is
+ * at most 11 levels on 64-bit.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "region/slab.h"
+#include "region/xarray.h"
+#include "rg_internal.h"
+#include "xarray/xa_internal.h"
+
+#define XA_BITS ((unsigned int)(sizeof(unsigned long) * CHAR_BIT))
+#define XA_SLOT_MASK (RG_XA_CHUNK_SIZE - 1)
+#define XA_NR_MARKS (RG_XA_MARK_MAX + 1)
+#define XA_FREE_BIT (1u << RG_XA_FREE_MARK)
+/* Head-direct entry + growth to the top + a full path below it. */
+#define XA_MAX_NEW_NODES (2 * (XA_BITS / RG_XA_CHUNK_SHIFT + 1) + 1)
+
+/* ---- the node cache ---- */
+
+static struct rg_slab_cache *xa_cache;
+static pthread_mutex_t xa_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct rg_slab_cache *xa_node_cache(void)
+{
+	struct rg_slab_cache *c = __atomic_load_n(&xa_cache, __ATOMIC_ACQUIRE);
+
+	if (likely(c))
+		return c;
+	pthread_mutex_lock(&xa_cache_lock);
+	c = xa_cache;
+	if (!c) {
+		c = rg_slab_create("rg_xa_node", sizeof(struct rgi_xa_node), 0,
+				   0, NULL);
+		if (c)
+			__atomic_store_n(&xa_cache, c, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&xa_cache_lock);
+	return c;
+}
+
+/* ---- entry helpers ---- */
+
+static inline bool xa_is_internal(const void *e)
+{
+	return ((uintptr_t)e & 3) == 2;
+}
+
+static inline bool xa_is_node(const void *e)
+{
+	return xa_is_internal(e) && (uintptr_t)e > 4096;
+}
+
+static inline struct rgi_xa_node *xa_to_node(const void *e)
+{
+	return (struct rgi_xa_node *)((uintptr_t)e - 2);
+}
+
+static inline void *xa_mk_node(const struct rgi_xa_node *n)
+{
+	return (void *)((uintptr_t)n | 2);
+}
+
+static inline void *xa_zero_to_null(void *e)
+{
+	return e == RGI_XA_ZERO ? NULL : e;
+}
+
+static inline bool xa_track_free(const struct rg_xarray *xa)
+{
+	return xa->flags & RG_XA_FLAGS_ALLOC;
+}
+
+static inline uint64_t xa_bit(unsigned int n)
+{
+	return (uint64_t)1 << n;
+}
+
+/* Highest index a top node of this shift covers. */
+static inline unsigned long xa_node_max(unsigned int shift)
+{
+	unsigned int span = shift + RG_XA_CHUNK_SHIFT;
+
+	return span >= XA_BITS ? ULONG_MAX : (1UL << span) - 1;
+}
+
+/* @i with slot @b of a node of this shift chosen and lower bits cleared. */
+static inline unsigned long xa_slot_base(unsigned long i, unsigned int shift,
+					 unsigned int b)
+{
+	unsigned int span = shift + RG_XA_CHUNK_SHIFT;
+	unsigned long hi = span >= XA_BITS ? 0 : (i >> span) << span;
+
+	return hi | ((unsigned long)b << shift);
+}
+
+/* Slots of a node of this shift that lie inside the index space. */
+static inline uint64_t xa_slots_mask(unsigned int shift)
+{
+	unsigned int span = shift + RG_XA_CHUNK_SHIFT;
+
+	return span > XA_BITS ? ((uint64_t)1 << (XA_BITS - shift)) - 1 :
+				~(uint64_t)0;
+}
+
+static inline unsigned int xa_offset(unsigned long i, unsigned int shift)
+{
+	return (unsigned int)(i >> shift) & XA_SLOT_MASK;
+}
+
+/* Smallest shift of a top node covering @index. */
+static unsigned int xa_shift_for(unsigned long index)
+{
+	unsigned int s = 0;
+
+	while (s + RG_XA_CHUNK_SHIFT < XA_BITS &&
+	       (index >> (s + RG_XA_CHUNK_SHIFT)))
+		s += RG_XA_CHUNK_SHIFT;
+	return s;
+}
+
+static inline struct rgi_xa_node *xa_root(const struct rg_xarray *xa)
+{
+	return xa_is_node(xa->head) ? xa_to_node(xa->head) : NULL;
+}
+
+/* ---- marks ---- */
+
+/* Set or clear bit @off of mark @m in @node and fix the ancestors. */
+static void xa_mark_update(struct rgi_xa_node *node, unsigned int off,
+			   unsigned int m, bool set)
+{
+	while (node) {
+		uint64_t before = node->marks[m];
+		uint64_t after =
+			set ? before | xa_bit(off) : before & ~xa_bit(off);
+
+		if (before == after)
+			return;
+		node->marks[m] = after;
+		if ((before != 0) == (after != 0))
+			return;
+		set = after != 0;
+		off = node->offset;
+		node = node->parent;
+	}
+}
+
+static inline uint64_t xa_filter_mask(const struct rgi_xa_node *n,
+				      unsigned int filter)
+{
+	if (filter == RG_XA_PRESENT)
+		return n->used;
+	if (filter == RGI_XA_FILTER_FREE)
+		return n->marks[RG_XA_FREE_MARK];
+	return n->marks[filter];
+}
+
+/* ---- node allocation ---- */
+
+struct xa_prealloc {
+	unsigned int n, used;
+	void *nodes[XA_MAX_NEW_NODES];
+};
+
+static int xa_prealloc(struct xa_prealloc *pre, unsigned int n)
+{
+	struct rg_slab_cache *c = xa_node_cache();
+
+	pre->n = 0;
+	pre->used = 0;
+	if (!c)
+		return -ENOMEM;
+	RGI_ASSERT(n <= XA_MAX_NEW_NODES);
+	if (n == 1) {
+		pre->nodes[0] = rg_slab_alloc(c);
+		if (!pre->nodes[0])
+			return -ENOMEM;
+	} else if (rg_slab_alloc_bulk(c, n, pre->nodes) != n) {
+		return -ENOMEM;
+	}
+	pre->n = n;
+	return 0;
+}
+
+static struct rgi_xa_node *
+xa_node_take(struct rg_xarray *xa, struct xa_prealloc *pre, unsigned int shift,
+	     struct rgi_xa_node *parent, unsigned int offset)
+{
+	struct rgi_xa_node *n;
+
+	RGI_ASSERT(pre->used < pre->n);
+	n = pre->nodes[pre->used++];
+	memset(n, 0, sizeof(*n));
+	n->shift = (unsigned char)shift;
+	n->offset = (unsigned char)offset;
+	n->parent = parent;
+	if (xa_track_free(xa))
+		n->marks[RG_XA_FREE_MARK] = xa_slots_mask(shift);
+	xa->nr_nodes++;
+	return n;
+}
+
+static void xa_node_free(struct rg_xarray *xa, struct rgi_xa_node *n)
+{
+	xa->nr_nodes--;
+	rg_slab_free(xa_cache, n);
+}
+
+/* ---- lookup and seek ---- */
+
+void **rgi_xa_slot(struct rg_xarray *xa, unsigned long index,
+		   struct rgi_xa_node **leaf)
+{
+	struct rgi_xa_node *node = xa_root(xa);
+
+	*leaf = NULL;
+	if (!node)
+		return index == 0 ? &xa->head : NULL;
+	if (index > xa_node_max(node->shift))
+		return NULL;
+	for (;;) {
+		unsigned int s = node->shift;
+		unsigned int b = xa_offset(index, s);
+		void *e;
+
+		if (s == 0) {
+			*leaf = node;
+			return &node->slots[b];
+		}
+		e = node->slots[b];
+		if (!e)
+			return NULL;
+		node = xa_to_node(e);
+	}
+}
+
+/* The head is an entry or nothing: the index-0-only case of rgi_xa_seek. */
+static bool xa_seek_head(struct rg_xarray *xa, unsigned long start,
+			 unsigned long max, unsigned int filter,
+			 struct rgi_xa_cursor *c)
+{
+	void *head = xa->head;
+
+	if (filter == RGI_XA_FILTER_FREE) {
+		if (head && start == 0) {
+			if (xa->head_marks & XA_FREE_BIT) {
+				c->slot = &xa->head;
+				c->index = 0;
+				return true;
+			}
+			start = 1;
+		}
+		c->index = start;
+		return start <= max;
+	}
+	if (!head || start != 0 || head == RGI_XA_ZERO)
+		return false;
+	if (filter != RG_XA_PRESENT && !(xa->head_marks & (1u << filter)))
+		return false;
+	c->slot = &xa->head;
+	c->index = 0;
+	return true;
+}
+
+bool rgi_xa_seek(struct rg_xarray *xa, unsigned long start, unsigned long max,
+		 unsigned int filter, struct rgi_xa_cursor *c)
+{
+	struct rgi_xa_node *root = xa_root(xa), *node = root;
+	unsigned long i = start, top;
+
+	c->node = NULL;
+	c->slot = NULL;
+	if (start > max)
+		return false;
+	if (!root)
+		return xa_seek_head(xa, start, max, filter, c);
+	if (i > xa_node_max(root->shift))
+		goto beyond;
+	for (;;) {
+		unsigned int s = node->shift, off = xa_offset(i, s);
+		uint64_t mask =
+			xa_filter_mask(node, filter) & (~(uint64_t)0 << off);
+		struct rgi_xa_node *child = NULL;
+
+		while (mask) {
+			unsigned int b = (unsigned int)__builtin_ctzll(mask);
+			void *e = node->slots[b];
+
+			mask &= mask - 1;
+			if (b != off)
+				i = xa_slot_base(i, s, b);
+			if (i > max)
+				return false;
+			if (s == 0) {
+				if (e == RGI_XA_ZERO &&
+				    filter != RGI_XA_FILTER_FREE)
+					continue;
+				c->node = node;
+				c->slot = &node->slots[b];
+				c->index = i;
+				return true;
+			}
+			if (!e) {
+				/* Only the free filter selects empty slots. */
+				c->index = i;
+				return true;
+			}
+			child = xa_to_node(e);
+			break;
+		}
+		if (child) {
+			node = child;
+			continue;
+		}
+		/* Nothing from i on in this node: next slot of an ancestor. */
+		for (;;) {
+			struct rgi_xa_node *p = node->parent;
+			unsigned int o = node->offset;
+
+			if (!p)
+				goto beyond;
+			node = p;
+			if (o < XA_SLOT_MASK &&
+			    (xa_slots_mask(p->shift) & xa_bit(o + 1))) {
+				i = xa_slot_base(i, p->shift, o + 1);
+				break;
+			}
+		}
+	}
+beyond:
+	if (filter != RGI_XA_FILTER_FREE)
+		return false;
+	top = xa_node_max(root->shift);
+	if (top == ULONG_MAX)
+		return false;
+	i = RGI_MAX(start, top + 1);
+	if (i > max)
+		return false;
+	c->index = i;
+	return true;
+}
+
+/* ---- store ---- */
+
+/* Exact number of nodes a store of a non-NULL entry at @index creates. */
+static unsigned int xa_nodes_needed(struct rg_xarray *xa, unsigned long index)
+{
+	struct rgi_xa_node *node = xa_root(xa);
+	unsigned int s;
+
+	if (!node) {
+		if (index == 0)
+			return 0;
+		s = xa_shift_for(index) / RG_XA_CHUNK_SHIFT;
+		/* Head entry: a leaf for it, the levels up, a path down. */
+		return xa->head ? 1 + 2 * s : s + 1;
+	}
+	if (index > xa_node_max(node->shift)) {
+		s = xa_shift_for(index);
+		return (s - node->shift) / RG_XA_CHUNK_SHIFT +
+		       s / RG_XA_CHUNK_SHIFT;
+	}
+	for (;;) {
+		void *e;
+
+		s = node->shift;
+		if (s == 0)
+			return 0;
+		e = node->slots[xa_offset(index, s)];
+		if (!e)
+			return s / RG_XA_CHUNK_SHIFT;
+		node = xa_to_node(e);
+	}
+}
+
+/* Build the missing nodes for @index from @pre; cannot fail. */
+static void **xa_create_slot(struct rg_xarray *xa, unsigned long index,
+			     struct xa_prealloc *pre, struct rgi_xa_node **leaf)
+{
+	struct rgi_xa_node *node = xa_root(xa);
+	unsigned int m;
+
+	*leaf = NULL;
+	if (!node) {
+		if (index == 0)
+			return &xa->head;
+		if (xa->head) {
+			/* Move the head entry into slot 0 of a new leaf. */
+			node = xa_node_take(xa, pre, 0, NULL, 0);
+			node->slots[0] = xa->head;
+			node->used = 1;
+			for (m = 0; m < XA_NR_MARKS; m++) {
+				if (xa->head_marks & (1u << m))
+					node->marks[m] |= 1;
+				else
+					node->marks[m] &= ~(uint64_t)1;
+			}
+			xa->head_marks = 0;
+		} else {
+			node = xa_node_take(xa, pre, xa_shift_for(index), NULL,
+					    0);
+		}
+		xa->head = xa_mk_node(node);
+	}
+	while (index > xa_node_max(node->shift)) {
+		struct rgi_xa_node *top = xa_node_take(
+			xa, pre, node->shift + RG_XA_CHUNK_SHIFT, NULL, 0);
+
+		top->slots[0] = xa_mk_node(node);
+		top->used = 1;
+		for (m = 0; m < XA_NR_MARKS; m++) {
+			if (node->marks[m])
+				top->marks[m] |= 1;
+			else
+				top->marks[m] &= ~(uint64_t)1;
+		}
+		node->parent = top;
+		node->offset = 0;
+		xa->head = xa_mk_node(top);
+		node = top;
+	}
+	for (;;) {
+		unsigned int s = node->shift, b = xa_offset(index, s);
+		void *e;
+
+		if (s == 0) {
+			*leaf = node;
+			return &node->slots[b];
+		}
+		e = node->slots[b];
+		if (!e) {
+			/* An empty child: no marks, all free; parent agrees. */
+			struct rgi_xa_node *child = xa_node_take(
+				xa, pre, s - RG_XA_CHUNK_SHIFT, node, b);
+
+			e = xa_mk_node(child);
+			node->slots[b] = e;
+			node->used |= xa_bit(b);
+		}
+		node = xa_to_node(e);
+	}
+}
+
+int rgi_xa_store_locked(struct rg_xarray *xa, unsigned long index, void *entry,
+			void **old, bool clear_free)
+{
+	struct rgi_xa_node *leaf;
+	void **slot = rgi_xa_slot(xa, index, &leaf);
+	void *prev;
+
+	RGI_DEBUG_ASSERT(entry != NULL);
+	if (!slot) {
+		struct xa_prealloc pre;
+		unsigned int n = xa_nodes_needed(xa, index);
+
+		if (n && xa_prealloc(&pre, n))
+			return -ENOMEM;
+		if (!n)
+			pre.n = pre.used = 0;
+		slot = xa_create_slot(xa, index, &pre, &leaf);
+		RGI_ASSERT(pre.used == pre.n);
+	}
+	prev = *slot;
+	*slot = entry;
+	if (!prev) {
+		if (leaf) {
+			leaf->used |= xa_bit(xa_offset(index, 0));
+			if (clear_free && xa_track_free(xa))
+				xa_mark_update(leaf, xa_offset(index, 0),
+					       RG_XA_FREE_MARK, false);
+		} else {
+			xa->head_marks = (xa_track_free(xa) && !clear_free) ?
+						 XA_FREE_BIT :
+						 0;
+		}
+	}
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+/* ---- erase ---- */
+
+static void xa_shrink(struct rg_xarray *xa)
+{
+	struct rgi_xa_node *node;
+
+	while ((node = xa_root(xa)) && node->used == 1) {
+		void *e = node->slots[0];
+
+		if (node->shift) {
+			struct rgi_xa_node *child = xa_to_node(e);
+
+			child->parent = NULL;
+			child->offset = 0;
+		} else {
+			unsigned int m, hm = 0;
+
+			for (m = 0; m < XA_NR_MARKS; m++)
+				if (node->marks[m] & 1)
+					hm |= 1u << m;
+			xa->head_marks = hm;
+		}
+		xa->head = e;
+		xa_node_free(xa, node);
+	}
+}
+
+void *rgi_xa_erase_locked(struct rg_xarray *xa, unsigned long index)
+{
+	struct rgi_xa_node *leaf, *node;
+	void **slot = rgi_xa_slot(xa, index, &leaf);
+	unsigned int b = xa_offset(index, 0), m;
+	void *old;
+
+	if (!slot || !*slot)
+		return NULL;
+	old = *slot;
+	if (!leaf) {
+		xa->head = NULL;
+		xa->head_marks = 0;
+		return old;
+	}
+	*slot = NULL;
+	leaf->used &= ~xa_bit(b);
+	for (m = 0; m < XA_NR_MARKS; m++) {
+		if (m == RG_XA_FREE_MARK && xa_track_free(xa))
+			xa_mark_update(leaf, b, m, true);
+		else if (leaf->marks[m] & xa_bit(b))
+			xa_mark_update(leaf, b, m, false);
+	}
+	/* Free nodes left empty; their parents' marks already agree. */
+	node = leaf;
+	while (!node->used) {
+		struct rgi_xa_node *p = node->parent;
+
+		if (!p) {
+			xa->head = NULL;
+			xa->head_marks = 0;
+			xa_node_free(xa, node);
+			return old;
+		}
+		p->slots[node->offset] = NULL;
+		p->used &= ~xa_bit(node->offset);
+		xa_node_free(xa, node);
+		node = p;
+	}
+	xa_shrink(xa);
+	return old;
+}
+
+void rgi_xa_set_free(struct rg_xarray *xa, struct rgi_xa_node *leaf,
+		     unsigned long index, bool free)
+{
+	if (!leaf) {
+		if (free)
+			xa->head_marks |= XA_FREE_BIT;
+		else
+			xa->head_marks &= ~XA_FREE_BIT;
+		return;
+	}
+	xa_mark_update(leaf, xa_offset(index, 0), RG_XA_FREE_MARK, free);
+}
+
+/* ---- destroy ---- */
+
+static void xa_free_subtree(struct rg_xarray *xa, struct rgi_xa_node *node)
+{
+	if (node->shift) {
+		uint64_t used = node->used;
+
+		while (used) {
+			unsigned int b = (unsigned int)__builtin_ctzll(used);
+
+			used &= used - 1;
+			xa_free_subtree(xa, xa_to_node(node->slots[b]));
+		}
+	}
+	xa_node_free(xa, node);
+}
+
+void rgi_xa_destroy_locked(struct rg_xarray *xa)
+{
+	struct rgi_xa_node *root = xa_root(xa);
+
+	if (root)
+		xa_free_subtree(xa, root);
+	xa->head = NULL;
+	xa->head_marks = 0;
+}
+
+size_t rgi_xa_node_bytes(const struct rg_xarray *xa)
+{
+	return xa->nr_nodes * sizeof(struct rgi_xa_node);
+}
+
+/* ---- validate and dump ---- */
+
+struct xa_vstate {
+	struct rg_xarray *xa;
+	bool owner_free;
+	size_t nodes;
+	const char *why;
+};
+
+static bool xa_vfail(struct xa_vstate *v, const char *why)
+{
+	if (!v->why)
+		v->why = why;
+	return false;
+}
+
+static bool xa_check_node(struct xa_vstate *v, struct rgi_xa_node *node,
+			  struct rgi_xa_node *parent, unsigned int offset,
+			  unsigned int shift)
+{
+	bool track = xa_track_free(v->xa);
+	unsigned int b, m;
+
+	if (++v->nodes > v->xa->nr_nodes)
+		return xa_vfail(v, "more nodes reachable than counted");
+	if (node->parent != parent)
+		return xa_vfail(v, "node has a wrong parent link");
+	if (node->offset != offset)
+		return xa_vfail(v, "node has a wrong offset");
+	if (node->shift != shift)
+		return xa_vfail(v, "node has a wrong shift");
+	if (!node->used)
+		return xa_vfail(v, "empty node left in the tree");
+	for (b = 0; b < RG_XA_CHUNK_SIZE; b++) {
+		void *e = node->slots[b];
+		struct rgi_xa_node *child = NULL;
+
+		if (!!e != !!(node->used & xa_bit(b)))
+			return xa_vfail(v, "occupancy bitmap disagrees");
+		if (shift == 0) {
+			if (xa_is_internal(e) && e != RGI_XA_ZERO)
+				return xa_vfail(v, "internal entry in a leaf");
+		} else if (e) {
+			if (!xa_is_node(e))
+				return xa_vfail(v, "entry in an interior node");
+			child = xa_to_node(e);
+			if (!xa_check_node(v, child, node, b,
+					   shift - RG_XA_CHUNK_SHIFT))
+				return false;
+		}
+		for (m = 0; m < XA_NR_MARKS; m++) {
+			bool bit = node->marks[m] & xa_bit(b);
+
+			if (track && m == RG_XA_FREE_MARK) {
+				bool want;
+
+				if (!(xa_slots_mask(shift) & xa_bit(b)))
+					want = false;
+				else if (!e)
+					want = true;
+				else if (child)
+					want = child->marks[m] != 0;
+				else if (v->owner_free)
+					want = bit;
+				else
+					want = false;
+				if (bit != want)
+					return xa_vfail(
+						v, "free mark disagrees with "
+						   "the slots below");
+			} else if (bit != (child ? child->marks[m] != 0 :
+						   e != NULL && bit)) {
+				return xa_vfail(v, "mark bit set without a "
+						   "marked entry below");
+			}
+		}
+	}
+	return true;
+}
+
+int rgi_xa_validate_locked(struct rg_xarray *xa, bool owner_free,
+			   const char **reason)
+{
+	struct xa_vstate v = { xa, owner_free, 0, NULL };
+	struct rgi_xa_node *root = xa_root(xa);
+	void *head = xa->head;
+
+	if (xa->flags & ~RG_XA_FLAGS_ALLOC1)
+		v.why = "unknown flags";
+	else if (xa->head_marks & ~((1u << XA_NR_MARKS) - 1))
+		v.why = "unknown head mark bits";
+	else if (!root) {
+		if (!head && xa->head_marks)
+			v.why = "marks on an empty head";
+		else if (xa_is_internal(head) && head != RGI_XA_ZERO)
+			v.why = "internal entry in the head";
+		else if (xa_track_free(xa) && !owner_free &&
+			 (xa->head_marks & XA_FREE_BIT))
+			v.why = "occupied head marked free";
+		else if (xa->nr_nodes)
+			v.why = "node count without nodes";
+	} else if (xa->head_marks) {
+		v.why = "head marks with a node at the head";
+	} else if (root->shift % RG_XA_CHUNK_SHIFT || root->shift >= XA_BITS) {
+		v.why = "top node has a bad shift";
+	} else if (root->used == 1) {
+		v.why = "top node uses only slot 0 (not shrunk)";
+	} else if (xa_check_node(&v, root, NULL, 0, root->shift) &&
+		   v.nodes != xa->nr_nodes) {
+		v.why = "fewer nodes reachable than counted";
+	}
+	if (reason)
+		*reason = v.why;
+	return v.why ? -EINVAL : 0;
+}
+
+static void xa_dump_entry(FILE *f, unsigned long index, void *e)
+{
+	if (e == RGI_XA_ZERO)
+		fprintf(f, "reserved\n");
+	else if (rg_xa_is_value(e))
+		fprintf(f, "value %lu\n", rg_xa_to_value(e));
+	else
+		fprintf(f, "pointer %p\n", e);
+	(void)index;
+}
+
+static void xa_dump_node(FILE *f, struct rgi_xa_node *node, unsigned long base,
+			 int depth, rgi_xa_dump_fn fn)
+{
+	unsigned int b;
+
+	fprintf(f,
+		"%*snode %p shift %u offset %u base %lu used %016llx "
+		"marks %016llx %016llx %016llx\n",
+		2 * depth, "", (void *)node, node->shift, node->offset, base,
+		(unsigned long long)node->used,
+		(unsigned long long)node->marks[0],
+		(unsigned long long)node->marks[1],
+		(unsigned long long)node->marks[2]);
+	for (b = 0; b < RG_XA_CHUNK_SIZE; b++) {
+		void *e = node->slots[b];
+		unsigned long idx = base + ((unsigned long)b << node->shift);
+
+		if (!e)
+			continue;
+		if (node->shift) {
+			xa_dump_node(f, xa_to_node(e), idx, depth + 1, fn);
+			continue;
+		}
+		fprintf(f, "%*s[%lu] ", 2 * depth + 2, "", idx);
+		fn(f, idx, e);
+	}
+}
+
+void rgi_xa_dump_locked(struct rg_xarray *xa, FILE *f, rgi_xa_dump_fn fn)
+{
+	struct rgi_xa_node *root = xa_root(xa);
+
+	if (!fn)
+		fn = xa_dump_entry;
+	fprintf(f, "xarray %p flags %#x nodes %zu bytes %zu\n", (void *)xa,
+		xa->flags, xa->nr_nodes, rgi_xa_node_bytes(xa) + sizeof(*xa));
+	if (!xa->head) {
+		fprintf(f, "  empty\n");
+	} else if (!root) {
+		fprintf(f, "  head [0] marks %#x ", xa->head_marks);
+		fn(f, 0, xa->head);
+	} else {
+		xa_dump_node(f, root, 0, 1, fn);
+	}
+}
+
+/* ---- public calls ---- */
+
+int rg_xa_init_flags(struct rg_xarray *xa, unsigned int flags)
+{
+	if (!xa || (flags & ~RG_XA_FLAGS_ALLOC1) ||
+	    ((flags & RG_XA_FLAGS_ALLOC1) && !(flags & RG_XA_FLAGS_ALLOC)))
+		return -EINVAL;
+	pthread_mutex_init(&xa->lock, NULL);
+	xa->flags = flags;
+	xa->head_marks = 0;
+	xa->head = NULL;
+	xa->nr_nodes = 0;
+	return 0;
+}
+
+void rg_xa_init(struct rg_xarray *xa)
+{
+	rg_xa_init_flags(xa, 0);
+}
+
+void rg_xa_destroy(struct rg_xarray *xa)
+{
+	rgi_xa_lock(xa);
+	rgi_xa_destroy_locked(xa);
+	rgi_xa_unlock(xa);
+}
+
+void *rg_xa_load(struct rg_xarray *xa, unsigned long index)
+{
+	struct rgi_xa_node *leaf;
+	void **slot;
+	void *e;
+
+	rgi_xa_lock(xa);
+	slot = rgi_xa_slot(xa, index, &leaf);
+	e = slot ? xa_zero_to_null(*slot) : NULL;
+	rgi_xa_unlock(xa);
+	return e;
+}
+
+/* Store under the lock with the public semantics of NULL; raw old entry. */
+static int xa_store_common(struct rg_xarray *xa, unsigned long index,
+			   void *entry, void **old)
+{
+	if (!entry) {
+		if (!xa_track_free(xa)) {
+			*old = rgi_xa_erase_locked(xa, index);
+			return 0;
+		}
+		entry = RGI_XA_ZERO;
+	}
+	return rgi_xa_store_locked(xa, index, entry, old, true);
+}
+
+int rg_xa_store(struct rg_xarray *xa, unsigned long index, void *entry,
+		void **old)
+{
+	void *prev = NULL;
+	int err;
+
+	if (xa_is_internal(entry))
+		return -EINVAL;
+	rgi_xa_lock(xa);
+	err = xa_store_common(xa, index, entry, &prev);
+	rgi_xa_unlock(xa);
+	if (!err && old)
+		*old = xa_zero_to_null(prev);
+	return err;
+}
+
+int rg_xa_insert(struct rg_xarray *xa, unsigned long index, void *entry)
+{
+	struct rgi_xa_node *leaf;
+	void **slot;
+	int err;
+
+	if (xa_is_internal(entry))
+		return -EINVAL;
+	rgi_xa_lock(xa);
+	slot = rgi_xa_slot(xa, index, &leaf);
+	if (slot && *slot)
+		err = -EBUSY;
+	else
+		err = rgi_xa_store_locked(
+			xa, index, entry ? entry : RGI_XA_ZERO, NULL, true);
+	rgi_xa_unlock(xa);
+	return err;
+}
+
+void *rg_xa_erase(struct rg_xarray *xa, unsigned long index)
+{
+	void *old;
+
+	rgi_xa_lock(xa);
+	old = rgi_xa_erase_locked(xa, index);
+	rgi_xa_unlock(xa);
+	return xa_zero_to_null(old);
+}
+
+int rg_xa_cmpxchg(struct rg_xarray *xa, unsigned long index, void *old,
+		  void *entry, void **cur)
+{
+	struct rgi_xa_node *leaf;
+	void **slot;
+	void *curr, *prev, *eff;
+	int err = 0;
+
+	if (xa_is_internal(entry) || xa_is_internal(old))
+		return -EINVAL;
+	rgi_xa_lock(xa);
+	slot = rgi_xa_slot(xa, index, &leaf);
+	curr = slot ? *slot : NULL;
+	/* What the slot would hold: NULL reserves in an allocating array. */
+	eff = entry ? entry : xa_track_free(xa) ? RGI_XA_ZERO : NULL;
+	if (curr != old)
+		err = -EBUSY;
+	else if (eff != curr)
+		err = xa_store_common(xa, index, entry, &prev);
+	rgi_xa_unlock(xa);
+	if (err != -ENOMEM && cur)
+		*cur = xa_zero_to_null(curr);
+	return err;
+}
+
+int rg_xa_reserve(struct rg_xarray *xa, unsigned long index)
+{
+	struct rgi_xa_node *leaf;
+	void **slot;
+	int err = 0;
+
+	rgi_xa_lock(xa);
+	slot = rgi_xa_slot(xa, index, &leaf);
+	if (!slot || !*slot)
+		err = rgi_xa_store_locked(xa, index, RGI_XA_ZERO, NULL, true);
+	rgi_xa_unlock(xa);
+	return err;
+}
+
+void rg_xa_release(struct rg_xarray *xa, unsigned long index)
+{
+	struct rgi_xa_node *leaf;
+	void **slot;
+
+	rgi_xa_lock(xa);
+	slot = rgi_xa_slot(xa, index, &leaf);
+	if (slot && *slot == RGI_XA_ZERO)
+		rgi_xa_erase_locked(xa, index);
+	rgi_xa_unlock(xa);
+}
+
+int rg_xa_alloc(struct rg_xarray *xa, unsigned long *id, void *entry,
+		unsigned long min, unsigned long max)
+{
+	struct rgi_xa_cursor c;
+	int err;
+
+	if (!xa || !id || !xa_track_free(xa) || xa_is_internal(entry) ||
+	    min > max)
+		return -EINVAL;
+	if ((xa->flags & RG_XA_FLAGS_ALLOC1) == RG_XA_FLAGS_ALLOC1 && !min) {
+		if (max == 0)
+			return -EBUSY;
+		min = 1;
+	}
+	rgi_xa_lock(xa);
+	if (!rgi_xa_seek(xa, min, max, RGI_XA_FILTER_FREE, &c)) {
+		err = -EBUSY;
+	} else {
+		err = rgi_xa_store_locked(
+			xa, c.index, entry ? entry : RGI_XA_ZERO, NULL, true);
+		if (!err)
+			*id = c.index;
+	}
+	rgi_xa_unlock(xa);
+	return err;
+}
+
+static bool xa_filter_ok(const struct rg_xarray *xa, rg_xa_mark_t filter)
+{
+	if (filter == RG_XA_PRESENT)
+		return true;
+	if (filter > RG_XA_MARK_MAX)
+		return false;
+	return !(xa_track_free(xa) && filter == RG_XA_FREE_MARK);
+}
+
+void *rg_xa_find(struct rg_xarray *xa, unsigned long *index, unsigned long max,
+		 rg_xa_mark_t filter)
+{
+	struct rgi_xa_cursor c;
+	void *e = NULL;
+
+	if (!xa_filter_ok(xa, filter))
+		return NULL;
+	rgi_xa_lock(xa);
+	if (rgi_xa_seek(xa, *index, max, filter, &c)) {
+		e = *c.slot;
+		*index = c.index;
+	}
+	rgi_xa_unlock(xa);
+	return e;
+}
+
+void *rg_xa_find_after(struct rg_xarray *xa, unsigned long *index,
+		       unsigned long max, rg_xa_mark_t filter)
+{
+	unsigned long i;
+	void *e;
+
+	if (*index == ULONG_MAX)
+		return NULL;
+	i = *index + 1;
+	e = rg_xa_find(xa, &i, max, filter);
+	if (e)
+		*index = i;
+	return e;
+}
+
+static int xa_mark_common(struct rg_xarray *xa, unsigned long index,
+			  rg_xa_mark_t mark, bool set)
+{
+	struct rgi_xa_node *leaf;
+	void **slot;
+	int err = 0;
+
+	if (mark == RG_XA_PRESENT || !xa_filter_ok(xa, mark))
+		return -EINVAL;
+	rgi_xa_lock(xa);
+	slot = rgi_xa_slot(xa, index, &leaf);
+	if (!slot || !*slot)
+		err = -ENOENT;
+	else if (leaf)
+		xa_mark_update(leaf, xa_offset(index, 0), mark, set);
+	else if (set)
+		xa->head_marks |= 1u << mark;
+	else
+		xa->head_marks &= ~(1u << mark);
+	rgi_xa_unlock(xa);
+	return err;
+}
+
+int rg_xa_set_mark(struct rg_xarray *xa, unsigned long index, rg_xa_mark_t mark)
+{
+	return xa_mark_common(xa, index, mark, true);
+}
+
+int rg_xa_clear_mark(struct rg_xarray *xa, unsigned long index,
+		     rg_xa_mark_t mark)
+{
+	return xa_mark_common(xa, index, mark, false);
+}
+
+bool rg_xa_get_mark(struct rg_xarray *xa, unsigned long index,
+		    rg_xa_mark_t mark)
+{
+	struct rgi_xa_node *leaf;
+	void **slot;
+	bool r = false;
+
+	if (mark == RG_XA_PRESENT || !xa_filter_ok(xa, mark))
+		return false;
+	rgi_xa_lock(xa);
+	slot = rgi_xa_slot(xa, index, &leaf);
+	if (slot && *slot) {
+		if (leaf)
+			r = leaf->marks[mark] & xa_bit(xa_offset(index, 0));
+		else
+			r = xa->head_marks & (1u << mark);
+	}
+	rgi_xa_unlock(xa);
+	return r;
+}
+
+bool rg_xa_empty(struct rg_xarray *xa)
+{
+	bool r;
+
+	rgi_xa_lock(xa);
+	r = xa->head == NULL;
+	rgi_xa_unlock(xa);
+	return r;
+}
+
+size_t rg_xa_bytes(struct rg_xarray *xa)
+{
+	size_t r;
+
+	rgi_xa_lock(xa);
+	r = rgi_xa_node_bytes(xa) + sizeof(*xa);
+	rgi_xa_unlock(xa);
+	return r;
+}
+
+size_t rg_xa_node_count(struct rg_xarray *xa)
+{
+	size_t r;
+
+	rgi_xa_lock(xa);
+	r = xa->nr_nodes;
+	rgi_xa_unlock(xa);
+	return r;
+}
+
+size_t rg_xa_node_size(void)
+{
+	return sizeof(struct rgi_xa_node);
+}
+
+int rg_xa_node_cache_stats(struct rg_slab_stats *st)
+{
+	struct rg_slab_cache *c;
+
+	if (!st)
+		return -EINVAL;
+	c = __atomic_load_n(&xa_cache, __ATOMIC_ACQUIRE);
+	if (!c) {
+		memset(st, 0, sizeof(*st));
+		return 0;
+	}
+	return rg_slab_get_stats(c, st);
+}
+
+int rg_xa_validate(struct rg_xarray *xa, const char **reason)
+{
+	int err;
+
+	rgi_xa_lock(xa);
+	err = rgi_xa_validate_locked(xa, false, reason);
+	rgi_xa_unlock(xa);
+	return err;
+}
+
+void rg_xa_dump(struct rg_xarray *xa, FILE *f)
+{
+	rgi_xa_lock(xa);
+	rgi_xa_dump_locked(xa, f, NULL);
+	rgi_xa_unlock(xa);
+}

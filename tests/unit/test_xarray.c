@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of every xarray call: load/store/erase at every height, value
+ * and reserved entries, insert, cmpxchg, reserve/release, marks (including
+ * across growth and shrinking), find/find_after/for_each, allocating
+ * arrays, destroy, bytes, validate (including that it catches corruption)
+ * and dump.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "region/linux/xarray.h"
+#include "region/xarray.h"
+#include "rg_test.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define P(n) ((void *)(uintptr_t)((uintptr_t)(n) << 3 | 0x1000))
+
+static void check_valid(struct rg_xarray *xa)
+{
+	const char *why = NULL;
+	int err = rg_xa_validate(xa, &why);
+
+	if (err) {
+		rg_xa_dump(xa, stderr);
+		fail_msg("validate: %s", why ? why : "?");
+	}
+}
+
+static size_t nodes_in_use(void)
+{
+	struct rg_slab_stats st;
+
+	assert_int_equal(rg_xa_node_cache_stats(&st), 0);
+	return st.objects_in_use;
+}
+
+static void test_empty(void **state)
+{
+	struct rg_xarray xa;
+	unsigned long i = 0;
+
+	(void)state;
+	rg_xa_init(&xa);
+	assert_true(rg_xa_empty(&xa));
+	assert_null(rg_xa_load(&xa, 0));
+	assert_null(rg_xa_load(&xa, ULONG_MAX));
+	assert_null(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_PRESENT));
+	assert_null(rg_xa_erase(&xa, 5));
+	assert_int_equal(rg_xa_bytes(&xa), sizeof(xa));
+	assert_int_equal(rg_xa_node_count(&xa), 0);
+	check_valid(&xa);
+	rg_xa_destroy(&xa);
+	assert_true(rg_xa_empty(&xa));
+	assert_int_equal(rg_xa_init_flags(&xa, 0x10), -EINVAL);
+	assert_int_equal(rg_xa_init_flags(&xa, 0x2), -EINVAL);
+	assert_int_equal(rg_xa_init_flags(NULL, 0), -EINVAL);
+}
+
+static void test_values(void **state)
+{
+	void *e;
+
+	(void)state;
+	e = rg_xa_mk_value(0);
+	assert_true(rg_xa_is_value(e));
+	assert_int_equal(rg_xa_to_value(e), 0);
+	e = rg_xa_mk_value(RG_XA_VALUE_MAX);
+	assert_true(rg_xa_is_value(e));
+	assert_true(rg_xa_to_value(e) == RG_XA_VALUE_MAX);
+	assert_false(rg_xa_is_value(P(1)));
+	assert_false(rg_xa_is_reserved_entry(P(1)));
+	assert_false(rg_xa_is_reserved_entry(e));
+	assert_true(rg_xa_is_reserved_entry((void *)(uintptr_t)2));
+	assert_true(rg_xa_is_reserved_entry((void *)(uintptr_t)0x1002));
+}
+
+static void test_store_load_heights(void **state)
+{
+	RG_DEFINE_XARRAY(xa);
+	size_t base = nodes_in_use();
+	void *old = P(99);
+
+	(void)state;
+	/* Index 0 alone lives in the head: no node. */
+	assert_int_equal(rg_xa_store(&xa, 0, P(0), &old), 0);
+	assert_null(old);
+	assert_int_equal(rg_xa_node_count(&xa), 0);
+	assert_ptr_equal(rg_xa_load(&xa, 0), P(0));
+	assert_null(rg_xa_load(&xa, 1));
+	check_valid(&xa);
+	/* Index 1: one leaf. */
+	assert_int_equal(rg_xa_store(&xa, 1, P(1), NULL), 0);
+	assert_int_equal(rg_xa_node_count(&xa), 1);
+	check_valid(&xa);
+	/* Index 64: a root over two leaves. */
+	assert_int_equal(rg_xa_store(&xa, 64, P(64), NULL), 0);
+	assert_int_equal(rg_xa_node_count(&xa), 3);
+	assert_int_equal(rg_xa_bytes(&xa), 3 * rg_xa_node_size() + sizeof(xa));
+	assert_int_equal(nodes_in_use() - base, 3);
+	check_valid(&xa);
+	/* The top of the index space: eleven levels on 64-bit. */
+	assert_int_equal(rg_xa_store(&xa, ULONG_MAX, P(7), NULL), 0);
+	assert_ptr_equal(rg_xa_load(&xa, ULONG_MAX), P(7));
+	assert_null(rg_xa_load(&xa, ULONG_MAX - 1));
+	check_valid(&xa);
+	assert_ptr_equal(rg_xa_load(&xa, 0), P(0));
+	assert_ptr_equal(rg_xa_load(&xa, 1), P(1));
+	assert_ptr_equal(rg_xa_load(&xa, 64), P(64));
+	/* Replace returns the old entry. */
+	assert_int_equal(rg_xa_store(&xa, 64, rg_xa_mk_value(5), &old), 0);
+	assert_ptr_equal(old, P(64));
+	assert_int_equal(rg_xa_to_value(rg_xa_load(&xa, 64)), 5);
+	/* Erase shrinks back step by step. */
+	assert_ptr_equal(rg_xa_erase(&xa, ULONG_MAX), P(7));
+	check_valid(&xa);
+	assert_int_equal(rg_xa_node_count(&xa), 3);
+	assert_ptr_equal(rg_xa_erase(&xa, 64), rg_xa_mk_value(5));
+	check_valid(&xa);
+	assert_int_equal(rg_xa_node_count(&xa), 1);
+	assert_ptr_equal(rg_xa_erase(&xa, 1), P(1));
+	check_valid(&xa);
+	assert_int_equal(rg_xa_node_count(&xa), 0);
+	assert_ptr_equal(rg_xa_load(&xa, 0), P(0));
+	/* Storing NULL erases in an ordinary array. */
+	assert_int_equal(rg_xa_store(&xa, 0, NULL, &old), 0);
+	assert_ptr_equal(old, P(0));
+	assert_true(rg_xa_empty(&xa));
+	check_valid(&xa);
+	assert_int_equal(nodes_in_use(), base);
+}
+
+static void test_shrink_to_child(void **state)
+{
+	RG_DEFINE_XARRAY(xa);
+
+	(void)state;
+	/* Entries only under slot 0 of a tall tree: erase the far one. */
+	assert_int_equal(rg_xa_store(&xa, 5, P(5), NULL), 0);
+	assert_int_equal(rg_xa_store(&xa, 1UL << 40, P(6), NULL), 0);
+	check_valid(&xa);
+	assert_ptr_equal(rg_xa_erase(&xa, 1UL << 40), P(6));
+	check_valid(&xa);
+	assert_int_equal(rg_xa_node_count(&xa), 1);
+	assert_ptr_equal(rg_xa_load(&xa, 5), P(5));
+	/* Erase the low one of two leaves: root must drop to the far leaf. */
+	assert_int_equal(rg_xa_store(&xa, 4096 + 3, P(9), NULL), 0);
+	assert_ptr_equal(rg_xa_erase(&xa, 5), P(5));
+	check_valid(&xa);
+	assert_int_equal(rg_xa_node_count(&xa), 3);
+	assert_ptr_equal(rg_xa_load(&xa, 4099), P(9));
+	rg_xa_destroy(&xa);
+	assert_int_equal(rg_xa_node_count(&xa), 0);
+	check_valid(&xa);
+}
+
+static void test_reserved_entries(void **state)
+{
+	RG_DEFINE_XARRAY(xa);
+	RG_DEFINE_XARRAY_ALLOC(ax);
+	void *bad = (void *)(uintptr_t)0x2002, *cur;
+	unsigned long id;
+
+	(void)state;
+	assert_int_equal(rg_xa_store(&xa, 3, bad, NULL), -EINVAL);
+	assert_int_equal(rg_xa_insert(&xa, 3, bad), -EINVAL);
+	assert_int_equal(rg_xa_cmpxchg(&xa, 3, NULL, bad, &cur), -EINVAL);
+	assert_int_equal(rg_xa_cmpxchg(&xa, 3, bad, P(1), &cur), -EINVAL);
+	assert_int_equal(rg_xa_alloc(&ax, &id, bad, 0, 10), -EINVAL);
+	assert_true(rg_xa_empty(&xa));
+	assert_true(rg_xa_empty(&ax));
+	check_valid(&xa);
+	check_valid(&ax);
+}
+
+static void test_insert_cmpxchg(void **state)
+{
+	RG_DEFINE_XARRAY(xa);
+	void *cur = P(77);
+
+	(void)state;
+	assert_int_equal(rg_xa_insert(&xa, 10, P(10)), 0);
+	assert_int_equal(rg_xa_insert(&xa, 10, P(11)), -EBUSY);
+	assert_ptr_equal(rg_xa_load(&xa, 10), P(10));
+	/* Wrong expectation: nothing changes, current entry reported. */
+	assert_int_equal(rg_xa_cmpxchg(&xa, 10, P(3), P(4), &cur), -EBUSY);
+	assert_ptr_equal(cur, P(10));
+	assert_ptr_equal(rg_xa_load(&xa, 10), P(10));
+	assert_int_equal(rg_xa_cmpxchg(&xa, 10, P(10), P(4), &cur), 0);
+	assert_ptr_equal(cur, P(10));
+	assert_ptr_equal(rg_xa_load(&xa, 10), P(4));
+	/* cmpxchg from NULL inserts; to NULL erases. */
+	assert_int_equal(rg_xa_cmpxchg(&xa, 200, NULL, P(5), &cur), 0);
+	assert_null(cur);
+	assert_ptr_equal(rg_xa_load(&xa, 200), P(5));
+	assert_int_equal(rg_xa_cmpxchg(&xa, 200, P(5), NULL, NULL), 0);
+	assert_null(rg_xa_load(&xa, 200));
+	check_valid(&xa);
+	/* Insert NULL reserves. */
+	assert_int_equal(rg_xa_insert(&xa, 300, NULL), 0);
+	assert_null(rg_xa_load(&xa, 300));
+	assert_int_equal(rg_xa_insert(&xa, 300, P(1)), -EBUSY);
+	assert_int_equal(rg_xa_cmpxchg(&xa, 300, NULL, P(1), &cur), -EBUSY);
+	assert_null(cur);
+	check_valid(&xa);
+	rg_xa_destroy(&xa);
+}
+
+static void test_reserve_release(void **state)
+{
+	RG_DEFINE_XARRAY(xa);
+	unsigned long i = 0;
+
+	(void)state;
+	assert_int_equal(rg_xa_reserve(&xa, 12), 0);
+	assert_false(rg_xa_empty(&xa));
+	assert_null(rg_xa_load(&xa, 12));
+	assert_null(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_PRESENT));
+	check_valid(&xa);
+	rg_xa_release(&xa, 12);
+	assert_true(rg_xa_empty(&xa));
+	/* Release after a real store does nothing. */
+	assert_int_equal(rg_xa_reserve(&xa, 12), 0);
+	assert_int_equal(rg_xa_store(&xa, 12, P(12), NULL), 0);
+	rg_xa_release(&xa, 12);
+	assert_ptr_equal(rg_xa_load(&xa, 12), P(12));
+	/* Reserve over an entry does nothing. */
+	assert_int_equal(rg_xa_reserve(&xa, 12), 0);
+	assert_ptr_equal(rg_xa_load(&xa, 12), P(12));
+	/* Reserved index 0 in the head. */
+	assert_int_equal(rg_xa_reserve(&xa, 0), 0);
+	assert_null(rg_xa_load(&xa, 0));
+	assert_ptr_equal(rg_xa_erase(&xa, 12), P(12));
+	check_valid(&xa);
+	assert_false(rg_xa_empty(&xa));
+	assert_null(rg_xa_erase(&xa, 0));
+	assert_true(rg_xa_empty(&xa));
+	check_valid(&xa);
+}
+
+static void test_marks(void **state)
+{
+	RG_DEFINE_XARRAY(xa);
+	unsigned long i;
+
+	(void)state;
+	assert_int_equal(rg_xa_set_mark(&xa, 0, RG_XA_MARK_1), -ENOENT);
+	assert_int_equal(rg_xa_store(&xa, 0, P(0), NULL), 0);
+	assert_int_equal(rg_xa_set_mark(&xa, 0, 3), -EINVAL);
+	assert_int_equal(rg_xa_set_mark(&xa, 0, RG_XA_PRESENT), -EINVAL);
+	assert_int_equal(rg_xa_clear_mark(&xa, 0, 7), -EINVAL);
+	assert_false(rg_xa_get_mark(&xa, 0, 9));
+	/* Head-level marks survive growth and shrinking. */
+	assert_int_equal(rg_xa_set_mark(&xa, 0, RG_XA_MARK_0), 0);
+	assert_int_equal(rg_xa_set_mark(&xa, 0, RG_XA_MARK_2), 0);
+	assert_true(rg_xa_get_mark(&xa, 0, RG_XA_MARK_0));
+	assert_false(rg_xa_get_mark(&xa, 0, RG_XA_MARK_1));
+	assert_int_equal(rg_xa_store(&xa, 1000000, P(1), NULL), 0);
+	check_valid(&xa);
+	assert_true(rg_xa_get_mark(&xa, 0, RG_XA_MARK_0));
+	assert_true(rg_xa_get_mark(&xa, 0, RG_XA_MARK_2));
+	assert_false(rg_xa_get_mark(&xa, 1000000, RG_XA_MARK_0));
+	assert_int_equal(rg_xa_set_mark(&xa, 1000000, RG_XA_MARK_1), 0);
+	check_valid(&xa);
+	i = 0;
+	assert_ptr_equal(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_MARK_1), P(1));
+	assert_int_equal(i, 1000000);
+	i = 1;
+	assert_null(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_MARK_0));
+	assert_int_equal(i, 1);
+	assert_ptr_equal(rg_xa_erase(&xa, 1000000), P(1));
+	check_valid(&xa);
+	assert_true(rg_xa_get_mark(&xa, 0, RG_XA_MARK_2));
+	/* Marks are kept on replacement and cleared on erase. */
+	assert_int_equal(rg_xa_store(&xa, 0, P(5), NULL), 0);
+	assert_true(rg_xa_get_mark(&xa, 0, RG_XA_MARK_0));
+	assert_int_equal(rg_xa_clear_mark(&xa, 0, RG_XA_MARK_0), 0);
+	assert_false(rg_xa_get_mark(&xa, 0, RG_XA_MARK_0));
+	assert_ptr_equal(rg_xa_erase(&xa, 0), P(5));
+	assert_int_equal(rg_xa_store(&xa, 0, P(5), NULL), 0);
+	assert_false(rg_xa_get_mark(&xa, 0, RG_XA_MARK_2));
+	/* Deep marks: clearing the last one clears the path. */
+	assert_int_equal(rg_xa_store(&xa, 70000, P(2), NULL), 0);
+	assert_int_equal(rg_xa_store(&xa, 70001, P(3), NULL), 0);
+	assert_int_equal(rg_xa_set_mark(&xa, 70000, RG_XA_MARK_2), 0);
+	assert_int_equal(rg_xa_set_mark(&xa, 70001, RG_XA_MARK_2), 0);
+	check_valid(&xa);
+	assert_int_equal(rg_xa_clear_mark(&xa, 70000, RG_XA_MARK_2), 0);
+	check_valid(&xa);
+	assert_int_equal(rg_xa_clear_mark(&xa, 70001, RG_XA_MARK_2), 0);
+	check_valid(&xa);
+	i = 0;
+	assert_null(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_MARK_2));
+	assert_int_equal(rg_xa_clear_mark(&xa, 5, RG_XA_MARK_2), -ENOENT);
+	rg_xa_destroy(&xa);
+}
+
+static void test_find(void **state)
+{
+	RG_DEFINE_XARRAY(xa);
+	static const unsigned long idx[] = {
+		0,	  1,	     63,
+		64,	  4095,	     4096,
+		262143,	  1UL << 33, ULONG_MAX - 64,
+		ULONG_MAX
+	};
+	unsigned long i, n;
+	void *e;
+
+	(void)state;
+	for (n = 0; n < N_OF(idx); n++) {
+		assert_int_equal(rg_xa_store(&xa, idx[n], P(n), NULL), 0);
+		if (n % 2)
+			assert_int_equal(rg_xa_set_mark(&xa, idx[n], 1), 0);
+	}
+	check_valid(&xa);
+	n = 0;
+	rg_xa_for_each(&xa, i, e)
+	{
+		assert_true(n < N_OF(idx));
+		assert_int_equal(i, idx[n]);
+		assert_ptr_equal(e, P(n));
+		n++;
+	}
+	assert_int_equal(n, N_OF(idx));
+	n = 1;
+	rg_xa_for_each_marked(&xa, i, e, RG_XA_MARK_1)
+	{
+		assert_int_equal(i, idx[n]);
+		n += 2;
+	}
+	assert_int_equal(n, N_OF(idx) + 1);
+	/* Start in the middle, bounded by max. */
+	i = 65;
+	assert_ptr_equal(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_PRESENT), P(4));
+	assert_int_equal(i, 4095);
+	i = 65;
+	assert_null(rg_xa_find(&xa, &i, 4094, RG_XA_PRESENT));
+	assert_int_equal(i, 65);
+	i = 4096;
+	assert_ptr_equal(rg_xa_find(&xa, &i, 4096, RG_XA_PRESENT), P(5));
+	i = 4096;
+	assert_ptr_equal(rg_xa_find_after(&xa, &i, ULONG_MAX, RG_XA_PRESENT),
+			 P(6));
+	assert_int_equal(i, 262143);
+	i = ULONG_MAX;
+	assert_null(rg_xa_find_after(&xa, &i, ULONG_MAX, RG_XA_PRESENT));
+	i = ULONG_MAX;
+	assert_ptr_equal(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_PRESENT), P(9));
+	i = 10;
+	assert_null(rg_xa_find(&xa, &i, 5, RG_XA_PRESENT));
+	i = 0;
+	assert_null(rg_xa_find(&xa, &i, ULONG_MAX, 5));
+	i = 0;
+	assert_null(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_MARK_2));
+	rg_xa_destroy(&xa);
+	check_valid(&xa);
+}
+
+static void test_alloc(void **state)
+{
+	RG_DEFINE_XARRAY_ALLOC(xa);
+	RG_DEFINE_XARRAY(plain);
+	unsigned long id = 12345, n, i;
+	void *cur;
+
+	(void)state;
+	assert_int_equal(rg_xa_alloc(&plain, &id, P(1), 0, 10), -EINVAL);
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 10, 9), -EINVAL);
+	assert_int_equal(rg_xa_alloc(&xa, NULL, P(1), 0, 9), -EINVAL);
+	assert_int_equal(id, 12345);
+	for (n = 0; n < 300; n++) {
+		assert_int_equal(rg_xa_alloc(&xa, &id, P(n), 0, 299), 0);
+		assert_int_equal(id, n);
+	}
+	check_valid(&xa);
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 299), -EBUSY);
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 5, 5), -EBUSY);
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 300), 0);
+	assert_int_equal(id, 300);
+	/* Reuse the lowest freed index. */
+	assert_ptr_equal(rg_xa_erase(&xa, 77), P(77));
+	assert_ptr_equal(rg_xa_erase(&xa, 7), P(7));
+	check_valid(&xa);
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 1000), 0);
+	assert_int_equal(id, 7);
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 50, 1000), 0);
+	assert_int_equal(id, 77);
+	/* Far above the tree. */
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 1UL << 50, ULONG_MAX), 0);
+	assert_int_equal(id, 1UL << 50);
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), ULONG_MAX, ULONG_MAX), 0);
+	assert_int_equal(id, ULONG_MAX);
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), ULONG_MAX, ULONG_MAX),
+			 -EBUSY);
+	check_valid(&xa);
+	/* The free mark is not a user mark. */
+	assert_int_equal(rg_xa_set_mark(&xa, 3, RG_XA_FREE_MARK), -EINVAL);
+	assert_false(rg_xa_get_mark(&xa, 3, RG_XA_FREE_MARK));
+	assert_int_equal(rg_xa_set_mark(&xa, 3, RG_XA_MARK_1), 0);
+	assert_true(rg_xa_get_mark(&xa, 3, RG_XA_MARK_1));
+	i = 0;
+	assert_null(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_FREE_MARK));
+	/* NULL reserves: reads NULL, not handed out again until erased. */
+	assert_int_equal(rg_xa_store(&xa, 3, NULL, &cur), 0);
+	assert_ptr_equal(cur, P(3));
+	assert_null(rg_xa_load(&xa, 3));
+	assert_ptr_equal(rg_xa_erase(&xa, 100), P(100));
+	assert_int_equal(rg_xa_alloc(&xa, &id, NULL, 0, 1000), 0);
+	assert_int_equal(id, 100);
+	assert_null(rg_xa_load(&xa, 100));
+	check_valid(&xa);
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 300), -EBUSY);
+	assert_null(rg_xa_erase(&xa, 3));
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 300), 0);
+	assert_int_equal(id, 3);
+	/* cmpxchg NULL -> NULL in an allocating array reserves. */
+	assert_int_equal(rg_xa_cmpxchg(&xa, 5000, NULL, NULL, NULL), 0);
+	assert_int_equal(rg_xa_insert(&xa, 5000, P(1)), -EBUSY);
+	rg_xa_release(&xa, 5000);
+	assert_int_equal(rg_xa_insert(&xa, 5000, P(1)), 0);
+	check_valid(&xa);
+	rg_xa_destroy(&xa);
+	check_valid(&xa);
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 10), 0);
+	assert_int_equal(id, 0);
+	/* Index 0 in the head is occupied: the next one is 1. */
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 10), 0);
+	assert_int_equal(id, 1);
+	rg_xa_destroy(&xa);
+}
+
+static void test_alloc1(void **state)
+{
+	RG_DEFINE_XARRAY_ALLOC1(xa);
+	struct rg_xarray b;
+	unsigned long id;
+
+	(void)state;
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 0), -EBUSY);
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 10), 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(rg_xa_store(&xa, 0, P(0), NULL), 0);
+	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 10), 0);
+	assert_int_equal(id, 2);
+	check_valid(&xa);
+	rg_xa_destroy(&xa);
+	assert_int_equal(rg_xa_init_flags(&b, RG_XA_FLAGS_ALLOC1), 0);
+	assert_int_equal(rg_xa_alloc(&b, &id, P(1), 0, 10), 0);
+	assert_int_equal(id, 1);
+	rg_xa_destroy(&b);
+}
+
+static void test_dense(void **state)
+{
+	RG_DEFINE_XARRAY(xa);
+	size_t base = nodes_in_use();
+	unsigned long i, n = RG_THOROUGH ? 20000 : 200000;
+
+	(void)state;
+	for (i = 0; i < n; i++)
+		assert_int_equal(rg_xa_store(&xa, i, rg_xa_mk_value(i), NULL),
+				 0);
+	check_valid(&xa);
+	/* 20000 entries: 313 leaves, 5 nodes above, 1 root. */
+	if (n == 20000)
+		assert_int_equal(rg_xa_node_count(&xa), 313 + 5 + 1);
+	for (i = 0; i < n; i += 2)
+		assert_ptr_equal(rg_xa_erase(&xa, i), rg_xa_mk_value(i));
+	check_valid(&xa);
+	for (i = 1; i < n; i += 2)
+		assert_int_equal(rg_xa_to_value(rg_xa_load(&xa, i)), i);
+	for (i = n; i >= 2; i -= 2)
+		assert_ptr_equal(rg_xa_erase(&xa, i - 1),
+				 rg_xa_mk_value(i - 1));
+	check_valid(&xa);
+	assert_true(rg_xa_empty(&xa));
+	assert_int_equal(nodes_in_use(), base);
+}
+
+static void test_validate_catches(void **state)
+{
+	RG_DEFINE_XARRAY(xa);
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(rg_xa_store(&xa, 100, P(1), NULL), 0);
+	xa.nr_nodes++;
+	assert_int_equal(rg_xa_validate(&xa, &why), -EINVAL);
+	assert_non_null(why);
+	xa.nr_nodes--;
+	check_valid(&xa);
+	xa.head_marks = 1;
+	why = NULL;
+	assert_int_equal(rg_xa_validate(&xa, &why), -EINVAL);
+	assert_non_null(why);
+	xa.head_marks = 0;
+	xa.flags = 0x40;
+	assert_int_equal(rg_xa_validate(&xa, NULL), -EINVAL);
+	xa.flags = 0;
+	check_valid(&xa);
+	rg_xa_destroy(&xa);
+}
+
+static void test_dump(void **state)
+{
+	RG_DEFINE_XARRAY(xa);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	rg_xa_dump(&xa, f);
+	assert_int_equal(rg_xa_store(&xa, 0, rg_xa_mk_value(42), NULL), 0);
+	rg_xa_dump(&xa, f);
+	assert_int_equal(rg_xa_store(&xa, 300, P(3), NULL), 0);
+	assert_int_equal(rg_xa_reserve(&xa, 301), 0);
+	rg_xa_dump(&xa, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "empty"));
+	assert_non_null(strstr(buf, "value 42"));
+	assert_non_null(strstr(buf, "[300] pointer"));
+	assert_non_null(strstr(buf, "[301] reserved"));
+	free(buf);
+	rg_xa_destroy(&xa);
+}
+
+static void test_linux_names(void **state)
+{
+	DEFINE_XARRAY(xa);
+	DEFINE_XARRAY_ALLOC(ax);
+	struct xarray b;
+	unsigned long index, n = 0;
+	uint32_t id = 0;
+	void *entry, *r;
+
+	(void)state;
+	assert_null(xa_store(&xa, 5, P(5), GFP_KERNEL));
+	assert_ptr_equal(xa_store(&xa, 5, P(6), GFP_KERNEL), P(5));
+	r = xa_store(&xa, 6, (void *)(uintptr_t)0x1002, GFP_KERNEL);
+	assert_true(xa_is_err(r));
+	assert_int_equal(xa_err(r), -EINVAL);
+	assert_false(xa_is_err(P(5)));
+	assert_int_equal(xa_err(P(5)), 0);
+	assert_ptr_equal(xa_load(&xa, 5), P(6));
+	assert_ptr_equal(xa_cmpxchg(&xa, 5, P(6), P(7), GFP_KERNEL), P(6));
+	assert_ptr_equal(xa_cmpxchg(&xa, 5, P(1), P(8), GFP_KERNEL), P(7));
+	assert_ptr_equal(xa_load(&xa, 5), P(7));
+	assert_int_equal(xa_insert(&xa, 5, P(1), GFP_KERNEL), -EBUSY);
+	assert_int_equal(xa_insert(&xa, 9, xa_mk_value(9), GFP_KERNEL), 0);
+	assert_true(xa_is_value(xa_load(&xa, 9)));
+	assert_int_equal(xa_to_value(xa_load(&xa, 9)), 9);
+	xa_set_mark(&xa, 9, XA_MARK_1);
+	xa_set_mark(&xa, 10, XA_MARK_1); /* absent: nothing happens */
+	assert_true(xa_get_mark(&xa, 9, XA_MARK_1));
+	xa_for_each_marked(&xa, index, entry, XA_MARK_1)
+	{
+		assert_int_equal(index, 9);
+		n++;
+	}
+	assert_int_equal(n, 1);
+	xa_clear_mark(&xa, 9, XA_MARK_1);
+	assert_false(xa_get_mark(&xa, 9, XA_MARK_1));
+	n = 0;
+	xa_for_each(&xa, index, entry)
+		n++;
+	assert_int_equal(n, 2);
+	index = 6;
+	assert_ptr_equal(xa_find(&xa, &index, ULONG_MAX, XA_PRESENT),
+			 xa_mk_value(9));
+	assert_null(xa_find_after(&xa, &index, ULONG_MAX, XA_PRESENT));
+	assert_int_equal(xa_reserve(&xa, 20, GFP_KERNEL), 0);
+	assert_null(xa_load(&xa, 20));
+	xa_release(&xa, 20);
+	assert_ptr_equal(xa_erase(&xa, 5), P(7));
+	assert_false(xa_empty(&xa));
+	xa_destroy(&xa);
+	assert_true(xa_empty(&xa));
+
+	assert_int_equal(xa_alloc(&ax, &id, P(1), xa_limit_32b, GFP_KERNEL), 0);
+	assert_int_equal(id, 0);
+	assert_int_equal(xa_alloc(&ax, &id, P(1), XA_LIMIT(10, 20), GFP_KERNEL),
+			 0);
+	assert_int_equal(id, 10);
+	assert_int_equal(xa_alloc(&ax, &id, P(1), XA_LIMIT(10, 10), GFP_KERNEL),
+			 -EBUSY);
+	xa_destroy(&ax);
+	xa_init_flags(&b, XA_FLAGS_ALLOC1);
+	assert_int_equal(xa_alloc(&b, &id, P(1), xa_limit_31b, GFP_KERNEL), 0);
+	assert_int_equal(id, 1);
+	xa_destroy(&b);
+	xa_init(&b);
+	assert_int_equal(xa_alloc(&b, &id, P(1), xa_limit_16b, GFP_KERNEL),
+			 -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_store_load_heights),
+		cmocka_unit_test(test_shrink_to_child),
+		cmocka_unit_test(test_reserved_entries),
+		cmocka_unit_test(test_insert_cmpxchg),
+		cmocka_unit_test(test_reserve_release),
+		cmocka_unit_test(test_marks),
+		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_alloc),
+		cmocka_unit_test(test_alloc1),
+		cmocka_unit_test(test_dense),
+		cmocka_unit_test(test_validate_catches),
+		cmocka_unit_test(test_dump),
+		cmocka_unit_test(test_linux_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
