@@ -1,0 +1,829 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libregion Maple Tree: a B-tree mapping ranges [first, last] of unsigned
+ * long to non-NULL entries (every index outside a stored range reads NULL),
+ * with allocation trees that track the largest free run under every node,
+ * and an exact node preallocation that makes a store unable to fail.
+ *
+ * Usage (normal API: every call takes the tree's lock and allocates itself):
+ *	RG_DEFINE_MTREE(mt);				// or rg_mtree_init()
+ *	rg_mtree_store_range(&mt, 10, 19, ptr);		// -EINVAL, -ENOMEM
+ *	p = rg_mtree_load(&mt, 15);			// ptr
+ *	rg_mtree_insert(&mt, 12, other);		// -EEXIST: occupied
+ *	old = rg_mtree_erase(&mt, 11);			// removes 10..19
+ *	unsigned long i = 0;
+ *	rg_mt_for_each(&mt, p, i, ULONG_MAX)
+ *		use(p);
+ *	rg_mtree_destroy(&mt);
+ *
+ *	struct rg_maple_tree at;			// allocation tree
+ *	rg_mtree_init(&at, RG_MT_FLAGS_ALLOC_RANGE);
+ *	unsigned long start;
+ *	rg_mtree_alloc_range(&at, &start, ptr, 16, 0, 1000);	// lowest fit
+ *
+ * Usage (advanced API: caller-owned state, caller holds the lock):
+ *	RG_MA_STATE(mas, &mt, 0, 0);
+ *	rg_mtree_lock(&mt);
+ *	rg_mas_for_each(&mas, p, ULONG_MAX)		// mas.index..mas.last
+ *		use(p);
+ *	rg_mas_set_range(&mas, 100, 199);
+ *	if (!rg_mas_preallocate(&mas, ptr, 0))		// exact worst case
+ *		rg_mas_store_prealloc(&mas, ptr);	// cannot fail
+ *	rg_mtree_unlock(&mt);
+ *
+ * Entries: any non-NULL pointer or value entry (rg_mt_mk_value()). Values
+ * below 4096 whose two low bits are 10 are reserved for the tree itself;
+ * every call that stores one returns -EINVAL. Storing NULL erases. Adjacent
+ * ranges are never merged, except empty (NULL) ones.
+ *
+ * Nodes are 256 bytes, 256-byte aligned, from one process-wide slab cache
+ * (rg_mtree_node_stats()); each tree counts its own nodes, so
+ * rg_mtree_bytes() reports exactly what that tree holds. Every store goes
+ * through the same path: classify the store, request the worst-case node
+ * count for it (using the vacant and sufficient heights of the path unless
+ * disabled), prefill a slab sheaf with that many nodes, store without any
+ * further allocation, give the rest back. rg_mtree_get_stats() reports the
+ * requests, their histogram and the nodes actually used.
+ *
+ * Locking: the normal API takes the tree's mutex. The advanced API (rg_mas_*)
+ * expects the caller to hold it (rg_mtree_lock()). Errors follow libregion's
+ * convention: 0 or a negative errno; the library never prints, except
+ * rg_mtree_dump().
+ */
+#ifndef REGION_MAPLE_TREE_H
+#define REGION_MAPLE_TREE_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "region/common.h"
+#include "region/slab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- flags (rg_mtree_init()) ---- */
+
+/* Track the largest free run under every node; required by alloc calls. */
+#define RG_MT_FLAGS_ALLOC_RANGE 0x01u
+/* RCU mode: readers may run under rcu_read_lock without the tree lock. */
+#define RG_MT_FLAGS_USE_RCU 0x02u
+/*
+ * Preallocate by height only (2h + 1 / 3h + 1 nodes), ignoring the vacant
+ * and sufficient heights of the path; for comparisons (seed 002).
+ */
+#define RG_MT_FLAGS_NO_VACANCY 0x04u
+/* All flags rg_mtree_init() accepts. */
+#define RG_MT_FLAGS_MASK 0x07u
+
+/* Node geometry (64-bit). */
+#define RG_MT_NODE_SIZE 256
+#define RG_MT_SLOTS 16	     /* leaves and ordinary internal nodes */
+#define RG_MT_ALLOC_SLOTS 10 /* internal nodes of allocation trees */
+/* Deepest tree the implementation builds. */
+#define RG_MT_MAX_HEIGHT 31
+
+/**
+ * enum rg_mt_store_type - how a store changes the tree (its classification).
+ * @RG_MT_STORE_EXACT_FIT: the range matches one existing range exactly.
+ * @RG_MT_STORE_APPEND: new data goes after the last used slot of a leaf.
+ * @RG_MT_STORE_SLOT: at most two slots change and the leaf keeps its count.
+ * @RG_MT_STORE_NODE: the leaf is rewritten and still fits.
+ * @RG_MT_STORE_SPLIT: the leaf overflows and splits.
+ * @RG_MT_STORE_REBALANCE: the leaf underflows and is merged or refilled.
+ * @RG_MT_STORE_SPANNING: the range crosses leaves.
+ * @RG_MT_STORE_NEW_ROOT: a first node is created (empty tree or root entry).
+ * @RG_MT_STORE_TYPES: number of types.
+ */
+enum rg_mt_store_type {
+	RG_MT_STORE_EXACT_FIT,
+	RG_MT_STORE_APPEND,
+	RG_MT_STORE_SLOT,
+	RG_MT_STORE_NODE,
+	RG_MT_STORE_SPLIT,
+	RG_MT_STORE_REBALANCE,
+	RG_MT_STORE_SPANNING,
+	RG_MT_STORE_NEW_ROOT,
+	RG_MT_STORE_TYPES
+};
+
+/* Buckets of the preallocation histogram: 1, 2-3, 4-7, 8-15, 16-31, 32+. */
+#define RG_MT_HIST_BUCKETS 6
+
+/**
+ * struct rg_mtree_stats - a tree's write statistics (rg_mtree_get_stats()).
+ * @stores: stores performed (every write: store, insert, erase, alloc).
+ * @store_type: stores per enum rg_mt_store_type.
+ * @preallocs: preallocations that asked for at least one node.
+ * @nodes_requested: nodes asked for by those preallocations.
+ * @nodes_used: nodes the stores actually took.
+ * @hist: preallocations by nodes requested: [0] 1, [1] 2-3, [2] 4-7,
+ *        [3] 8-15, [4] 16-31, [5] 32 or more.
+ * @max_requested: the largest single request.
+ * @overuse: stores that used more nodes than they requested (a bug if not 0).
+ * @nodes: nodes the tree holds now.
+ * @height: the tree's height now (0: empty or a root entry).
+ */
+struct rg_mtree_stats {
+	unsigned long stores;
+	unsigned long store_type[RG_MT_STORE_TYPES];
+	unsigned long preallocs;
+	unsigned long nodes_requested;
+	unsigned long nodes_used;
+	unsigned long hist[RG_MT_HIST_BUCKETS];
+	unsigned long max_requested;
+	unsigned long overuse;
+	unsigned long nodes;
+	unsigned long height;
+};
+
+/**
+ * struct rg_maple_tree - a Maple Tree. Fields are private; use the calls.
+ * @lock: the writers' lock (rg_mtree_lock()).
+ * @root: NULL, the entry at index 0 alone, or an encoded node.
+ * @flags: RG_MT_FLAGS_*.
+ * @height: levels of nodes (0 when @root is not a node).
+ * @nodes: nodes held.
+ * @stats: write statistics.
+ */
+struct rg_maple_tree {
+	pthread_mutex_t lock;
+	void *root;
+	unsigned int flags;
+	unsigned int height;
+	unsigned long nodes;
+	struct rg_mtree_stats stats;
+};
+
+#ifdef __cplusplus
+#define RG_MT_ZERO_INIT_ {}
+#else
+#define RG_MT_ZERO_INIT_ { 0 }
+#endif
+/* Static initialiser: struct rg_maple_tree t = RG_MTREE_INIT(t, flags); */
+#define RG_MTREE_INIT(name, fl) \
+	{ PTHREAD_MUTEX_INITIALIZER, NULL, (fl), 0, 0, RG_MT_ZERO_INIT_ }
+/* Define an empty ordinary tree. */
+#define RG_DEFINE_MTREE(name) \
+	struct rg_maple_tree name = RG_MTREE_INIT(name, 0)
+
+/* ---- entries ---- */
+
+/**
+ * rg_mt_mk_value() - make a value entry from an integer.
+ * @v: 0 .. LONG_MAX.
+ *
+ * Context: any.
+ * Return: an entry that is never NULL, never reserved, never a pointer.
+ */
+static inline void *rg_mt_mk_value(unsigned long v)
+{
+	return (void *)((v << 1) | 1UL);
+}
+
+/**
+ * rg_mt_to_value() - the integer of a value entry.
+ * @entry: made by rg_mt_mk_value().
+ *
+ * Context: any.
+ * Return: the integer.
+ */
+static inline unsigned long rg_mt_to_value(const void *entry)
+{
+	return (unsigned long)entry >> 1;
+}
+
+/**
+ * rg_mt_is_value() - tell whether an entry is a value entry.
+ * @entry: an entry.
+ *
+ * Context: any.
+ * Return: true for entries with the low bit set.
+ */
+static inline bool rg_mt_is_value(const void *entry)
+{
+	return ((unsigned long)entry & 1UL) != 0;
+}
+
+/**
+ * rg_mt_is_reserved() - tell whether an entry is reserved for the tree.
+ * @entry: an entry.
+ *
+ * Context: any.
+ * Return: true for values below 4096 whose two low bits are 10.
+ */
+static inline bool rg_mt_is_reserved(const void *entry)
+{
+	unsigned long v = (unsigned long)entry;
+
+	return (v & 3UL) == 2UL && v < 4096UL;
+}
+
+/* ---- normal API ---- */
+
+/**
+ * rg_mtree_init() - initialise an empty tree.
+ * @mt: the tree.
+ * @flags: 0 or RG_MT_FLAGS_ALLOC_RANGE, RG_MT_FLAGS_USE_RCU,
+ *         RG_MT_FLAGS_NO_VACANCY.
+ *
+ * Context: @mt must not be in use.
+ * Return: 0, or -EINVAL for a NULL tree or unknown flags.
+ */
+RG_API int rg_mtree_init(struct rg_maple_tree *mt, unsigned int flags);
+
+/**
+ * rg_mtree_destroy() - free every node; the tree is left empty and usable.
+ * @mt: the tree.
+ *
+ * Context: takes the tree lock; the caller owns the entries.
+ */
+RG_API void rg_mtree_destroy(struct rg_maple_tree *mt);
+
+/**
+ * rg_mtree_load() - read the entry at an index.
+ * @mt: the tree.
+ * @index: the index.
+ *
+ * Context: takes the tree lock.
+ * Return: the entry, or NULL if no range holds @index.
+ */
+RG_API void *rg_mtree_load(struct rg_maple_tree *mt, unsigned long index);
+
+/**
+ * rg_mtree_store_range() - store an entry over a range, overwriting.
+ * @mt: the tree.
+ * @first: first index.
+ * @last: last index (inclusive).
+ * @entry: the entry; NULL erases the range.
+ *
+ * Whatever overlapped [@first, @last] is cut back or removed.
+ *
+ * Context: takes the tree lock; allocates.
+ * Return: 0, -EINVAL if @first > @last or @entry is reserved, -ENOMEM (the
+ * tree is unchanged).
+ */
+RG_API int rg_mtree_store_range(struct rg_maple_tree *mt, unsigned long first,
+				unsigned long last, void *entry);
+
+/**
+ * rg_mtree_store() - store an entry at one index.
+ * @mt: the tree.
+ * @index: the index.
+ * @entry: the entry; NULL erases.
+ *
+ * Context: takes the tree lock; allocates.
+ * Return: 0, -EINVAL for a reserved entry, -ENOMEM.
+ */
+RG_API int rg_mtree_store(struct rg_maple_tree *mt, unsigned long index,
+			  void *entry);
+
+/**
+ * rg_mtree_insert_range() - store an entry over a range that is empty.
+ * @mt: the tree.
+ * @first: first index.
+ * @last: last index (inclusive).
+ * @entry: the entry; NULL is accepted and stores nothing.
+ *
+ * Context: takes the tree lock; allocates.
+ * Return: 0, -EEXIST if any index in the range holds an entry (nothing
+ * changes), -EINVAL if @first > @last or @entry is reserved, -ENOMEM.
+ */
+RG_API int rg_mtree_insert_range(struct rg_maple_tree *mt, unsigned long first,
+				 unsigned long last, void *entry);
+
+/**
+ * rg_mtree_insert() - store an entry at an empty index.
+ * @mt: the tree.
+ * @index: the index.
+ * @entry: the entry.
+ *
+ * Context: takes the tree lock; allocates.
+ * Return: 0, -EEXIST, -EINVAL for a reserved entry, -ENOMEM.
+ */
+RG_API int rg_mtree_insert(struct rg_maple_tree *mt, unsigned long index,
+			   void *entry);
+
+/**
+ * rg_mtree_erase() - remove the whole range that holds an index.
+ * @mt: the tree.
+ * @index: any index of the range.
+ *
+ * Erasing never needs more nodes than the tree can spare: a failure to
+ * obtain them leaves the tree unchanged and returns NULL (see
+ * rg_mtree_erase_err() to tell the cases apart).
+ *
+ * Context: takes the tree lock; may allocate.
+ * Return: the entry that was removed, or NULL if @index was empty.
+ */
+RG_API void *rg_mtree_erase(struct rg_maple_tree *mt, unsigned long index);
+
+/**
+ * rg_mtree_erase_err() - remove the range holding an index, with a status.
+ * @mt: the tree.
+ * @index: any index of the range.
+ * @old: if not NULL, set to the removed entry (NULL if none).
+ *
+ * Context: takes the tree lock; may allocate.
+ * Return: 0, or -ENOMEM with the tree unchanged.
+ */
+RG_API int rg_mtree_erase_err(struct rg_maple_tree *mt, unsigned long index,
+			      void **old);
+
+/**
+ * rg_mtree_alloc_range() - store an entry in the lowest free window.
+ * @mt: an allocation tree (RG_MT_FLAGS_ALLOC_RANGE).
+ * @startp: set to the window's first index on success.
+ * @entry: the entry (not NULL).
+ * @size: number of indices, at least 1.
+ * @min: lowest index the window may use.
+ * @max: highest index the window may use.
+ *
+ * Context: takes the tree lock; allocates.
+ * Return: 0; -EBUSY if no run of @size free indices fits in [@min, @max];
+ * -EINVAL if the tree is not an allocation tree, @entry is NULL or reserved,
+ * @size is 0, @min > @max or the window is smaller than @size; -ENOMEM.
+ */
+RG_API int rg_mtree_alloc_range(struct rg_maple_tree *mt,
+				unsigned long *startp, void *entry,
+				unsigned long size, unsigned long min,
+				unsigned long max);
+
+/**
+ * rg_mtree_alloc_rrange() - store an entry in the highest free window.
+ * @mt: an allocation tree.
+ * @startp: set to the window's first index on success.
+ * @entry: the entry (not NULL).
+ * @size: number of indices, at least 1.
+ * @min: lowest index the window may use.
+ * @max: highest index the window may use.
+ *
+ * Context: takes the tree lock; allocates.
+ * Return: as rg_mtree_alloc_range().
+ */
+RG_API int rg_mtree_alloc_rrange(struct rg_maple_tree *mt,
+				 unsigned long *startp, void *entry,
+				 unsigned long size, unsigned long min,
+				 unsigned long max);
+
+/**
+ * rg_mtree_alloc_cyclic() - store an entry at one free index, cyclically.
+ * @mt: an allocation tree.
+ * @startp: set to the index used.
+ * @entry: the entry (not NULL).
+ * @range_lo: lowest index allowed.
+ * @range_hi: highest index allowed.
+ * @next: in: where the search starts (values outside the range start it at
+ *        @range_lo); out: the index after the one used (0 after ULONG_MAX).
+ *
+ * The search runs from *@next to @range_hi, then wraps to @range_lo.
+ *
+ * Context: takes the tree lock; allocates.
+ * Return: 0 if allocated without wrapping, 1 if the search wrapped, -EBUSY
+ * if the range is full, -EINVAL for a tree that is not an allocation tree,
+ * a NULL or reserved entry or @range_lo > @range_hi, -ENOMEM.
+ */
+RG_API int rg_mtree_alloc_cyclic(struct rg_maple_tree *mt,
+				 unsigned long *startp, void *entry,
+				 unsigned long range_lo, unsigned long range_hi,
+				 unsigned long *next);
+
+/**
+ * rg_mtree_find() - find the first entry at or after an index.
+ * @mt: the tree.
+ * @index: in: where to start; out: the index after the found range (0 if
+ *         that range ends at ULONG_MAX). Unchanged if nothing is found.
+ * @max: the search stops at ranges starting above @max.
+ *
+ * Context: takes the tree lock.
+ * Return: the entry, or NULL if none.
+ */
+RG_API void *rg_mtree_find(struct rg_maple_tree *mt, unsigned long *index,
+			   unsigned long max);
+
+/**
+ * rg_mtree_find_after() - continue a rg_mtree_find() iteration.
+ * @mt: the tree.
+ * @index: as left by the previous call.
+ * @max: as for rg_mtree_find().
+ *
+ * Context: takes the tree lock.
+ * Return: the next entry, or NULL if none (also when the previous range
+ * ended at ULONG_MAX, i.e. *@index is 0).
+ */
+RG_API void *rg_mtree_find_after(struct rg_maple_tree *mt,
+				 unsigned long *index, unsigned long max);
+
+/* Iterate over entries with indices at or after @index, up to @max. */
+#define rg_mt_for_each(mt, entry, index, max)                        \
+	for ((entry) = rg_mtree_find((mt), &(index), (max)); (entry); \
+	     (entry) = rg_mtree_find_after((mt), &(index), (max)))
+
+/**
+ * rg_mtree_height() - levels of nodes in the tree.
+ * @mt: the tree.
+ *
+ * Context: lock-free read of one field.
+ * Return: 0 for an empty tree or a lone root entry, else 1 or more.
+ */
+RG_API unsigned int rg_mtree_height(const struct rg_maple_tree *mt);
+
+/**
+ * rg_mtree_empty() - tell whether the tree holds no entry.
+ * @mt: the tree.
+ *
+ * Context: lock-free read of one field.
+ * Return: true if every index reads NULL.
+ */
+RG_API bool rg_mtree_empty(const struct rg_maple_tree *mt);
+
+/**
+ * rg_mtree_bytes() - memory the tree holds: nodes x 256 + the tree itself.
+ * @mt: the tree.
+ *
+ * Context: lock-free read.
+ * Return: bytes, counted (never estimated).
+ */
+RG_API size_t rg_mtree_bytes(const struct rg_maple_tree *mt);
+
+/**
+ * rg_mtree_get_stats() - read the tree's write statistics.
+ * @mt: the tree.
+ * @st: filled in.
+ *
+ * Context: takes the tree lock.
+ * Return: 0, or -EINVAL for NULL arguments.
+ */
+RG_API int rg_mtree_get_stats(struct rg_maple_tree *mt,
+			      struct rg_mtree_stats *st);
+
+/**
+ * rg_mtree_reset_stats() - zero the counters of rg_mtree_get_stats().
+ * @mt: the tree.
+ *
+ * @nodes and @height are not counters and are kept.
+ *
+ * Context: takes the tree lock.
+ */
+RG_API void rg_mtree_reset_stats(struct rg_maple_tree *mt);
+
+/**
+ * rg_mtree_set_vacancy() - switch vacancy tracking on or off.
+ * @mt: the tree.
+ * @on: true (the default): preallocate by vacant and sufficient height;
+ *      false: by height only (sets RG_MT_FLAGS_NO_VACANCY).
+ *
+ * Context: takes the tree lock.
+ */
+RG_API void rg_mtree_set_vacancy(struct rg_maple_tree *mt, bool on);
+
+/**
+ * rg_mtree_lock() - take the tree's lock (for the advanced API).
+ * @mt: the tree.
+ *
+ * Context: not recursive.
+ */
+RG_API void rg_mtree_lock(struct rg_maple_tree *mt);
+
+/**
+ * rg_mtree_unlock() - release the tree's lock.
+ * @mt: the tree.
+ *
+ * Context: the caller holds the lock.
+ */
+RG_API void rg_mtree_unlock(struct rg_maple_tree *mt);
+
+/**
+ * rg_mtree_validate() - check every invariant of the tree.
+ * @mt: the tree.
+ * @reason: if not NULL, set to a static description of the first violation.
+ *
+ * Checks pivot order and bounds, unused pivots, node occupancy (at least 6
+ * entries in 16-slot nodes and 4 in 10-slot nodes, except the root), no two
+ * adjacent empty ranges, no reserved entries, every stored gap equal to the
+ * true largest empty run below it, parent links and slots, that every leaf
+ * is at the tree's height, and the node count.
+ *
+ * Context: takes the tree lock; O(n).
+ * Return: 0, or -EINVAL with @reason set.
+ */
+RG_API int rg_mtree_validate(struct rg_maple_tree *mt, const char **reason);
+
+/**
+ * rg_mtree_dump() - print the tree, one node per line.
+ * @mt: the tree.
+ * @f: the stream.
+ *
+ * Context: takes the tree lock.
+ */
+RG_API void rg_mtree_dump(struct rg_maple_tree *mt, FILE *f);
+
+/**
+ * rg_mtree_node_stats() - statistics of the process-wide node cache.
+ * @st: filled in (all zero if no node was ever allocated).
+ *
+ * Tests use objects_in_use to check that every node came back.
+ *
+ * Context: any thread.
+ * Return: 0, or -EINVAL for NULL.
+ */
+RG_API int rg_mtree_node_stats(struct rg_slab_stats *st);
+
+/* ---- advanced API ---- */
+
+/**
+ * enum rg_mas_status - where an rg_ma_state stands.
+ * @RG_MAS_START: nothing cached; the next call walks from the root.
+ * @RG_MAS_ACTIVE: positioned on the range index..last.
+ * @RG_MAS_PAUSE: paused (rg_mas_pause()); iteration resumes after last
+ *                (forward) or before index (backward).
+ * @RG_MAS_OVERFLOW: a forward search found nothing up to its limit.
+ * @RG_MAS_UNDERFLOW: a backward search found nothing down to its limit.
+ * @RG_MAS_ERROR: a store failed; @error holds the negative errno.
+ */
+enum rg_mas_status {
+	RG_MAS_START = 0,
+	RG_MAS_ACTIVE,
+	RG_MAS_PAUSE,
+	RG_MAS_OVERFLOW,
+	RG_MAS_UNDERFLOW,
+	RG_MAS_ERROR
+};
+
+/**
+ * struct rg_ma_state - caller-owned cursor of the advanced API.
+ * @tree: the tree.
+ * @index: first index of the current range (or of the store).
+ * @last: last index of the current range (or of the store).
+ * @node: private: the leaf the cursor is on.
+ * @min: private: first index of that leaf.
+ * @max: private: last index of that leaf.
+ * @sheaf: private: nodes preallocated by rg_mas_preallocate().
+ * @alloc_req: private: nodes requested by that preallocation.
+ * @offset: private: slot in @node.
+ * @status: enum rg_mas_status.
+ * @error: negative errno when @status is RG_MAS_ERROR.
+ * @reserved: private.
+ *
+ * Declare with RG_MA_STATE(); move with rg_mas_set(), rg_mas_set_range(),
+ * rg_mas_reset().
+ */
+struct rg_ma_state {
+	struct rg_maple_tree *tree;
+	unsigned long index;
+	unsigned long last;
+	void *node;
+	unsigned long min;
+	unsigned long max;
+	struct rg_slab_sheaf *sheaf;
+	unsigned int alloc_req;
+	unsigned char offset;
+	unsigned char status;
+	short error;
+	unsigned long reserved[2];
+};
+
+/* Declare a state on @mt positioned at [first, last], walking from the root. */
+#define RG_MA_STATE(name, mt, first, last) \
+	struct rg_ma_state name = { (mt), (first), (last), NULL, 0, 0, \
+				    NULL, 0, 0, 0, 0, { 0, 0 } }
+
+/**
+ * rg_mas_walk() - read the range that holds mas->index.
+ * @mas: the state.
+ *
+ * Sets mas->index and mas->last to the range holding the index, empty or
+ * not.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: the entry, or NULL if the range is empty.
+ */
+RG_API void *rg_mas_walk(struct rg_ma_state *mas);
+
+/**
+ * rg_mas_find() - first entry at or after mas->index, then the next ones.
+ * @mas: the state.
+ * @max: ranges starting above @max are not returned.
+ *
+ * On the first call (or after rg_mas_set(), rg_mas_reset(), a store)
+ * returns the entry holding mas->index if any, else the next entry; later
+ * calls return the entry after the current one. mas->index and mas->last
+ * are set to the range found.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: the entry, or NULL (status RG_MAS_OVERFLOW; index and last keep
+ * the last range found).
+ */
+RG_API void *rg_mas_find(struct rg_ma_state *mas, unsigned long max);
+
+/**
+ * rg_mas_find_range() - as rg_mas_find(), but empty ranges count too.
+ * @mas: the state.
+ * @max: ranges starting above @max are not returned.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: the entry of the range (NULL for an empty range); at the end NULL
+ * with status RG_MAS_OVERFLOW.
+ */
+RG_API void *rg_mas_find_range(struct rg_ma_state *mas, unsigned long max);
+
+/**
+ * rg_mas_find_rev() - last entry at or before mas->index, then earlier ones.
+ * @mas: the state.
+ * @min: ranges ending below @min are not returned.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: the entry, or NULL (status RG_MAS_UNDERFLOW).
+ */
+RG_API void *rg_mas_find_rev(struct rg_ma_state *mas, unsigned long min);
+
+/**
+ * rg_mas_next() - the entry after the current range.
+ * @mas: the state (from RG_MAS_START: after the range holding mas->index).
+ * @max: ranges starting above @max are not returned.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: the entry, or NULL (status RG_MAS_OVERFLOW).
+ */
+RG_API void *rg_mas_next(struct rg_ma_state *mas, unsigned long max);
+
+/**
+ * rg_mas_next_range() - the range after the current one, empty or not.
+ * @mas: the state.
+ * @max: ranges starting above @max are not returned.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: its entry (NULL if empty); at the end NULL with RG_MAS_OVERFLOW.
+ */
+RG_API void *rg_mas_next_range(struct rg_ma_state *mas, unsigned long max);
+
+/**
+ * rg_mas_prev() - the entry before the current range.
+ * @mas: the state (from RG_MAS_START: before the range holding mas->index).
+ * @min: ranges ending below @min are not returned.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: the entry, or NULL (status RG_MAS_UNDERFLOW).
+ */
+RG_API void *rg_mas_prev(struct rg_ma_state *mas, unsigned long min);
+
+/**
+ * rg_mas_prev_range() - the range before the current one, empty or not.
+ * @mas: the state.
+ * @min: ranges ending below @min are not returned.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: its entry (NULL if empty); at the end NULL with RG_MAS_UNDERFLOW.
+ */
+RG_API void *rg_mas_prev_range(struct rg_ma_state *mas, unsigned long min);
+
+/* Iterate over entries from mas->index up to @max. */
+#define rg_mas_for_each(mas, entry, max) \
+	while (((entry) = rg_mas_find((mas), (max))) != NULL)
+
+/**
+ * rg_mas_store() - store an entry over [mas->index, mas->last].
+ * @mas: the state.
+ * @entry: the entry; NULL erases.
+ *
+ * Uses nodes from rg_mas_preallocate() if any, else allocates.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: the first entry the range overwrote (NULL if none); on failure
+ * NULL with status RG_MAS_ERROR and mas->error -ENOMEM or -EINVAL.
+ */
+RG_API void *rg_mas_store(struct rg_ma_state *mas, void *entry);
+
+/**
+ * rg_mas_store_gfp() - store an entry over [mas->index, mas->last].
+ * @mas: the state.
+ * @entry: the entry; NULL erases.
+ * @gfp: accepted and ignored.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: 0, -EINVAL (reserved entry or index > last), -ENOMEM (tree
+ * unchanged).
+ */
+RG_API int rg_mas_store_gfp(struct rg_ma_state *mas, void *entry,
+			    unsigned int gfp);
+
+/**
+ * rg_mas_erase() - remove the range holding mas->index.
+ * @mas: the state; index and last are set to the removed range.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: the removed entry, or NULL (nothing there, or -ENOMEM: status
+ * RG_MAS_ERROR).
+ */
+RG_API void *rg_mas_erase(struct rg_ma_state *mas);
+
+/**
+ * rg_mas_empty_area() - find the lowest free window.
+ * @mas: the state; on success index and last are set to the window.
+ * @min: lowest index of the window.
+ * @max: highest index of the window.
+ * @size: indices wanted, at least 1.
+ *
+ * Works on any tree; allocation trees skip full subtrees through their gaps.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: 0, -EBUSY if nothing fits, -EINVAL for size 0, @min > @max or a
+ * window smaller than @size.
+ */
+RG_API int rg_mas_empty_area(struct rg_ma_state *mas, unsigned long min,
+			     unsigned long max, unsigned long size);
+
+/**
+ * rg_mas_empty_area_rev() - find the highest free window.
+ * @mas: the state; on success index and last are set to the window.
+ * @min: lowest index of the window.
+ * @max: highest index of the window.
+ * @size: indices wanted, at least 1.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: as rg_mas_empty_area().
+ */
+RG_API int rg_mas_empty_area_rev(struct rg_ma_state *mas, unsigned long min,
+				 unsigned long max, unsigned long size);
+
+/**
+ * rg_mas_pause() - let the caller drop the lock in the middle of iteration.
+ * @mas: the state.
+ *
+ * Context: any.
+ */
+RG_API void rg_mas_pause(struct rg_ma_state *mas);
+
+/**
+ * rg_mas_reset() - forget the cached position; the next call walks again.
+ * @mas: the state.
+ *
+ * Context: any.
+ */
+RG_API void rg_mas_reset(struct rg_ma_state *mas);
+
+/**
+ * rg_mas_set() - move the state to one index (and reset it).
+ * @mas: the state.
+ * @index: the index.
+ *
+ * Context: any.
+ */
+RG_API void rg_mas_set(struct rg_ma_state *mas, unsigned long index);
+
+/**
+ * rg_mas_set_range() - move the state to a range (and reset it).
+ * @mas: the state.
+ * @first: first index.
+ * @last: last index.
+ *
+ * Context: any.
+ */
+RG_API void rg_mas_set_range(struct rg_ma_state *mas, unsigned long first,
+			     unsigned long last);
+
+/**
+ * rg_mas_preallocate() - reserve the worst-case nodes for a store.
+ * @mas: the state, set to the range the store will write.
+ * @entry: the entry that will be stored (NULL matters: it merges ranges).
+ * @gfp: accepted and ignored.
+ *
+ * Classifies the store and takes exactly its worst-case node count into a
+ * prefilled slab sheaf held by @mas. The tree must not change before
+ * rg_mas_store_prealloc() except through this state.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: 0, -EINVAL (reserved entry or index > last), -ENOMEM (nothing
+ * reserved).
+ */
+RG_API int rg_mas_preallocate(struct rg_ma_state *mas, void *entry,
+			      unsigned int gfp);
+
+/**
+ * rg_mas_store_prealloc() - store using only preallocated nodes.
+ * @mas: the state after a successful rg_mas_preallocate() for @entry.
+ * @entry: the entry.
+ *
+ * Unused nodes go back to the slab cache (as rg_mas_destroy()).
+ *
+ * Context: the caller holds the tree lock. Cannot fail.
+ */
+RG_API void rg_mas_store_prealloc(struct rg_ma_state *mas, void *entry);
+
+/**
+ * rg_mas_destroy() - give back nodes preallocated and not used.
+ * @mas: the state.
+ *
+ * Context: any; no tree lock needed.
+ */
+RG_API void rg_mas_destroy(struct rg_ma_state *mas);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* REGION_MAPLE_TREE_H */
