@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "region/common.h"
 
@@ -282,6 +283,15 @@ RG_API const char *rg_slab_name(const struct rg_slab_cache *cache);
  * Return: 0 if valid, -EINVAL (with @reason) otherwise.
  */
 RG_API int rg_slab_validate(struct rg_slab_cache *cache, const char **reason);
+
+/**
+ * rg_slab_dump() - print a cache's geometry, counters, slabs and barn.
+ * @cache: the cache.
+ * @f: where to print.
+ *
+ * Context: any thread; takes the cache lock.
+ */
+RG_API void rg_slab_dump(struct rg_slab_cache *cache, FILE *f);
 
 /**
  * typedef rg_slab_report_fn - receives heap corruption reports.

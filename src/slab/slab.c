@@ -1272,3 +1272,36 @@ done:
 		*reason = why;
 	return why ? -EINVAL : 0;
 }
+
+void rg_slab_dump(struct rg_slab_cache *c, FILE *f)
+{
+	static const char *const names[NR_LISTS] = { "partial", "full",
+						     "empty" };
+	struct rg_slab_stats st;
+
+	if (!c || !f)
+		return;
+	rg_slab_get_stats(c, &st);
+	fprintf(f,
+		"slab cache '%s': size %zu align %zu stride %zu, %u objects "
+		"per %zu-byte slab, sheaves of %u%s\n",
+		c->name, c->size, c->align, c->stride, c->nobj, c->slab_size,
+		c->sheaf_cap, c->use_sheaves ? "" : " (unused: debug)");
+	fprintf(f,
+		"  in use %zu, cached %zu, free in slabs %zu; %zu slabs, "
+		"%zu bytes held (peak %zu)\n",
+		st.objects_in_use, st.objects_cached, st.objects_free,
+		st.slabs, st.bytes_held, st.bytes_held_peak);
+	pthread_mutex_lock(&c->lock);
+	for (int l = 0; l < NR_LISTS; l++)
+		for (struct rgi_slab *s = c->lists[l]; s; s = s->next)
+			fprintf(f, "  slab %p %-7s %u/%u out\n", (void *)s,
+				names[l], s->inuse, c->nobj);
+	fprintf(f, "  barn: %u full, %u empty sheaves\n", c->nbarn_full,
+		c->nbarn_empty);
+	for (struct rgi_pcs *pc = c->threads; pc; pc = pc->next)
+		fprintf(f, "  thread state %p: main %u/%u, spare %u/%u\n",
+			(void *)pc, pc->main->size, pc->main->capacity,
+			pc->spare->size, pc->spare->capacity);
+	pthread_mutex_unlock(&c->lock);
+}

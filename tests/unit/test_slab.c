@@ -205,6 +205,15 @@ static void test_shrink_stats_leaks(void **state)
 	assert_true(st.slabs <= 1);
 	assert_true(st.bytes_held_peak > st.bytes_held);
 	check_valid(c);
+	{
+		char buf[4096] = "";
+		FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+		rg_slab_dump(c, f);
+		fclose(f);
+		assert_non_null(strstr(buf, "slab cache 'stats'"));
+		assert_non_null(strstr(buf, "in use 3,"));
+	}
 	/* Three objects still allocated: destroy reports them. */
 	assert_int_equal(rg_slab_destroy(c), 3);
 }
