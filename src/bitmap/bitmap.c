@@ -118,10 +118,26 @@ static inline unsigned long next_bit(const unsigned long *map,
 	w = offset / BPL;
 	lw = (size - 1) / BPL;
 	word = (map[w] ^ invert) & first_word_mask(offset);
-	while (!word) {
-		if (++w > lw)
-			return size;
-		word = map[w] ^ invert;
+	if (!word) {
+		/* Skip four uninteresting words per test while we can. */
+		w++;
+		if (invert) {
+			while (w + 4 <= lw + 1 &&
+			       (map[w] & map[w + 1] & map[w + 2] &
+				map[w + 3]) == ~0UL)
+				w += 4;
+		} else {
+			while (w + 4 <= lw + 1 &&
+			       !(map[w] | map[w + 1] | map[w + 2] | map[w + 3]))
+				w += 4;
+		}
+		for (;; w++) {
+			if (w > lw)
+				return size;
+			word = map[w] ^ invert;
+			if (word)
+				break;
+		}
 	}
 	r = w * BPL + ctzl(word);
 	return r < size ? r : size;

@@ -94,8 +94,11 @@ static inline size_t bytes_held(struct rg_region *r)
 
 static inline void sample_peak(struct rg_region *r)
 {
-	size_t b = bytes_held(r);
+	size_t b;
 
+	if (!r->ops->bytes_vary)
+		return;
+	b = bytes_held(r);
 	if (b > r->bytes_peak)
 		r->bytes_peak = b;
 }
@@ -148,7 +151,7 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 		errno = -err;
 		return NULL;
 	}
-	sample_peak(r);
+	r->bytes_peak = bytes_held(r);
 	return r;
 }
 

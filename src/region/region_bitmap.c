@@ -43,10 +43,28 @@ static int bm_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
 	return 0;
 }
 
+/* Mask of bits start .. start + n - 1 if they share one word, else 0. */
+static inline unsigned long one_word_mask(unsigned long start, unsigned long n)
+{
+	unsigned long off = start % RG_BITS_PER_LONG;
+
+	if (off + n > RG_BITS_PER_LONG)
+		return 0;
+	return (~0UL >> (RG_BITS_PER_LONG - n)) << off;
+}
+
 static int bm_free(struct rg_region *r, unsigned long start, unsigned long n)
 {
-	unsigned long *map = r->priv;
+	unsigned long *map = r->priv, m = one_word_mask(start, n);
 
+	if (m) { /* the common case: check and clear one word */
+		unsigned long *w = &map[start / RG_BITS_PER_LONG];
+
+		if ((*w & m) != m)
+			return -ENOENT;
+		*w &= ~m;
+		return 0;
+	}
 	if (!rg_bitmap_range_is_set(map, start, n))
 		return -ENOENT;
 	rg_bitmap_clear_range(map, start, n);
@@ -104,6 +122,7 @@ static void bm_dump(struct rg_region *r, FILE *f)
 const struct rgi_region_ops rgi_region_bitmap_ops = {
 	.name = "bitmap",
 	.max_capacity = ~0UL - RG_BITS_PER_LONG,
+	.bytes_vary = false,
 	.init = bm_init,
 	.fini = bm_fini,
 	.alloc = bm_alloc,

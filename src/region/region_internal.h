@@ -20,6 +20,12 @@ struct rgi_region_ops {
 	const char *name;
 	/* Largest capacity the backend accepts. */
 	unsigned long max_capacity;
+	/*
+	 * True if bytes() can change after init (node-based backends): the
+	 * front end then samples it after every successful mutation for the
+	 * peak. False for backends whose memory is fixed at creation.
+	 */
+	bool bytes_vary;
 	/* Set up r->priv for r->capacity units: 0 or -ENOMEM. */
 	int (*init)(struct rg_region *r);
 	void (*fini)(struct rg_region *r);
@@ -38,8 +44,8 @@ struct rgi_region_ops {
 	bool (*test)(struct rg_region *r, unsigned long unit);
 	unsigned long (*largest_free)(struct rg_region *r);
 	/*
-	 * Bytes the backend holds, not counting struct rg_region; O(1), it is
-	 * sampled after every successful call for the peak.
+	 * Bytes the backend holds, not counting struct rg_region; O(1) when
+	 * bytes_vary, as it is then sampled after every successful mutation.
 	 */
 	size_t (*bytes)(struct rg_region *r);
 	/* Check the structure; store the number of allocated units. */

@@ -1,0 +1,1342 @@
+// SPDX-License-Identifier: MIT
+/*
+ * regionbench regions / replay: the seed-000 region benchmark, reproduced
+ * and extended (see doc: benchmarks.md section 1).
+ *
+ * fill (default): for each capacity, one seeded trace of region sizes,
+ * uniform in 1 .. min(32, capacity / 10) (at least 1), shared by every
+ * backend. Each backend allocates the trace in order until the first request
+ * fails (no frees in between, so every first-fit backend ends with the same
+ * layout: the region count and a hash of the start addresses are compared,
+ * and a mismatch is reported loudly and makes the command fail), then frees
+ * every region in reverse order. The whole fill loop and the whole free
+ * loop are timed; figures are medians of --runs runs. Peak bytes are the
+ * bytes the instance held when full, measured by rg_region_get_stats().
+ * big: the same with sizes up to 4096 (at most capacity / 10).
+ *
+ * churn: fill to P% of the capacity (untimed), then --iterations times free
+ * a random live region and allocate a random size. Frees and allocations
+ * are timed in alternating batches of B = min(64, live regions / 100, at
+ * least 1), so the timer is read twice per batch, not per call. A failed
+ * allocation is a failure; it is a false failure if a fitting free run
+ * existed, which is checked outside the timed batches on a mirror bitmap
+ * that follows every call. The ida backend is excluded (noted).
+ *
+ * Capacities are processed in ascending order; each backend's time at one
+ * capacity predicts the next (quadratic for bitmap, whose every search
+ * restarts at 0; slightly superlinear otherwise); a backend predicted to
+ * exceed --budget seconds is skipped with a note. Churn stops a backend at
+ * its budget and reports the iterations it finished.
+ *
+ * replay FILE: a text trace on every backend (format in usage()).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "region/bitmap.h"
+#include "region/region.h"
+#include "rg_rand.h"
+
+#define NB RG_REGION_NR_BACKENDS
+#define MAX_CAPS 32
+#define MAX_ROWS (MAX_CAPS * 3)
+
+enum workload { W_FILL, W_CHURN, W_BIG, W_REPLAY };
+static const char *const workload_names[] = { "fill", "churn", "big",
+					      "replay" };
+
+static const struct rb_col cols[] = {
+	{ "workload", "workload", "fill, churn, big or replay", RB_STR, 0 },
+	{ "backend", "backend", "region backend", RB_STR, 0 },
+	{ "capacity", "capacity", "units the instance manages", RB_INT, 0 },
+	{ "occupancy", "occupancy %",
+	  "churn: units allocated before the churn starts, % of capacity",
+	  RB_INT, 0 },
+	{ "iterations", "iterations",
+	  "churn: free + alloc iterations timed (per run)", RB_INT, 0 },
+	{ "regions", "regions",
+	  "fill/big: regions allocated before the first failure; churn and "
+	  "replay: successful allocations",
+	  RB_INT, 0 },
+	{ "alloc_ns_per_region", "alloc ns/region",
+	  "median ns per allocation call (fill: whole fill loop / regions)",
+	  RB_NUM, 1 },
+	{ "free_ns_per_region", "free ns/region",
+	  "median ns per free call (fill: whole reverse free loop / regions)",
+	  RB_NUM, 1 },
+	{ "total_alloc_ms", "alloc total ms",
+	  "median ms of all timed allocation calls of one run", RB_NUM, 3 },
+	{ "total_free_ms", "free total ms",
+	  "median ms of all timed free calls of one run", RB_NUM, 3 },
+	{ "peak_bytes", "peak bytes",
+	  "bytes the instance held at its fullest: header + backend memory, "
+	  "measured (slab node counts x node size, array sizes), not "
+	  "estimated",
+	  RB_INT, 0 },
+	{ "bytes_per_unit", "bytes/unit", "peak bytes / capacity", RB_NUM, 4 },
+	{ "failures", "failures",
+	  "allocations that failed (fill: the one that ends the fill)", RB_INT,
+	  0 },
+	{ "false_failures", "false failures",
+	  "failures although a fitting free run existed (checked untimed on a "
+	  "mirror bitmap)",
+	  RB_INT, 0 },
+};
+#define NCOLS ((int)(sizeof(cols) / sizeof(cols[0])))
+
+struct opts {
+	enum workload workload;
+	unsigned long caps[MAX_CAPS];
+	int ncaps;
+	unsigned int occ[3];
+	int nocc;
+	unsigned long iterations;
+	unsigned long align;
+	double budget_s;
+	bool use[NB];
+};
+
+/* One result row, kept for ratios, plots and equality checks. */
+struct result {
+	bool done;
+	unsigned long capacity, regions, iterations, failures, false_failures;
+	unsigned int occupancy;
+	double alloc_ns, free_ns, alloc_ms, free_ms;
+	size_t peak_bytes;
+	uint64_t hash;
+	bool truncated;
+};
+
+static int mismatches;
+
+/* ---- helpers ---- */
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p) {
+		perror("regionbench regions");
+		exit(2);
+	}
+	return p;
+}
+
+static uint64_t hash_step(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h;
+}
+
+static bool parse_count(const char *s, unsigned long *out)
+{
+	char *end;
+	double d;
+
+	if (strchr(s, '^')) {
+		unsigned long base = strtoul(s, &end, 10);
+		unsigned long e = strtoul(end + 1, &end, 10);
+
+		d = pow((double)base, (double)e);
+	} else {
+		d = strtod(s, &end);
+	}
+	if (*end || d < 1 || d > 1e15 || d != floor(d))
+		return false;
+	*out = (unsigned long)d;
+	return true;
+}
+
+static int cmp_ul(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a,
+		      y = *(const unsigned long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static struct rg_region *xcreate(int b, unsigned long cap)
+{
+	struct rg_region *r =
+		rg_region_create_backend((enum rg_region_backend)b, cap, 0);
+
+	if (!r) {
+		fprintf(stderr, "regionbench: cannot create %s of %lu: %s\n",
+			rg_region_backend_name((enum rg_region_backend)b), cap,
+			strerror(errno));
+		exit(2);
+	}
+	return r;
+}
+
+static size_t peak_bytes(struct rg_region *r)
+{
+	struct rg_region_stats st;
+
+	rg_region_get_stats(r, &st);
+	return st.bytes_held_peak;
+}
+
+static unsigned long max_size_for(enum workload w, unsigned long cap)
+{
+	unsigned long lim = w == W_BIG ? 4096 : 32;
+	unsigned long m = cap / 10 < lim ? cap / 10 : lim;
+
+	return m ? m : 1;
+}
+
+/* ---- fill / big ---- */
+
+struct trace {
+	uint32_t *size;
+	unsigned long n;
+};
+
+static void make_trace(struct trace *t, uint64_t seed, enum workload w,
+		       unsigned long cap)
+{
+	unsigned long max = max_size_for(w, cap), sum = 0, n = 0, alloc = 1024;
+	struct rg_rand r;
+
+	rg_rand_seed(&r, seed ^ (cap * 0x9e3779b97f4a7c15ULL));
+	t->size = xcalloc(alloc, sizeof(*t->size));
+	/* Enough requests that the last ones cannot all fit. */
+	while (sum <= cap + max) {
+		if (n == alloc) {
+			alloc *= 2;
+			t->size = realloc(t->size, alloc * sizeof(*t->size));
+			if (!t->size) {
+				perror("regionbench");
+				exit(2);
+			}
+		}
+		t->size[n] = (uint32_t)rg_rand_range(&r, 1, max);
+		sum += t->size[n++];
+	}
+	t->n = n;
+}
+
+/* One fill + free run; returns false if the trace did not run out. */
+static void fill_run(int b, unsigned long cap, const struct trace *t,
+		     unsigned long align, unsigned long *starts,
+		     struct result *res, double *alloc_ns_total,
+		     double *free_ns_total)
+{
+	struct rg_region *r = xcreate(b, cap);
+	unsigned long i, n;
+	uint64_t t0, t1, t2, h = 0;
+
+	t0 = rb_now_ns();
+	for (i = 0; i < t->n; i++)
+		if (rg_region_alloc(r, t->size[i], align, &starts[i]))
+			break;
+	t1 = rb_now_ns();
+	n = i;
+	res->peak_bytes = peak_bytes(r);
+	t2 = rb_now_ns();
+	for (i = n; i-- > 0;)
+		rg_region_free(r, starts[i], t->size[i]);
+	*free_ns_total = (double)(rb_now_ns() - t2);
+	*alloc_ns_total = (double)(t1 - t0);
+	for (i = 0; i < n; i++)
+		h = hash_step(h, starts[i]);
+	res->regions = n;
+	res->hash = h;
+	res->failures = n < t->n;
+	rg_region_destroy(r);
+}
+
+/*
+ * The request that ended the fill: false failure if it fit somewhere. The
+ * mirror is rebuilt from the recorded starts.
+ */
+static unsigned long fill_false_failure(unsigned long cap,
+					const struct trace *t,
+					const unsigned long *starts,
+					unsigned long n, unsigned long align)
+{
+	unsigned long *m, fits;
+
+	if (n >= t->n)
+		return 0;
+	m = rg_bitmap_zalloc(cap);
+	if (!m)
+		exit(2);
+	for (unsigned long i = 0; i < n; i++)
+		rg_bitmap_set_range(m, starts[i], t->size[i]);
+	fits = rg_bitmap_find_next_zero_area(m, cap, 0, t->size[n],
+					     align ? align - 1 : 0) < cap;
+	rg_bitmap_free(m);
+	return fits;
+}
+
+static double predict(int b, const struct result *prev, unsigned long cap)
+{
+	double f = (double)cap / (double)prev->capacity;
+	double e = b == RG_REGION_BITMAP ? 2.0 : 1.15;
+	double per_run = (prev->alloc_ms + prev->free_ms) / 1e3;
+
+	return per_run * pow(f, e);
+}
+
+static void run_fill(struct rb_ctx *ctx, const struct opts *o,
+		     struct result res[NB][MAX_ROWS], unsigned long *sorted,
+		     struct rb_table *t)
+{
+	double *va = xcalloc((size_t)ctx->runs, sizeof(double));
+	double *vf = xcalloc((size_t)ctx->runs, sizeof(double));
+	struct result *last[NB] = { 0 };
+
+	for (int c = 0; c < o->ncaps; c++) {
+		unsigned long cap = sorted[c], *starts;
+		struct trace tr;
+		int ref = -1;
+
+		make_trace(&tr, ctx->seed, o->workload, cap);
+		starts = xcalloc(tr.n, sizeof(*starts));
+		for (int b = 0; b < NB; b++) {
+			struct result *r = &res[b][c];
+			const char *name = rg_region_backend_name(
+				(enum rg_region_backend)b);
+
+			if (!o->use[b])
+				continue;
+			if (b == RG_REGION_IDA &&
+			    cap > (unsigned long)INT_MAX) {
+				rb_table_note(t,
+					      "ida skipped at capacity %lu: "
+					      "IDs stop at INT_MAX",
+					      cap);
+				continue;
+			}
+			if (last[b]) {
+				double p = predict(b, last[b], cap) * ctx->runs;
+
+				if (p > o->budget_s) {
+					rb_note("regionbench regions: %s "
+						"skipped at capacity %lu: "
+						"predicted %.0f s > budget "
+						"%.0f s (--budget)",
+						name, cap, p, o->budget_s);
+					rb_table_note(
+						t,
+						"%s skipped at capacity %lu: "
+						"predicted %.0f s for %d runs "
+						"> budget %.0f s (--budget)",
+						name, cap, p, ctx->runs,
+						o->budget_s);
+					continue;
+				}
+			}
+			for (int k = 0; k < ctx->runs; k++)
+				fill_run(b, cap, &tr, o->align, starts, r,
+					 &va[k], &vf[k]);
+			r->capacity = cap;
+			r->alloc_ms = rb_median(va, ctx->runs) / 1e6;
+			r->free_ms = rb_median(vf, ctx->runs) / 1e6;
+			r->alloc_ns = r->regions ? r->alloc_ms * 1e6 /
+							   (double)r->regions :
+						   0;
+			r->free_ns = r->regions ? r->free_ms * 1e6 /
+							  (double)r->regions :
+						  0;
+			r->false_failures = fill_false_failure(
+				cap, &tr, starts, r->regions, o->align);
+			r->done = true;
+			last[b] = r;
+			if (ref < 0) {
+				ref = b;
+			} else if (r->regions != res[ref][c].regions ||
+				   r->hash != res[ref][c].hash) {
+				mismatches++;
+				fprintf(stderr,
+					"regionbench regions: MISMATCH at "
+					"capacity %lu: %s placed %lu regions "
+					"(hash %016" PRIx64 "), %s placed %lu "
+					"(hash %016" PRIx64 ")\n",
+					cap, name, r->regions, r->hash,
+					rg_region_backend_name(
+						(enum rg_region_backend)ref),
+					res[ref][c].regions, res[ref][c].hash);
+				rb_table_note(
+					t,
+					"MISMATCH at capacity %lu: %s "
+					"and %s placed different "
+					"regions",
+					cap, name,
+					rg_region_backend_name(
+						(enum rg_region_backend)ref));
+			}
+		}
+		free(starts);
+		free(tr.size);
+	}
+	free(va);
+	free(vf);
+}
+
+/* ---- churn ---- */
+
+struct live {
+	unsigned long start;
+	unsigned long n;
+};
+
+static void churn_run(int b, unsigned long cap, unsigned int occ,
+		      const struct opts *o, uint64_t seed,
+		      unsigned long iterations, struct result *res,
+		      double *alloc_ns, double *free_ns, double budget_ns,
+		      unsigned long *done_out)
+{
+	struct rg_region *r = xcreate(b, cap);
+	unsigned long max = max_size_for(W_CHURN, cap), mask;
+	unsigned long nlive = 0, used = 0, it = 0, nalloc = 0, nfree = 0;
+	struct live *live = xcalloc(cap, sizeof(*live));
+	struct live victim[64];
+	unsigned long size[64], st[64], *mirror = rg_bitmap_zalloc(cap);
+	int ret[64];
+	uint64_t h = 0, ta = 0, tf = 0, begin;
+	struct rg_rand rng;
+
+	mask = o->align ? o->align - 1 : 0;
+	rg_rand_seed(&rng, seed ^ (cap * 31 + occ));
+	if (!mirror)
+		exit(2);
+	/* Fill to the target occupancy: untimed. */
+	while (used * 100 < (unsigned long)occ * cap) {
+		unsigned long n = rg_rand_range(&rng, 1, max), s;
+
+		if (rg_region_alloc(r, n, o->align, &s))
+			break;
+		live[nlive++] = (struct live){ s, n };
+		rg_bitmap_set_range(mirror, s, n);
+		used += n;
+	}
+	res->failures = res->false_failures = 0;
+	begin = rb_now_ns();
+	while (it < iterations && nlive) {
+		unsigned long bsz = nlive / 100, k;
+		uint64_t t0, t1, t2;
+
+		bsz = bsz < 1 ? 1 : bsz > 64 ? 64 : bsz;
+		if (bsz > iterations - it)
+			bsz = iterations - it;
+		for (k = 0; k < bsz; k++) {
+			unsigned long i = rg_rand_below(&rng, nlive);
+
+			victim[k] = live[i];
+			live[i] = live[--nlive];
+			size[k] = rg_rand_range(&rng, 1, max);
+		}
+		t0 = rb_now_ns();
+		for (k = 0; k < bsz; k++)
+			ret[k] =
+				rg_region_free(r, victim[k].start, victim[k].n);
+		t1 = rb_now_ns();
+		for (k = 0; k < bsz; k++)
+			if (rg_region_alloc(r, size[k], o->align, &st[k]))
+				st[k] = ~0UL;
+		t2 = rb_now_ns();
+		tf += t1 - t0;
+		ta += t2 - t1;
+		nfree += bsz;
+		nalloc += bsz;
+		/* Untimed: check, and follow on the mirror. */
+		for (k = 0; k < bsz; k++) {
+			if (ret[k]) {
+				fprintf(stderr,
+					"regionbench churn: %s free(%lu, %lu) "
+					"failed: %d\n",
+					rg_region_backend_name(
+						(enum rg_region_backend)b),
+					victim[k].start, victim[k].n, ret[k]);
+				exit(1);
+			}
+			rg_bitmap_clear_range(mirror, victim[k].start,
+					      victim[k].n);
+			used -= victim[k].n;
+		}
+		for (k = 0; k < bsz; k++) {
+			if (st[k] == ~0UL) {
+				res->failures++;
+				if (rg_bitmap_find_next_zero_area_off(
+					    mirror, cap, 0, size[k], mask, 0) <
+				    cap)
+					res->false_failures++;
+				h = hash_step(h, ~0UL);
+				continue;
+			}
+			if (!rg_bitmap_range_is_clear(mirror, st[k], size[k])) {
+				fprintf(stderr,
+					"regionbench churn: %s handed out "
+					"%lu+%lu, which overlaps a live "
+					"region\n",
+					rg_region_backend_name(
+						(enum rg_region_backend)b),
+					st[k], size[k]);
+				exit(1);
+			}
+			rg_bitmap_set_range(mirror, st[k], size[k]);
+			live[nlive++] = (struct live){ st[k], size[k] };
+			used += size[k];
+			h = hash_step(h, st[k]);
+		}
+		it += bsz;
+		if ((double)(t2 - begin) > budget_ns)
+			break;
+	}
+	*done_out = it;
+	res->peak_bytes = peak_bytes(r);
+	res->hash = h;
+	res->regions = nalloc - res->failures;
+	*alloc_ns = nalloc ? (double)ta / (double)nalloc : 0;
+	*free_ns = nfree ? (double)tf / (double)nfree : 0;
+	res->alloc_ms = (double)ta / 1e6;
+	res->free_ms = (double)tf / 1e6;
+	rg_bitmap_free(mirror);
+	free(live);
+	rg_region_destroy(r);
+}
+
+static void run_churn(struct rb_ctx *ctx, const struct opts *o,
+		      struct result res[NB][MAX_ROWS],
+		      const unsigned long *sorted, struct rb_table *t)
+{
+	double *va = xcalloc((size_t)ctx->runs, sizeof(double));
+	double *vf = xcalloc((size_t)ctx->runs, sizeof(double));
+
+	if (o->use[RG_REGION_IDA]) {
+		rb_note("regionbench regions: ida excluded from churn: N "
+			"single-ID allocations are not a contiguous allocator "
+			"once frees interleave");
+		rb_table_note(t, "ida is excluded from churn: N single-ID "
+				 "allocations are not a contiguous allocator "
+				 "once frees interleave.");
+	}
+	for (int c = 0; c < o->ncaps; c++) {
+		for (int oi = 0; oi < o->nocc; oi++) {
+			int idx = c * o->nocc + oi, ref = -1;
+			unsigned long cap = sorted[c];
+
+			for (int b = 0; b < NB; b++) {
+				struct result *r = &res[b][idx];
+				const char *name = rg_region_backend_name(
+					(enum rg_region_backend)b);
+				unsigned long iters = o->iterations, done;
+				double budget = o->budget_s * 1e9 / ctx->runs;
+
+				if (!o->use[b] || b == RG_REGION_IDA)
+					continue;
+				for (int k = 0; k < ctx->runs; k++) {
+					churn_run(b, cap, o->occ[oi], o,
+						  ctx->seed, iters, r, &va[k],
+						  &vf[k], budget, &done);
+					if (done < iters) {
+						/* Later runs do the same. */
+						r->truncated = true;
+						iters = done;
+					}
+				}
+				r->capacity = cap;
+				r->occupancy = o->occ[oi];
+				r->iterations = iters;
+				r->alloc_ns = rb_median(va, ctx->runs);
+				r->free_ns = rb_median(vf, ctx->runs);
+				r->alloc_ms = r->alloc_ns * (double)iters / 1e6;
+				r->free_ms = r->free_ns * (double)iters / 1e6;
+				r->done = true;
+				if (r->truncated) {
+					rb_note("regionbench regions: %s at "
+						"capacity %lu, %u%%: stopped "
+						"after %lu of %lu iterations "
+						"(budget %.0f s)",
+						name, cap, o->occ[oi], iters,
+						o->iterations, o->budget_s);
+					rb_table_note(
+						t,
+						"%s at capacity %lu, %u%%: "
+						"time budget reached, %lu of "
+						"%lu iterations run",
+						name, cap, o->occ[oi], iters,
+						o->iterations);
+				}
+				if (r->truncated)
+					continue;
+				if (ref < 0) {
+					ref = b;
+				} else if (r->hash != res[ref][idx].hash ||
+					   r->failures !=
+						   res[ref][idx].failures) {
+					mismatches++;
+					fprintf(stderr,
+						"regionbench regions: MISMATCH "
+						"in churn at capacity %lu, "
+						"%u%%: %s and %s placed "
+						"different regions\n",
+						cap, o->occ[oi], name,
+						rg_region_backend_name(
+							(enum rg_region_backend)
+								ref));
+					rb_table_note(
+						t,
+						"MISMATCH in churn at capacity "
+						"%lu, %u%%: %s and %s differ",
+						cap, o->occ[oi], name,
+						rg_region_backend_name(
+							(enum rg_region_backend)
+								ref));
+				}
+			}
+		}
+	}
+	free(va);
+	free(vf);
+}
+
+/* ---- output ---- */
+
+static void add_row(struct rb_table *t, enum workload w, int b,
+		    const struct result *r)
+{
+	rb_row(t);
+	rb_set_str(t, "workload", "%s", workload_names[w]);
+	rb_set_str(t, "backend", "%s",
+		   rg_region_backend_name((enum rg_region_backend)b));
+	rb_set_int(t, "capacity", (long long)r->capacity);
+	if (w == W_CHURN) {
+		rb_set_int(t, "occupancy", r->occupancy);
+		rb_set_int(t, "iterations", (long long)r->iterations);
+	}
+	rb_set_int(t, "regions", (long long)r->regions);
+	rb_set_num(t, "alloc_ns_per_region", r->alloc_ns);
+	rb_set_num(t, "free_ns_per_region", r->free_ns);
+	rb_set_num(t, "total_alloc_ms", r->alloc_ms);
+	rb_set_num(t, "total_free_ms", r->free_ms);
+	rb_set_int(t, "peak_bytes", (long long)r->peak_bytes);
+	rb_set_num(t, "bytes_per_unit",
+		   (double)r->peak_bytes / (double)r->capacity);
+	rb_set_int(t, "failures", (long long)r->failures);
+	rb_set_int(t, "false_failures", (long long)r->false_failures);
+}
+
+static int cap_index(const unsigned long *sorted, int n, unsigned long cap)
+{
+	for (int i = 0; i < n; i++)
+		if (sorted[i] == cap)
+			return i;
+	return -1;
+}
+
+static void fill_ratios(struct rb_table *t, struct result res[NB][MAX_ROWS],
+			const unsigned long *sorted, int n)
+{
+	const struct result *hb, *mp, *bm;
+
+	for (int c = n - 1; c >= 0; c--) {
+		hb = &res[RG_REGION_HBITMAP][c];
+		mp = &res[RG_REGION_MAPLE][c];
+		bm = &res[RG_REGION_BITMAP][c];
+		if (!hb->done || !bm->done)
+			continue;
+		rb_table_note(t,
+			      "At capacity %lu: hbitmap alloc = %.3fx "
+			      "bitmap's alloc, %.2fx bitmap's free; hbitmap "
+			      "free = %.2fx bitmap's free; peak bytes = "
+			      "%.3fx bitmap's.",
+			      sorted[c], hb->alloc_ns / bm->alloc_ns,
+			      hb->alloc_ns / bm->free_ns,
+			      hb->free_ns / bm->free_ns,
+			      (double)hb->peak_bytes / (double)bm->peak_bytes);
+		if (mp->done)
+			rb_table_note(t,
+				      "At capacity %lu: hbitmap alloc = %.3fx "
+				      "maple's, free = %.3fx maple's.",
+				      sorted[c], hb->alloc_ns / mp->alloc_ns,
+				      hb->free_ns / mp->free_ns);
+		break;
+	}
+	for (int c = 0; c < n; c++) {
+		int c6 = cap_index(sorted, n, 1000000);
+
+		hb = &res[RG_REGION_HBITMAP][c];
+		if (c6 < 0 || sorted[c] <= 1000000 || !hb->done ||
+		    !res[RG_REGION_HBITMAP][c6].done)
+			continue;
+		rb_table_note(t,
+			      "hbitmap alloc at capacity %lu = %.2fx its "
+			      "figure at 1000000.",
+			      sorted[c],
+			      hb->alloc_ns /
+				      res[RG_REGION_HBITMAP][c6].alloc_ns);
+	}
+}
+
+static void churn_ratios(struct rb_table *t, struct result res[NB][MAX_ROWS],
+			 const struct opts *o, const unsigned long *sorted)
+{
+	for (int c = 0; c < o->ncaps; c++)
+		for (int oi = 0; oi < o->nocc; oi++) {
+			int i = c * o->nocc + oi;
+			const struct result *hb = &res[RG_REGION_HBITMAP][i];
+			const struct result *mp = &res[RG_REGION_MAPLE][i];
+
+			if (!hb->done || !mp->done)
+				continue;
+			rb_table_note(t,
+				      "Churn at capacity %lu, %u%%: hbitmap "
+				      "alloc+free = %.3fx maple's.",
+				      sorted[c], o->occ[oi],
+				      (hb->alloc_ns + hb->free_ns) /
+					      (mp->alloc_ns + mp->free_ns));
+		}
+}
+
+static void plot(const char *prefix, struct result res[NB][MAX_ROWS],
+		 const unsigned long *sorted, int n, const struct opts *o)
+{
+	char path[4096];
+	FILE *g;
+	int any = 0;
+
+	for (int b = 0; b < NB; b++) {
+		FILE *f;
+
+		if (!o->use[b])
+			continue;
+		snprintf(path, sizeof(path), "%s-%s.dat", prefix,
+			 rg_region_backend_name((enum rg_region_backend)b));
+		f = fopen(path, "w");
+		if (!f) {
+			perror(path);
+			return;
+		}
+		fprintf(f, "# capacity alloc_ns_per_region free_ns_per_region "
+			   "peak_bytes\n");
+		for (int c = 0; c < n; c++)
+			if (res[b][c].done && res[b][c].regions)
+				fprintf(f, "%lu %.3f %.3f %zu\n", sorted[c],
+					res[b][c].alloc_ns, res[b][c].free_ns,
+					res[b][c].peak_bytes);
+		fclose(f);
+	}
+	g = popen("gnuplot", "w");
+	if (!g) {
+		rb_note("regionbench regions: --plot needs gnuplot");
+		return;
+	}
+	for (int chart = 0; chart < 2; chart++) {
+		for (int term = 0; term < 2; term++) {
+			fprintf(g, "set terminal %s\n",
+				term ? "svg size 900,600 dynamic" :
+				       "pngcairo size 900,600");
+			fprintf(g, "set output '%s-%s.%s'\n", prefix,
+				chart ? "bytes" : "ns", term ? "svg" : "png");
+			fprintf(g,
+				"set logscale xy\nset format x '10^{%%L}'\nset grid\nset key left "
+				"top\nset xlabel 'capacity (units)'\n");
+			fprintf(g, "set title '%s'\n",
+				chart ? "regionbench regions: peak bytes held "
+					"vs capacity" :
+					"regionbench regions: ns per region vs "
+					"capacity (solid alloc, dashed free)");
+			fprintf(g, "set ylabel '%s'\n",
+				chart ? "peak bytes (measured)" :
+					"ns per region");
+			fprintf(g, "plot ");
+			any = 0;
+			for (int b = 0; b < NB; b++) {
+				const char *nm = rg_region_backend_name(
+					(enum rg_region_backend)b);
+
+				if (!o->use[b])
+					continue;
+				if (chart)
+					fprintf(g,
+						"%s'%s-%s.dat' using 1:4 with "
+						"linespoints lc %d title '%s'",
+						any ? ", " : "", prefix, nm,
+						b + 1, nm);
+				else
+					fprintf(g,
+						"%s'%s-%s.dat' using 1:2 with "
+						"linespoints lc %d title '%s "
+						"alloc', '%s-%s.dat' using "
+						"1:3 with linespoints dt 2 lc "
+						"%d title '%s free'",
+						any ? ", " : "", prefix, nm,
+						b + 1, nm, prefix, nm, b + 1,
+						nm);
+				any = 1;
+			}
+			fprintf(g, "\nunset output\n");
+		}
+	}
+	if (pclose(g) != 0)
+		rb_note("regionbench regions: gnuplot failed");
+	else
+		rb_note("regionbench regions: wrote %s-ns.png, %s-ns.svg, "
+			"%s-bytes.png, %s-bytes.svg",
+			prefix, prefix, prefix, prefix);
+}
+
+/* ---- command line ---- */
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: regionbench [common options] regions [options]\n"
+		"  --workload fill|churn|big  (default fill)\n"
+		"  --capacity LIST   comma list, e.g. 1e6,10^5,1000 (fill "
+		"default 10^6..10;\n"
+		"                    churn default 10^6)\n"
+		"  --occupancy P     churn: fill to P%% first (default: 90, "
+		"95 and 99)\n"
+		"  --iterations N    churn: free+alloc iterations (default "
+		"10^6)\n"
+		"  --align A         alignment of every region (power of 2; "
+		"default none)\n"
+		"  --backends LIST   comma list of bitmap,ida,maple,hbitmap "
+		"(default all)\n"
+		"  --budget S        seconds per backend and capacity "
+		"(default 30);\n"
+		"                    a backend predicted to take longer is "
+		"skipped\n"
+		"common --plot PREFIX writes PREFIX-ns.{png,svg} and "
+		"PREFIX-bytes.{png,svg}\n");
+}
+
+static int parse_backends(const char *s, bool use[NB])
+{
+	char *dup = strdup(s), *save = NULL;
+
+	memset(use, 0, NB * sizeof(bool));
+	for (char *tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		enum rg_region_backend b;
+		int err = rg_region_backend_lookup(tok, &b);
+
+		if (err) {
+			fprintf(stderr, "regionbench: backend %s: %s\n", tok,
+				err == -ENOENT ? "unknown" :
+						 "not in this build");
+			free(dup);
+			return -1;
+		}
+		use[b] = true;
+	}
+	free(dup);
+	return 0;
+}
+
+static int parse_opts(struct rb_ctx *ctx, int argc, char **argv, struct opts *o,
+		      bool replay)
+{
+	static const struct option lo[] = {
+		{ "workload", required_argument, NULL, 'w' },
+		{ "capacity", required_argument, NULL, 'c' },
+		{ "occupancy", required_argument, NULL, 'o' },
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "align", required_argument, NULL, 'a' },
+		{ "backends", required_argument, NULL, 'b' },
+		{ "budget", required_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *caps = NULL;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->workload = replay ? W_REPLAY : W_FILL;
+	o->iterations = ctx->quick ? 20000 : 1000000;
+	o->budget_s = ctx->quick ? 2 : 30;
+	for (int b = 0; b < NB; b++)
+		o->use[b] =
+			rg_region_backend_available((enum rg_region_backend)b);
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			if (replay)
+				goto bad;
+			if (!strcmp(optarg, "fill"))
+				o->workload = W_FILL;
+			else if (!strcmp(optarg, "churn"))
+				o->workload = W_CHURN;
+			else if (!strcmp(optarg, "big"))
+				o->workload = W_BIG;
+			else
+				goto bad;
+			break;
+		case 'c':
+			caps = optarg;
+			break;
+		case 'o':
+			o->occ[0] = (unsigned int)atoi(optarg);
+			o->nocc = 1;
+			if (o->occ[0] < 1 || o->occ[0] > 99) {
+				fprintf(stderr, "regionbench: --occupancy "
+						"must be 1..99\n");
+				return -1;
+			}
+			break;
+		case 'i':
+			if (!parse_count(optarg, &o->iterations))
+				goto bad;
+			break;
+		case 'a':
+			o->align = strtoul(optarg, NULL, 0);
+			if (o->align & (o->align - 1))
+				goto bad;
+			break;
+		case 'b':
+			if (parse_backends(optarg, o->use))
+				return -1;
+			break;
+		case 'B':
+			o->budget_s = atof(optarg);
+			break;
+		default:
+			goto bad;
+		}
+	}
+	if (!o->nocc) {
+		o->occ[0] = 90;
+		o->occ[1] = 95;
+		o->occ[2] = 99;
+		o->nocc = 3;
+	}
+	if (caps) {
+		char *dup = strdup(caps), *save = NULL;
+
+		for (char *tok = strtok_r(dup, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (o->ncaps == MAX_CAPS ||
+			    !parse_count(tok, &o->caps[o->ncaps])) {
+				fprintf(stderr,
+					"regionbench: bad capacity "
+					"%s\n",
+					tok);
+				free(dup);
+				return -1;
+			}
+			o->ncaps++;
+		}
+		free(dup);
+	} else if (o->workload == W_CHURN) {
+		o->caps[o->ncaps++] = ctx->quick ? 100000 : 1000000;
+	} else if (o->workload != W_REPLAY) {
+		for (unsigned long cap = ctx->quick ? 100000 : 1000000;
+		     cap >= 10; cap /= 10)
+			o->caps[o->ncaps++] = cap;
+	}
+	return 0;
+bad:
+	usage();
+	return c == 'h' ? 1 : -1;
+}
+
+static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
+{
+	static struct result res[NB][MAX_ROWS];
+	unsigned long sorted[MAX_CAPS];
+	struct rb_table *t;
+	struct opts o;
+	int n, err = parse_opts(ctx, argc, argv, &o, false);
+
+	if (err)
+		return err > 0 ? 0 : 2;
+	memset(res, 0, sizeof(res));
+	/* Distinct capacities, ascending, for prediction. */
+	memcpy(sorted, o.caps, sizeof(sorted));
+	qsort(sorted, (size_t)o.ncaps, sizeof(sorted[0]), cmp_ul);
+	n = 0;
+	for (int i = 0; i < o.ncaps; i++)
+		if (!n || sorted[n - 1] != sorted[i])
+			sorted[n++] = sorted[i];
+	t = rb_table_new("regions", cols, NCOLS);
+	rb_table_param(t, "workload", "%s", workload_names[o.workload]);
+	rb_table_param(t, "seed", "%" PRIu64, ctx->seed);
+	rb_table_param(t, "runs", "%d", ctx->runs);
+	rb_table_param(t, "align", "%lu", o.align ? o.align : 1);
+	if (o.workload == W_CHURN) {
+		struct opts o2 = o;
+
+		o2.ncaps = n;
+		rb_table_param(t, "iterations", "%lu", o.iterations);
+		rb_table_param(t, "sizes", "1..min(32, capacity/10)");
+		run_churn(ctx, &o2, res, sorted, t);
+		for (int c = 0; c < o.ncaps; c++) {
+			int ci = cap_index(sorted, n, o.caps[c]);
+
+			for (int oi = 0; oi < o.nocc; oi++)
+				for (int b = 0; b < NB; b++)
+					if (res[b][ci * o.nocc + oi].done)
+						add_row(t, W_CHURN, b,
+							&res[b]
+							    [ci * o.nocc + oi]);
+		}
+		churn_ratios(t, res, &o2, sorted);
+		rb_table_note(t, "Churn times frees and allocations in "
+				 "alternating batches of min(64, live/100) "
+				 "calls; the timer is read twice per batch.");
+	} else {
+		struct opts o2 = o;
+
+		o2.ncaps = n;
+		rb_table_param(t, "sizes", "1..min(%d, capacity/10)",
+			       o.workload == W_BIG ? 4096 : 32);
+		run_fill(ctx, &o2, res, sorted, t);
+		/* Rows in the order the capacities were given. */
+		for (int c = 0; c < o.ncaps; c++) {
+			int ci = cap_index(sorted, n, o.caps[c]);
+
+			if (c && o.caps[c] == o.caps[c - 1])
+				continue;
+			for (int b = 0; b < NB; b++)
+				if (res[b][ci].done)
+					add_row(t, o.workload, b, &res[b][ci]);
+		}
+		fill_ratios(t, res, sorted, n);
+		if (o.workload == W_FILL)
+			rb_table_note(
+				t,
+				"Kernel (seed 000, x86/kvm, 10^6 units, about "
+				"60,600 regions): bitmap 179.6 ms alloc / 0.34 "
+				"ms free / 125,000 B; IDA 46.6 / 33.9 ms / "
+				"134,864 B (estimate); maple 18.6 / 19.7 ms / "
+				"1,548,304 B (estimate, leaves only).");
+		if (ctx->plot)
+			plot(ctx->plot, res, sorted, n, &o);
+	}
+	rb_table_print(t, ctx);
+	rb_table_free(t);
+	if (mismatches) {
+		fprintf(stderr,
+			"regionbench regions: %d MISMATCH(ES) between "
+			"first-fit backends: see above\n",
+			mismatches);
+		return 1;
+	}
+	return 0;
+}
+
+RB_COMMAND(regions, "regions",
+	   "region allocation: bitmap vs ida vs maple vs hbitmap (seed 000)",
+	   run_regions);
+
+/* ---- replay ---- */
+
+enum { OP_ALLOC, OP_FREE };
+
+struct rop {
+	unsigned char kind;
+	unsigned long v; /* alloc: units; free: allocation ID */
+};
+
+struct rtrace {
+	unsigned long capacity, nops, nallocs;
+	struct rop *ops;
+	unsigned long *size; /* per allocation ID */
+};
+
+static int read_trace(const char *path, struct rtrace *tr)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	unsigned long lineno = 0, cap_ops = 0, cap_ids = 0;
+
+	memset(tr, 0, sizeof(*tr));
+	if (!f) {
+		fprintf(stderr, "regionbench replay: %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char word[32], *hash = strchr(line, '#');
+		unsigned long v;
+		int got;
+
+		lineno++;
+		if (hash)
+			*hash = 0;
+		got = sscanf(line, "%31s %lu", word, &v);
+		if (got <= 0)
+			continue;
+		if (got != 2)
+			goto bad;
+		if (!strcmp(word, "capacity")) {
+			if (tr->capacity || tr->nops || !v)
+				goto bad;
+			tr->capacity = v;
+			continue;
+		}
+		if (!tr->capacity)
+			goto bad;
+		if (tr->nops == cap_ops) {
+			cap_ops = cap_ops ? 2 * cap_ops : 1024;
+			tr->ops = realloc(tr->ops, cap_ops * sizeof(*tr->ops));
+			if (!tr->ops)
+				exit(2);
+		}
+		if (!strcmp(word, "alloc")) {
+			if (!v)
+				goto bad;
+			if (tr->nallocs == cap_ids) {
+				cap_ids = cap_ids ? 2 * cap_ids : 1024;
+				tr->size = realloc(tr->size,
+						   cap_ids * sizeof(*tr->size));
+				if (!tr->size)
+					exit(2);
+			}
+			tr->size[tr->nallocs++] = v;
+			tr->ops[tr->nops++] = (struct rop){ OP_ALLOC, v };
+		} else if (!strcmp(word, "free")) {
+			if (v >= tr->nallocs)
+				goto bad;
+			tr->ops[tr->nops++] = (struct rop){ OP_FREE, v };
+		} else {
+			goto bad;
+		}
+	}
+	fclose(f);
+	if (!tr->capacity) {
+		fprintf(stderr, "regionbench replay: %s: no 'capacity' line\n",
+			path);
+		return -1;
+	}
+	return 0;
+bad:
+	fprintf(stderr,
+		"regionbench replay: %s:%lu: expected 'capacity C' first, "
+		"then 'alloc N' (N >= 1) or 'free ID' (ID of an earlier "
+		"alloc, counted from 0)\n",
+		path, lineno);
+	fclose(f);
+	return -1;
+}
+
+/* Median cost of one rb_now_ns() pair, subtracted per timed group. */
+static double timer_overhead(void)
+{
+	double v[101];
+
+	for (int i = 0; i < 101; i++) {
+		uint64_t a = rb_now_ns();
+
+		v[i] = (double)(rb_now_ns() - a);
+	}
+	return rb_median(v, 101);
+}
+
+static void replay_run(int b, const struct rtrace *tr, double overhead,
+		       struct result *res, double *ta_out, double *tf_out,
+		       unsigned long *nalloc, unsigned long *nfree,
+		       unsigned long *skipped)
+{
+	struct rg_region *r = xcreate(b, tr->capacity);
+	unsigned long *start = xcalloc(tr->nallocs, sizeof(*start));
+	unsigned long *mirror = rg_bitmap_zalloc(tr->capacity);
+	unsigned long *freed = xcalloc(tr->nops, sizeof(*freed));
+	unsigned long id = 0, i = 0, cap = tr->capacity;
+	double ta = 0, tf = 0;
+	uint64_t h = 0;
+
+	if (!mirror)
+		exit(2);
+	*nalloc = *nfree = *skipped = 0;
+	res->failures = res->false_failures = 0;
+	while (i < tr->nops) {
+		unsigned long j = i, id0 = id;
+		uint64_t t0, t1;
+
+		/* A maximal group of operations of one kind, timed. */
+		while (j < tr->nops && tr->ops[j].kind == tr->ops[i].kind)
+			j++;
+		t0 = rb_now_ns();
+		if (tr->ops[i].kind == OP_ALLOC) {
+			for (unsigned long k = i; k < j; k++, id++)
+				if (rg_region_alloc(r, tr->ops[k].v, 0,
+						    &start[id]))
+					start[id] = ~0UL;
+		} else {
+			for (unsigned long k = i; k < j; k++) {
+				unsigned long a = tr->ops[k].v;
+
+				freed[k - i] = start[a];
+				if (start[a] == ~0UL)
+					continue;
+				if (rg_region_free(r, start[a], tr->size[a])) {
+					fprintf(stderr,
+						"regionbench replay: %s "
+						"refused to free allocation "
+						"%lu\n",
+						rg_region_backend_name(
+							(enum rg_region_backend)
+								b),
+						a);
+					exit(1);
+				}
+				start[a] = ~0UL;
+			}
+		}
+		t1 = rb_now_ns();
+		if (tr->ops[i].kind == OP_ALLOC) {
+			ta += (double)(t1 - t0) - overhead;
+			*nalloc += j - i;
+			for (unsigned long a = id0; a < id; a++) {
+				if (start[a] == ~0UL) {
+					res->failures++;
+					res->false_failures +=
+						rg_bitmap_find_next_zero_area(
+							mirror, cap, 0,
+							tr->size[a], 0) < cap;
+					h = hash_step(h, ~0UL);
+					continue;
+				}
+				if (!rg_bitmap_range_is_clear(mirror, start[a],
+							      tr->size[a])) {
+					fprintf(stderr,
+						"regionbench replay: overlap "
+						"at allocation %lu\n",
+						a);
+					exit(1);
+				}
+				rg_bitmap_set_range(mirror, start[a],
+						    tr->size[a]);
+				h = hash_step(h, start[a]);
+			}
+		} else {
+			tf += (double)(t1 - t0) - overhead;
+			for (unsigned long k = i; k < j; k++) {
+				unsigned long a = tr->ops[k].v;
+
+				if (freed[k - i] == ~0UL) {
+					(*skipped)++;
+					continue;
+				}
+				(*nfree)++;
+				rg_bitmap_clear_range(mirror, freed[k - i],
+						      tr->size[a]);
+			}
+		}
+		i = j;
+	}
+	res->peak_bytes = peak_bytes(r);
+	res->hash = h;
+	res->regions = *nalloc - res->failures;
+	*ta_out = ta < 0 ? 0 : ta;
+	*tf_out = tf < 0 ? 0 : tf;
+	rg_bitmap_free(mirror);
+	free(freed);
+	free(start);
+	rg_region_destroy(r);
+}
+
+static int run_replay(struct rb_ctx *ctx, int argc, char **argv)
+{
+	static struct result res[NB];
+	struct rtrace tr;
+	struct rb_table *t;
+	struct opts o;
+	double overhead, *va, *vf;
+	int err = parse_opts(ctx, argc, argv, &o, true), ref = -1;
+
+	if (err)
+		return err > 0 ? 0 : 2;
+	if (optind >= argc) {
+		fprintf(stderr,
+			"usage: regionbench replay [--backends LIST] "
+			"[--budget S] FILE\n"
+			"FILE: 'capacity C' first, then one operation per "
+			"line: 'alloc N' or 'free ID'\n"
+			"(IDs number the allocations from 0 in trace order; "
+			"'#' starts a comment)\n");
+		return 2;
+	}
+	if (read_trace(argv[optind], &tr))
+		return 2;
+	overhead = timer_overhead();
+	va = xcalloc((size_t)ctx->runs, sizeof(double));
+	vf = xcalloc((size_t)ctx->runs, sizeof(double));
+	t = rb_table_new("replay", cols, NCOLS);
+	rb_table_param(t, "trace", "%s", argv[optind]);
+	rb_table_param(t, "operations", "%lu", tr.nops);
+	rb_table_param(t, "runs", "%d", ctx->runs);
+	for (int b = 0; b < NB; b++) {
+		struct result *r = &res[b];
+		unsigned long na = 0, nf = 0, skipped = 0;
+		uint64_t begin = rb_now_ns();
+		int runs = 0;
+
+		if (!o.use[b])
+			continue;
+		if (b == RG_REGION_IDA &&
+		    tr.capacity > (unsigned long)INT_MAX) {
+			rb_table_note(t, "ida skipped: capacity above INT_MAX");
+			continue;
+		}
+		while (runs < ctx->runs) {
+			replay_run(b, &tr, overhead, r, &va[runs], &vf[runs],
+				   &na, &nf, &skipped);
+			runs++;
+			if ((double)(rb_now_ns() - begin) > o.budget_s * 1e9)
+				break;
+		}
+		if (runs < ctx->runs)
+			rb_table_note(t,
+				      "%s: time budget reached after %d of %d "
+				      "runs",
+				      rg_region_backend_name(
+					      (enum rg_region_backend)b),
+				      runs, ctx->runs);
+		r->capacity = tr.capacity;
+		r->alloc_ms = rb_median(va, runs) / 1e6;
+		r->free_ms = rb_median(vf, runs) / 1e6;
+		r->alloc_ns = na ? r->alloc_ms * 1e6 / (double)na : 0;
+		r->free_ns = nf ? r->free_ms * 1e6 / (double)nf : 0;
+		r->done = true;
+		add_row(t, W_REPLAY, b, r);
+		if (ref < 0) {
+			ref = b;
+			rb_table_note(t,
+				      "%lu allocations, %lu frees, %lu frees "
+				      "skipped (their allocation had failed)",
+				      na, nf, skipped);
+		} else if (r->hash != res[ref].hash) {
+			mismatches++;
+			fprintf(stderr,
+				"regionbench replay: MISMATCH: %s and %s "
+				"placed different regions\n",
+				rg_region_backend_name(
+					(enum rg_region_backend)b),
+				rg_region_backend_name(
+					(enum rg_region_backend)ref));
+			rb_table_note(t, "MISMATCH: %s and %s differ",
+				      rg_region_backend_name(
+					      (enum rg_region_backend)b),
+				      rg_region_backend_name(
+					      (enum rg_region_backend)ref));
+		}
+	}
+	rb_table_note(t,
+		      "Replay times each maximal group of consecutive "
+		      "allocs (or frees) and subtracts the timer's own "
+		      "cost (%.0f ns per group).",
+		      overhead);
+	rb_table_print(t, ctx);
+	rb_table_free(t);
+	free(tr.ops);
+	free(tr.size);
+	free(va);
+	free(vf);
+	return mismatches ? 1 : 0;
+}
+
+RB_COMMAND(replay, "replay", "replay a region trace file on every backend",
+	   run_replay);
