@@ -145,8 +145,10 @@ static inline uint64_t xa_slots_mask(unsigned int shift)
 {
 	unsigned int span = shift + RG_XA_CHUNK_SHIFT;
 
-	return span > XA_BITS ? ((uint64_t)1 << (XA_BITS - shift)) - 1 :
-				~(uint64_t)0;
+	if (span <= XA_BITS)
+		return ~(uint64_t)0;
+	/* The top node of a full tree: only 2^(BITS - shift) slots. */
+	return ((uint64_t)1 << (1u << (XA_BITS - shift))) - 1;
 }
 
 static inline unsigned int xa_offset(unsigned long i, unsigned int shift)
@@ -662,6 +664,7 @@ static bool xa_check_node(struct xa_vstate *v, struct rgi_xa_node *node,
 			  unsigned int shift)
 {
 	bool track = xa_track_free(v->xa);
+	uint64_t used = 0, want[XA_NR_MARKS] = { 0 }, all;
 	unsigned int b, m;
 
 	if (++v->nodes > v->xa->nr_nodes)
@@ -672,51 +675,59 @@ static bool xa_check_node(struct xa_vstate *v, struct rgi_xa_node *node,
 		return xa_vfail(v, "node has a wrong offset");
 	if (node->shift != shift)
 		return xa_vfail(v, "node has a wrong shift");
-	if (!node->used)
+	for (b = 0; b < RG_XA_CHUNK_SIZE; b++)
+		if (node->slots[b])
+			used |= xa_bit(b);
+	if (used != node->used)
+		return xa_vfail(v, "occupancy bitmap disagrees");
+	if (!used)
 		return xa_vfail(v, "empty node left in the tree");
-	for (b = 0; b < RG_XA_CHUNK_SIZE; b++) {
-		void *e = node->slots[b];
-		struct rgi_xa_node *child = NULL;
+	all = xa_slots_mask(shift);
+	if (used & ~all)
+		return xa_vfail(v, "slot beyond the index space in use");
+	if (shift == 0) {
+		for (; used; used &= used - 1) {
+			void *e = node->slots[__builtin_ctzll(used)];
 
-		if (!!e != !!(node->used & xa_bit(b)))
-			return xa_vfail(v, "occupancy bitmap disagrees");
-		if (shift == 0) {
 			if (xa_is_internal(e) && e != RGI_XA_ZERO)
 				return xa_vfail(v, "internal entry in a leaf");
-		} else if (e) {
+		}
+		for (m = 0; m < XA_NR_MARKS; m++)
+			want[m] = node->marks[m] & node->used;
+		if (track) {
+			want[RG_XA_FREE_MARK] = ~node->used & all;
+			if (v->owner_free)
+				want[RG_XA_FREE_MARK] |=
+					node->marks[RG_XA_FREE_MARK] &
+					node->used;
+		}
+	} else {
+		if (track)
+			want[RG_XA_FREE_MARK] = ~used & all;
+		for (; used; used &= used - 1) {
+			unsigned int c = (unsigned int)__builtin_ctzll(used);
+			void *e = node->slots[c];
+			struct rgi_xa_node *child;
+
 			if (!xa_is_node(e))
 				return xa_vfail(v, "entry in an interior node");
 			child = xa_to_node(e);
-			if (!xa_check_node(v, child, node, b,
+			if (!xa_check_node(v, child, node, c,
 					   shift - RG_XA_CHUNK_SHIFT))
 				return false;
+			for (m = 0; m < XA_NR_MARKS; m++)
+				if (child->marks[m])
+					want[m] |= xa_bit(c);
 		}
-		for (m = 0; m < XA_NR_MARKS; m++) {
-			bool bit = node->marks[m] & xa_bit(b);
-
-			if (track && m == RG_XA_FREE_MARK) {
-				bool want;
-
-				if (!(xa_slots_mask(shift) & xa_bit(b)))
-					want = false;
-				else if (!e)
-					want = true;
-				else if (child)
-					want = child->marks[m] != 0;
-				else if (v->owner_free)
-					want = bit;
-				else
-					want = false;
-				if (bit != want)
-					return xa_vfail(
-						v, "free mark disagrees with "
-						   "the slots below");
-			} else if (bit != (child ? child->marks[m] != 0 :
-						   e != NULL && bit)) {
-				return xa_vfail(v, "mark bit set without a "
-						   "marked entry below");
-			}
-		}
+	}
+	for (m = 0; m < XA_NR_MARKS; m++) {
+		if (node->marks[m] == want[m])
+			continue;
+		if (track && m == RG_XA_FREE_MARK)
+			return xa_vfail(v, "free mark disagrees with the "
+					   "slots below");
+		return xa_vfail(v, "mark bit disagrees with the entries "
+				   "below");
 	}
 	return true;
 }
