@@ -12,6 +12,7 @@
 #include "region/xarray.h"
 #include "region/ida.h"
 #include "region/bitmap.h"
+#include "region/hbitmap.h"
 #include "region/maple_tree.h"
 #include "region/region.h"
 

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libregion hbitmap: a contiguous-range allocator over the units
+ * [0, capacity): one bit per unit plus a hierarchy of free-run summaries,
+ * so that the lowest-address (first) fit of a run of N units is found in
+ * logarithmic time while memory stays within a few percent of the plain
+ * bitmap (capacity / 8 bytes).
+ *
+ * Usage:
+ *	struct rg_hbitmap *hb = rg_hbitmap_create(1000000);
+ *	uint64_t start;
+ *
+ *	if (!hb)
+ *		return -errno;				// -EINVAL or -ENOMEM
+ *	err = rg_hbitmap_alloc(hb, 16, 1, &start);	// lowest free run of 16
+ *	err = rg_hbitmap_alloc(hb, 64, 64, &start);	// start % 64 == 0
+ *	err = rg_hbitmap_alloc_range(hb, 8, 1, 4096, 8191, &start);
+ *	err = rg_hbitmap_reserve(hb, 0, 100);		// fixed placement
+ *	err = rg_hbitmap_free(hb, start, 16);		// -ENOENT if not taken
+ *	printf("%llu free, largest run %llu, %zu bytes\n",
+ *	       (unsigned long long)rg_hbitmap_free_units(hb),
+ *	       (unsigned long long)rg_hbitmap_largest_free_run(hb),
+ *	       rg_hbitmap_bytes(hb));
+ *	rg_hbitmap_destroy(hb);
+ *
+ * Guarantees: an allocation never fails while a fitting free run exists,
+ * and its result is exactly the lowest aligned start a linear search of the
+ * bitmap would return. Allocation and free take O(log capacity) word
+ * operations (aligned requests may take longer, see rg_hbitmap_alloc()).
+ * Nothing allocates memory after rg_hbitmap_create() except
+ * rg_hbitmap_resize(). The structure is not thread-safe: callers serialise
+ * every call on one bitmap (read-only calls may run concurrently with each
+ * other).
+ */
+#ifndef REGION_HBITMAP_H
+#define REGION_HBITMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "region/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest capacity rg_hbitmap_create() and rg_hbitmap_resize() accept. */
+#define RG_HBITMAP_MAX_CAPACITY ((uint64_t)1 << 56)
+
+struct rg_hbitmap;
+
+/**
+ * rg_hbitmap_create() - create an allocator of @capacity units, all free.
+ * @capacity: number of units, 1 .. RG_HBITMAP_MAX_CAPACITY.
+ *
+ * Memory is about capacity / 8 bytes for the bitmap plus 6.5% for the
+ * summaries, allocated here and nowhere else (except resize).
+ *
+ * Context: any thread.
+ * Return: the new allocator, or NULL with errno set to EINVAL (@capacity is
+ * 0 or too large) or ENOMEM.
+ */
+RG_API struct rg_hbitmap *rg_hbitmap_create(uint64_t capacity);
+
+/**
+ * rg_hbitmap_destroy() - free an allocator and everything it holds.
+ * @hb: allocator from rg_hbitmap_create(), or NULL (no-op).
+ *
+ * Context: any thread; no other call may use @hb concurrently.
+ */
+RG_API void rg_hbitmap_destroy(struct rg_hbitmap *hb);
+
+/**
+ * rg_hbitmap_alloc() - allocate the lowest aligned free run of @n units.
+ * @hb: the allocator.
+ * @n: number of units, 1 .. capacity.
+ * @align: required alignment of the start, a power of two (1: none). The
+ *         start is aligned in absolute unit numbers: start % align == 0.
+ * @start: receives the first unit of the run on success.
+ *
+ * First fit: the result is the lowest start s with s % align == 0 and the
+ * units [s, s + n) all free, the same as a linear search would find. With
+ * @align == 1 the cost is O(log capacity). With @align > 1 a subtree whose
+ * longest free run is long enough but misaligned is searched and left, so
+ * heavily fragmented bitmaps can cost more; runs of n + align - 1 units or
+ * more are always found without such detours.
+ *
+ * Context: caller serialises calls on @hb; never allocates memory.
+ * Return: 0 on success; -EINVAL if @n is 0 or larger than the capacity or
+ * @align is not a power of two; -ENOSPC if no aligned free run of @n units
+ * exists (nothing changes).
+ */
+RG_API int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
+			    uint64_t *start);
+
+/**
+ * rg_hbitmap_alloc_range() - rg_hbitmap_alloc() inside a window.
+ * @hb: the allocator.
+ * @n: number of units, 1 .. capacity.
+ * @align: alignment of the start, a power of two (1: none).
+ * @min: lowest unit the run may use.
+ * @max: highest unit the run may use (inclusive); values at or past the
+ *       capacity mean "up to the last unit".
+ * @start: receives the first unit of the run on success.
+ *
+ * Finds the lowest aligned start s >= @min with s + n - 1 <= @max and the
+ * units [s, s + n) free.
+ *
+ * Context: caller serialises calls on @hb; never allocates memory.
+ * Return: 0 on success; -EINVAL if @n is 0 or larger than the capacity,
+ * @align is not a power of two or @min > @max; -ENOSPC if no such run
+ * exists (nothing changes).
+ */
+RG_API int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n,
+				  uint64_t align, uint64_t min, uint64_t max,
+				  uint64_t *start);
+
+/**
+ * rg_hbitmap_free() - release the units [@start, @start + @n).
+ * @hb: the allocator.
+ * @start: first unit.
+ * @n: number of units, at least 1.
+ *
+ * The units may come from any mix of allocations and reservations: the
+ * allocator records units, not regions.
+ *
+ * Context: caller serialises calls on @hb; never allocates memory.
+ * Return: 0 on success; -EINVAL if @n is 0 or the range overflows or passes
+ * the capacity; -ENOENT if any unit in the range is free (double free or
+ * never allocated): nothing changes.
+ */
+RG_API int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n);
+
+/**
+ * rg_hbitmap_reserve() - allocate the fixed units [@start, @start + @n).
+ * @hb: the allocator.
+ * @start: first unit.
+ * @n: number of units, at least 1.
+ *
+ * Context: caller serialises calls on @hb; never allocates memory.
+ * Return: 0 on success; -EINVAL if @n is 0 or the range overflows or passes
+ * the capacity; -EBUSY if any unit in the range is already allocated:
+ * nothing changes.
+ */
+RG_API int rg_hbitmap_reserve(struct rg_hbitmap *hb, uint64_t start,
+			      uint64_t n);
+
+/**
+ * rg_hbitmap_resize() - grow or shrink the capacity.
+ * @hb: the allocator.
+ * @capacity: new capacity, 1 .. RG_HBITMAP_MAX_CAPACITY.
+ *
+ * Units below the smaller of the two capacities keep their state; new units
+ * are free. Shrinking requires the units being cut off to be free. Takes
+ * O(capacity / 64) time and allocates the new arrays before touching the
+ * old ones.
+ *
+ * Context: caller serialises calls on @hb; allocates memory.
+ * Return: 0 on success; -EINVAL if @capacity is 0 or too large; -EBUSY if
+ * a unit at or past @capacity is allocated; -ENOMEM: in every error case
+ * nothing changes.
+ */
+RG_API int rg_hbitmap_resize(struct rg_hbitmap *hb, uint64_t capacity);
+
+/**
+ * rg_hbitmap_test() - tell whether one unit is allocated.
+ * @hb: the allocator.
+ * @unit: the unit.
+ *
+ * Context: caller serialises against writers.
+ * Return: 1 if allocated, 0 if free, -EINVAL if @unit >= capacity.
+ */
+RG_API int rg_hbitmap_test(const struct rg_hbitmap *hb, uint64_t unit);
+
+/**
+ * rg_hbitmap_capacity() - number of units managed.
+ * @hb: the allocator.
+ *
+ * Context: caller serialises against writers.
+ * Return: the capacity.
+ */
+RG_API uint64_t rg_hbitmap_capacity(const struct rg_hbitmap *hb);
+
+/**
+ * rg_hbitmap_free_units() - number of free units.
+ * @hb: the allocator.
+ *
+ * Context: caller serialises against writers; O(1).
+ * Return: the count of free units.
+ */
+RG_API uint64_t rg_hbitmap_free_units(const struct rg_hbitmap *hb);
+
+/**
+ * rg_hbitmap_largest_free_run() - length of the longest free run.
+ * @hb: the allocator.
+ *
+ * An allocation of n units with align 1 succeeds iff n is at most this.
+ *
+ * Context: caller serialises against writers; O(log capacity).
+ * Return: the longest run of consecutive free units (0 when full).
+ */
+RG_API uint64_t rg_hbitmap_largest_free_run(const struct rg_hbitmap *hb);
+
+/**
+ * rg_hbitmap_bytes() - bytes of memory the allocator holds.
+ * @hb: the allocator.
+ *
+ * Counted from the sizes actually allocated: the handle, the bitmap and
+ * every summary array.
+ *
+ * Context: caller serialises against writers.
+ * Return: the byte count.
+ */
+RG_API size_t rg_hbitmap_bytes(const struct rg_hbitmap *hb);
+
+/**
+ * rg_hbitmap_validate() - check every invariant.
+ * @hb: the allocator.
+ * @reason: if not NULL, receives a static string naming the first broken
+ *          invariant (unchanged on success).
+ *
+ * Recomputes every summary from the level below and compares, checks the
+ * child masks, the free-unit count, the padding bits past the capacity and
+ * the cached state of the pending block. O(capacity / 64).
+ *
+ * Context: caller serialises against writers.
+ * Return: 0 if consistent, -EINVAL otherwise.
+ */
+RG_API int rg_hbitmap_validate(const struct rg_hbitmap *hb,
+			       const char **reason);
+
+/**
+ * rg_hbitmap_dump() - print the structure for debugging.
+ * @hb: the allocator.
+ * @f: output stream.
+ *
+ * Prints the geometry, the top summaries and the first free runs.
+ *
+ * Context: caller serialises against writers.
+ */
+RG_API void rg_hbitmap_dump(const struct rg_hbitmap *hb, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* REGION_HBITMAP_H */
