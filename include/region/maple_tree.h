@@ -83,7 +83,7 @@ extern "C" {
 
 /* Node geometry (64-bit). */
 #define RG_MT_NODE_SIZE 256
-#define RG_MT_SLOTS 16	     /* leaves and ordinary internal nodes */
+#define RG_MT_SLOTS 16 /* leaves and ordinary internal nodes */
 #define RG_MT_ALLOC_SLOTS 10 /* internal nodes of allocation trees */
 /* Deepest tree the implementation builds. */
 #define RG_MT_MAX_HEIGHT 31
@@ -161,16 +161,22 @@ struct rg_maple_tree {
 };
 
 #ifdef __cplusplus
-#define RG_MT_ZERO_INIT_ {}
+#define RG_MT_ZERO_INIT_ \
+	{                \
+	}
 #else
-#define RG_MT_ZERO_INIT_ { 0 }
+#define RG_MT_ZERO_INIT_ \
+	{                \
+		0        \
+	}
 #endif
 /* Static initialiser: struct rg_maple_tree t = RG_MTREE_INIT(t, flags); */
-#define RG_MTREE_INIT(name, fl) \
-	{ PTHREAD_MUTEX_INITIALIZER, NULL, (fl), 0, 0, RG_MT_ZERO_INIT_ }
+#define RG_MTREE_INIT(name, fl)                                               \
+	{                                                                     \
+		PTHREAD_MUTEX_INITIALIZER, NULL, (fl), 0, 0, RG_MT_ZERO_INIT_ \
+	}
 /* Define an empty ordinary tree. */
-#define RG_DEFINE_MTREE(name) \
-	struct rg_maple_tree name = RG_MTREE_INIT(name, 0)
+#define RG_DEFINE_MTREE(name) struct rg_maple_tree name = RG_MTREE_INIT(name, 0)
 
 /* ---- entries ---- */
 
@@ -349,10 +355,9 @@ RG_API int rg_mtree_erase_err(struct rg_maple_tree *mt, unsigned long index,
  * -EINVAL if the tree is not an allocation tree, @entry is NULL or reserved,
  * @size is 0, @min > @max or the window is smaller than @size; -ENOMEM.
  */
-RG_API int rg_mtree_alloc_range(struct rg_maple_tree *mt,
-				unsigned long *startp, void *entry,
-				unsigned long size, unsigned long min,
-				unsigned long max);
+RG_API int rg_mtree_alloc_range(struct rg_maple_tree *mt, unsigned long *startp,
+				void *entry, unsigned long size,
+				unsigned long min, unsigned long max);
 
 /**
  * rg_mtree_alloc_rrange() - store an entry in the highest free window.
@@ -416,11 +421,11 @@ RG_API void *rg_mtree_find(struct rg_maple_tree *mt, unsigned long *index,
  * Return: the next entry, or NULL if none (also when the previous range
  * ended at ULONG_MAX, i.e. *@index is 0).
  */
-RG_API void *rg_mtree_find_after(struct rg_maple_tree *mt,
-				 unsigned long *index, unsigned long max);
+RG_API void *rg_mtree_find_after(struct rg_maple_tree *mt, unsigned long *index,
+				 unsigned long max);
 
 /* Iterate over entries with indices at or after @index, up to @max. */
-#define rg_mt_for_each(mt, entry, index, max)                        \
+#define rg_mt_for_each(mt, entry, index, max)                         \
 	for ((entry) = rg_mtree_find((mt), &(index), (max)); (entry); \
 	     (entry) = rg_mtree_find_after((mt), &(index), (max)))
 
@@ -589,9 +594,9 @@ struct rg_ma_state {
 };
 
 /* Declare a state on @mt positioned at [first, last], walking from the root. */
-#define RG_MA_STATE(name, mt, first, last) \
+#define RG_MA_STATE(name, mt, first, last)                             \
 	struct rg_ma_state name = { (mt), (first), (last), NULL, 0, 0, \
-				    NULL, 0, 0, 0, 0, { 0, 0 } }
+				    NULL, 0,	   0,	   0,	 0, { 0, 0 } }
 
 /**
  * rg_mas_walk() - read the range that holds mas->index.

@@ -169,8 +169,7 @@ static inline void *mt_find_after(struct rg_maple_tree *mt,
 	return rg_mtree_find_after(mt, index, max);
 }
 
-#define mt_for_each(mt, entry, index, max) \
-	rg_mt_for_each(mt, entry, index, max)
+#define mt_for_each(mt, entry, index, max) rg_mt_for_each(mt, entry, index, max)
 
 static inline unsigned int mt_height(const struct rg_maple_tree *mt)
 {
@@ -205,8 +204,7 @@ static inline void *mas_find(struct rg_ma_state *mas, unsigned long max)
 	return rg_mas_find(mas, max);
 }
 
-static inline void *mas_find_range(struct rg_ma_state *mas,
-				   unsigned long max)
+static inline void *mas_find_range(struct rg_ma_state *mas, unsigned long max)
 {
 	return rg_mas_find_range(mas, max);
 }
@@ -221,8 +219,7 @@ static inline void *mas_next(struct rg_ma_state *mas, unsigned long max)
 	return rg_mas_next(mas, max);
 }
 
-static inline void *mas_next_range(struct rg_ma_state *mas,
-				   unsigned long max)
+static inline void *mas_next_range(struct rg_ma_state *mas, unsigned long max)
 {
 	return rg_mas_next_range(mas, max);
 }
@@ -232,8 +229,7 @@ static inline void *mas_prev(struct rg_ma_state *mas, unsigned long min)
 	return rg_mas_prev(mas, min);
 }
 
-static inline void *mas_prev_range(struct rg_ma_state *mas,
-				   unsigned long min)
+static inline void *mas_prev_range(struct rg_ma_state *mas, unsigned long min)
 {
 	return rg_mas_prev_range(mas, min);
 }
@@ -245,8 +241,7 @@ static inline void *mas_store(struct rg_ma_state *mas, void *entry)
 	return rg_mas_store(mas, entry);
 }
 
-static inline int mas_store_gfp(struct rg_ma_state *mas, void *entry,
-				gfp_t gfp)
+static inline int mas_store_gfp(struct rg_ma_state *mas, void *entry, gfp_t gfp)
 {
 	return rg_mas_store_gfp(mas, entry, gfp);
 }
@@ -262,9 +257,8 @@ static inline int mas_empty_area(struct rg_ma_state *mas, unsigned long min,
 	return rg_mas_empty_area(mas, min, max, size);
 }
 
-static inline int mas_empty_area_rev(struct rg_ma_state *mas,
-				     unsigned long min, unsigned long max,
-				     unsigned long size)
+static inline int mas_empty_area_rev(struct rg_ma_state *mas, unsigned long min,
+				     unsigned long max, unsigned long size)
 {
 	return rg_mas_empty_area_rev(mas, min, max, size);
 }

@@ -1,0 +1,960 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Maple Tree: the normal API (rg_mtree_*), the advanced API around a
+ * caller-owned rg_ma_state (rg_mas_*), gap searches and iteration.
+ *
+ * Theory of operation. Every write goes to rgi_mt_write() (maple_tree.c),
+ * which classifies the store, preallocates its worst case and cannot fail
+ * after that. The normal API wraps each call in the tree's mutex. The
+ * advanced API leaves locking to the caller and keeps a cursor: in state
+ * RG_MAS_ACTIVE the state remembers the leaf, slot and leaf range of the
+ * current range [index, last], so next/prev step inside the leaf in O(1)
+ * and climb through parent links to the next leaf otherwise; any other
+ * state makes the next call walk from the root. After a store or erase
+ * through a state it is reset (RG_MAS_START) with index/last set to the
+ * stored range, so iteration continues correctly after it.
+ *
+ * Gap searches (empty_area, alloc_range) descend from the root visiting
+ * children that intersect the window in order; in allocation trees a child
+ * whose stored gap is smaller than the request is skipped, so only the
+ * boundary paths of the window can fail after descending: O(height x
+ * fan-out). Because no two NULL ranges are adjacent, a free run is one slot
+ * and the first fitting slot is the answer. Ordinary trees are searched the
+ * same way without the pruning (O(n) in the worst case).
+ *
+ * Nothing here allocates except through rgi_mt_write() and
+ * rg_mas_preallocate().
+ */
+#include "maple_internal.h"
+
+/* ---- normal API ---- */
+
+int rg_mtree_init(struct rg_maple_tree *mt, unsigned int flags)
+{
+	if (!mt || (flags & ~RG_MT_FLAGS_MASK))
+		return -EINVAL;
+	memset(mt, 0, sizeof(*mt));
+	pthread_mutex_init(&mt->lock, NULL);
+	mt->root = NULL;
+	mt->flags = flags;
+	return 0;
+}
+
+void rg_mtree_lock(struct rg_maple_tree *mt)
+{
+	pthread_mutex_lock(&mt->lock);
+}
+
+void rg_mtree_unlock(struct rg_maple_tree *mt)
+{
+	pthread_mutex_unlock(&mt->lock);
+}
+
+void rg_mtree_destroy(struct rg_maple_tree *mt)
+{
+	if (!mt)
+		return;
+	rg_mtree_lock(mt);
+	if (mt_root_is_node(mt->root))
+		rgi_mt_free_subtree(mt, mt->root);
+	mt->root = NULL;
+	mt->height = 0;
+	rg_mtree_unlock(mt);
+}
+
+static void *mt_load_locked(struct rg_maple_tree *mt, unsigned long index)
+{
+	void *e = mt->root;
+
+	if (!mt_root_is_node(e))
+		return index == 0 ? e : NULL;
+	for (;;) {
+		struct mt_node *n = mt_to_node(e);
+		enum mt_type t = mt_type_of(e);
+
+		__builtin_prefetch((char *)n + 64);
+		__builtin_prefetch((char *)n + 128);
+		__builtin_prefetch((char *)n + 192);
+		if (t == MT_ARANGE) {
+			e = n->a.slot[mt_slot_of(n->a.pivot, MT_A_PIVOTS,
+						 index)];
+			continue;
+		}
+		e = n->r.slot[mt_slot_of(n->r.pivot, MT_R_PIVOTS, index)];
+		if (t == MT_LEAF)
+			return e;
+	}
+}
+
+void *rg_mtree_load(struct rg_maple_tree *mt, unsigned long index)
+{
+	void *e;
+
+	rg_mtree_lock(mt);
+	e = mt_load_locked(mt, index);
+	rg_mtree_unlock(mt);
+	return e;
+}
+
+static int mt_check_entry(void *entry)
+{
+	return rg_mt_is_reserved(entry) ? -EINVAL : 0;
+}
+
+int rg_mtree_store_range(struct rg_maple_tree *mt, unsigned long first,
+			 unsigned long last, void *entry)
+{
+	int ret;
+
+	if (!mt || first > last || mt_check_entry(entry))
+		return -EINVAL;
+	rg_mtree_lock(mt);
+	ret = rgi_mt_write(mt, first, last, entry, NULL, 0, NULL);
+	rg_mtree_unlock(mt);
+	return ret;
+}
+
+int rg_mtree_store(struct rg_maple_tree *mt, unsigned long index, void *entry)
+{
+	return rg_mtree_store_range(mt, index, index, entry);
+}
+
+int rg_mtree_insert_range(struct rg_maple_tree *mt, unsigned long first,
+			  unsigned long last, void *entry)
+{
+	struct mt_pos pos;
+	int ret = 0;
+
+	if (!mt || first > last || mt_check_entry(entry))
+		return -EINVAL;
+	rg_mtree_lock(mt);
+	rgi_mt_walk(mt, first, &pos);
+	if (pos.entry || pos.rmax < last)
+		ret = -EEXIST;
+	else if (entry)
+		ret = rgi_mt_write(mt, first, last, entry, NULL, 0, NULL);
+	rg_mtree_unlock(mt);
+	return ret;
+}
+
+int rg_mtree_insert(struct rg_maple_tree *mt, unsigned long index, void *entry)
+{
+	return rg_mtree_insert_range(mt, index, index, entry);
+}
+
+int rg_mtree_erase_err(struct rg_maple_tree *mt, unsigned long index,
+		       void **old)
+{
+	struct mt_pos pos;
+	int ret = 0;
+
+	if (old)
+		*old = NULL;
+	if (!mt)
+		return -EINVAL;
+	rg_mtree_lock(mt);
+	rgi_mt_walk(mt, index, &pos);
+	if (pos.entry) {
+		ret = rgi_mt_write(mt, pos.rmin, pos.rmax, NULL, NULL, 0, NULL);
+		if (!ret && old)
+			*old = pos.entry;
+	}
+	rg_mtree_unlock(mt);
+	return ret;
+}
+
+void *rg_mtree_erase(struct rg_maple_tree *mt, unsigned long index)
+{
+	void *old;
+
+	rg_mtree_erase_err(mt, index, &old);
+	return old;
+}
+
+/* ---- gap searches ---- */
+
+struct mt_gap {
+	struct rg_maple_tree *mt;
+	unsigned long lo, hi, size;
+	bool alloc;
+	unsigned long found;
+};
+
+static bool gap_fits(unsigned long s, unsigned long e, unsigned long size)
+{
+	return s <= e && e - s >= size - 1;
+}
+
+static bool gap_fwd(struct mt_gap *g, void *enode, unsigned long min,
+		    unsigned long max)
+{
+	struct mt_node *n = mt_to_node(enode);
+	enum mt_type t = mt_type_of(enode);
+	unsigned long *piv = mt_pivots(n, t);
+	void **sl = mt_slots(n, t);
+	unsigned int np = mt_npivots(t), end = mt_end(n);
+	unsigned int off = mt_slot_of(piv, np, RGI_MAX(g->lo, min));
+
+	for (unsigned int i = off; i <= end; i++) {
+		unsigned long cmin = mt_slot_min(piv, i, min);
+		unsigned long cmax = mt_slot_max(piv, np, i, max);
+
+		if (cmin > g->hi)
+			break;
+		if (t == MT_LEAF) {
+			unsigned long s = RGI_MAX(cmin, g->lo);
+			unsigned long e = RGI_MIN(cmax, g->hi);
+
+			if (!sl[i] && gap_fits(s, e, g->size)) {
+				g->found = s;
+				return true;
+			}
+			continue;
+		}
+		if (t == MT_ARANGE && n->a.gap[i] < g->size)
+			continue;
+		if (gap_fwd(g, sl[i], cmin, cmax))
+			return true;
+	}
+	return false;
+}
+
+static bool gap_rev(struct mt_gap *g, void *enode, unsigned long min,
+		    unsigned long max)
+{
+	struct mt_node *n = mt_to_node(enode);
+	enum mt_type t = mt_type_of(enode);
+	unsigned long *piv = mt_pivots(n, t);
+	void **sl = mt_slots(n, t);
+	unsigned int np = mt_npivots(t);
+	unsigned int off = mt_slot_of(piv, np, RGI_MIN(g->hi, max));
+
+	for (unsigned int i = off + 1; i-- > 0;) {
+		unsigned long cmin = mt_slot_min(piv, i, min);
+		unsigned long cmax = mt_slot_max(piv, np, i, max);
+
+		if (cmax < g->lo)
+			break;
+		if (t == MT_LEAF) {
+			unsigned long s = RGI_MAX(cmin, g->lo);
+			unsigned long e = RGI_MIN(cmax, g->hi);
+
+			if (!sl[i] && gap_fits(s, e, g->size)) {
+				g->found = e - (g->size - 1);
+				return true;
+			}
+			continue;
+		}
+		if (t == MT_ARANGE && n->a.gap[i] < g->size)
+			continue;
+		if (gap_rev(g, sl[i], cmin, cmax))
+			return true;
+	}
+	return false;
+}
+
+static int mt_window_ok(unsigned long min, unsigned long max,
+			unsigned long size)
+{
+	if (!size || min > max)
+		return -EINVAL;
+	if (max - min != ULONG_MAX && max - min + 1 < size)
+		return -EINVAL;
+	return 0;
+}
+
+/* Lowest (or highest) start of a free window; lock held. */
+static int mt_empty_area(struct rg_maple_tree *mt, unsigned long min,
+			 unsigned long max, unsigned long size, bool rev,
+			 unsigned long *start)
+{
+	struct mt_gap g = { mt, min, max, size, mt_is_alloc(mt), 0 };
+	void *root = mt->root;
+	int ret = mt_window_ok(min, max, size);
+
+	if (ret)
+		return ret;
+	if (!mt_root_is_node(root)) {
+		/* Free: everything, or everything but index 0. */
+		unsigned long s = root ? RGI_MAX(min, 1UL) : min;
+
+		if (root && max == 0)
+			return -EBUSY;
+		if (!gap_fits(s, max, size))
+			return -EBUSY;
+		*start = rev ? max - (size - 1) : s;
+		return 0;
+	}
+	if (rev ? gap_rev(&g, root, 0, ULONG_MAX) :
+		  gap_fwd(&g, root, 0, ULONG_MAX)) {
+		*start = g.found;
+		return 0;
+	}
+	return -EBUSY;
+}
+
+static int mt_alloc(struct rg_maple_tree *mt, unsigned long *startp,
+		    void *entry, unsigned long size, unsigned long min,
+		    unsigned long max, bool rev)
+{
+	unsigned long start;
+	int ret;
+
+	if (!mt || !startp || !mt_is_alloc(mt) || !entry ||
+	    mt_check_entry(entry))
+		return -EINVAL;
+	ret = mt_window_ok(min, max, size);
+	if (ret)
+		return ret;
+	rg_mtree_lock(mt);
+	ret = mt_empty_area(mt, min, max, size, rev, &start);
+	if (!ret)
+		ret = rgi_mt_write(mt, start, start + size - 1, entry, NULL, 0,
+				   NULL);
+	rg_mtree_unlock(mt);
+	if (!ret)
+		*startp = start;
+	return ret;
+}
+
+int rg_mtree_alloc_range(struct rg_maple_tree *mt, unsigned long *startp,
+			 void *entry, unsigned long size, unsigned long min,
+			 unsigned long max)
+{
+	return mt_alloc(mt, startp, entry, size, min, max, false);
+}
+
+int rg_mtree_alloc_rrange(struct rg_maple_tree *mt, unsigned long *startp,
+			  void *entry, unsigned long size, unsigned long min,
+			  unsigned long max)
+{
+	return mt_alloc(mt, startp, entry, size, min, max, true);
+}
+
+int rg_mtree_alloc_cyclic(struct rg_maple_tree *mt, unsigned long *startp,
+			  void *entry, unsigned long range_lo,
+			  unsigned long range_hi, unsigned long *next)
+{
+	unsigned long from, start;
+	int ret, wrapped = 0;
+
+	if (!mt || !startp || !next || !mt_is_alloc(mt) || !entry ||
+	    mt_check_entry(entry) || range_lo > range_hi)
+		return -EINVAL;
+	from = *next;
+	if (from < range_lo || from > range_hi)
+		from = range_lo;
+	rg_mtree_lock(mt);
+	ret = mt_empty_area(mt, from, range_hi, 1, false, &start);
+	if (ret == -EBUSY && from > range_lo) {
+		ret = mt_empty_area(mt, range_lo, from - 1, 1, false, &start);
+		wrapped = 1;
+	}
+	if (!ret)
+		ret = rgi_mt_write(mt, start, start, entry, NULL, 0, NULL);
+	rg_mtree_unlock(mt);
+	if (ret)
+		return ret;
+	*startp = start;
+	*next = start + 1;
+	return wrapped;
+}
+
+/* First entry whose range ends at or after index and starts <= max. */
+static void *mt_find_locked(struct rg_maple_tree *mt, unsigned long *index,
+			    unsigned long max)
+{
+	struct mt_pos pos;
+
+	if (*index > max)
+		return NULL;
+	rgi_mt_walk(mt, *index, &pos);
+	if (!pos.entry) {
+		/* No two NULL ranges touch: the next range holds an entry. */
+		if (pos.rmax == ULONG_MAX || pos.rmax + 1 > max)
+			return NULL;
+		rgi_mt_walk(mt, pos.rmax + 1, &pos);
+		if (!pos.entry)
+			return NULL;
+	}
+	*index = pos.rmax + 1;
+	return pos.entry;
+}
+
+void *rg_mtree_find(struct rg_maple_tree *mt, unsigned long *index,
+		    unsigned long max)
+{
+	void *e;
+
+	if (!mt || !index)
+		return NULL;
+	rg_mtree_lock(mt);
+	e = mt_find_locked(mt, index, max);
+	rg_mtree_unlock(mt);
+	return e;
+}
+
+void *rg_mtree_find_after(struct rg_maple_tree *mt, unsigned long *index,
+			  unsigned long max)
+{
+	if (!index || *index == 0)
+		return NULL;
+	return rg_mtree_find(mt, index, max);
+}
+
+unsigned int rg_mtree_height(const struct rg_maple_tree *mt)
+{
+	return __atomic_load_n(&mt->height, __ATOMIC_RELAXED);
+}
+
+bool rg_mtree_empty(const struct rg_maple_tree *mt)
+{
+	return __atomic_load_n(&mt->root, __ATOMIC_RELAXED) == NULL;
+}
+
+size_t rg_mtree_bytes(const struct rg_maple_tree *mt)
+{
+	return (size_t)__atomic_load_n(&mt->nodes, __ATOMIC_RELAXED) *
+		       RG_MT_NODE_SIZE +
+	       sizeof(*mt);
+}
+
+int rg_mtree_get_stats(struct rg_maple_tree *mt, struct rg_mtree_stats *st)
+{
+	if (!mt || !st)
+		return -EINVAL;
+	rg_mtree_lock(mt);
+	*st = mt->stats;
+	st->nodes = mt->nodes;
+	st->height = mt->height;
+	rg_mtree_unlock(mt);
+	return 0;
+}
+
+void rg_mtree_reset_stats(struct rg_maple_tree *mt)
+{
+	rg_mtree_lock(mt);
+	memset(&mt->stats, 0, sizeof(mt->stats));
+	rg_mtree_unlock(mt);
+}
+
+void rg_mtree_set_vacancy(struct rg_maple_tree *mt, bool on)
+{
+	rg_mtree_lock(mt);
+	if (on)
+		mt->flags &= ~RG_MT_FLAGS_NO_VACANCY;
+	else
+		mt->flags |= RG_MT_FLAGS_NO_VACANCY;
+	rg_mtree_unlock(mt);
+}
+
+/* ---- advanced API: positioning ---- */
+
+static void *mas_set_pos(struct rg_ma_state *mas, const struct mt_pos *pos)
+{
+	mas->node = pos->enode;
+	mas->offset = (unsigned char)pos->off;
+	mas->min = pos->min;
+	mas->max = pos->max;
+	mas->index = pos->rmin;
+	mas->last = pos->rmax;
+	mas->status = RG_MAS_ACTIVE;
+	return pos->entry;
+}
+
+static void *mas_walk_to(struct rg_ma_state *mas, unsigned long index)
+{
+	struct mt_pos pos;
+
+	rgi_mt_walk(mas->tree, index, &pos);
+	return mas_set_pos(mas, &pos);
+}
+
+void *rg_mas_walk(struct rg_ma_state *mas)
+{
+	return mas_walk_to(mas, mas->index);
+}
+
+/* Entry of the current slot of an active state. */
+static void *mas_entry(struct rg_ma_state *mas)
+{
+	if (!mas->node)
+		return mas->offset == 0 ? mas->tree->root : NULL;
+	return mt_to_node(mas->node)->r.slot[mas->offset];
+}
+
+/* Move an active state to the next range; false at the end of the tree. */
+static bool mas_step_next(struct rg_ma_state *mas)
+{
+	struct rg_maple_tree *mt = mas->tree;
+	enum mt_type it = mt_itype(mt);
+	struct mt_node *n, *p;
+	unsigned long *piv;
+	unsigned int s;
+	unsigned long min, max;
+	void *e;
+
+	if (mas->last == ULONG_MAX)
+		return false;
+	if (!mas->node) {
+		/* A root entry: [0, 0] then [1, ULONG_MAX]. */
+		mas->offset = 1;
+		mas->index = 1;
+		mas->last = ULONG_MAX;
+		return true;
+	}
+	n = mt_to_node(mas->node);
+	if (mas->offset < mt_end(n)) {
+		mas->offset++;
+		mas->index = mas->last + 1;
+		mas->last = mt_slot_max(n->r.pivot, MT_R_PIVOTS, mas->offset,
+					mas->max);
+		return true;
+	}
+	/* Climb to the first ancestor with a next child. */
+	for (;;) {
+		p = mt_parent(n);
+		RGI_ASSERT(p);
+		if (mt_pslot(n) < mt_end(p))
+			break;
+		n = p;
+	}
+	s = mt_pslot(n) + 1;
+	piv = mt_pivots(p, it);
+	min = mas->max + 1;
+	if (s < mt_npivots(it))
+		max = piv[s];
+	else
+		max = rgi_mt_node_max(mt, p);
+	e = mt_slots(p, it)[s];
+	while (!mt_is_leaf(e)) {
+		struct mt_node *c = mt_to_node(e);
+		enum mt_type t = mt_type_of(e);
+
+		max = mt_pivots(c, t)[0];
+		e = mt_slots(c, t)[0];
+	}
+	mas->node = e;
+	mas->min = min;
+	mas->max = max;
+	mas->offset = 0;
+	mas->index = min;
+	mas->last = mt_to_node(e)->r.pivot[0];
+	return true;
+}
+
+/* Move an active state to the previous range; false at index 0. */
+static bool mas_step_prev(struct rg_ma_state *mas)
+{
+	struct rg_maple_tree *mt = mas->tree;
+	enum mt_type it = mt_itype(mt);
+	struct mt_node *n, *p;
+	unsigned long *piv;
+	unsigned int s, end;
+	unsigned long min, max;
+	void *e;
+
+	if (mas->index == 0)
+		return false;
+	if (!mas->node) {
+		mas->offset = 0;
+		mas->index = 0;
+		mas->last = 0;
+		return true;
+	}
+	n = mt_to_node(mas->node);
+	if (mas->offset > 0) {
+		mas->offset--;
+		mas->last = mas->index - 1;
+		mas->index = mt_slot_min(n->r.pivot, mas->offset, mas->min);
+		return true;
+	}
+	for (;;) {
+		p = mt_parent(n);
+		RGI_ASSERT(p);
+		if (mt_pslot(n) > 0)
+			break;
+		n = p;
+	}
+	s = mt_pslot(n) - 1;
+	piv = mt_pivots(p, it);
+	max = mas->min - 1;
+	if (s > 0)
+		min = piv[s - 1] + 1;
+	else
+		min = rgi_mt_node_min(mt, p);
+	e = mt_slots(p, it)[s];
+	while (!mt_is_leaf(e)) {
+		struct mt_node *c = mt_to_node(e);
+		enum mt_type t = mt_type_of(e);
+
+		end = mt_end(c);
+		min = mt_slot_min(mt_pivots(c, t), end, min);
+		e = mt_slots(c, t)[end];
+	}
+	n = mt_to_node(e);
+	end = mt_end(n);
+	mas->node = e;
+	mas->min = min;
+	mas->max = max;
+	mas->offset = (unsigned char)end;
+	mas->index = mt_slot_min(n->r.pivot, end, min);
+	mas->last = max;
+	return true;
+}
+
+/*
+ * Bring the state to an active position from which stepping forward
+ * (@fwd) or backward continues the iteration. Returns 1 when the position
+ * reached is itself the answer candidate (a walk that must not be stepped
+ * over), 0 when the caller must step, -1 when there is nothing more.
+ */
+static int mas_resume(struct rg_ma_state *mas, bool fwd)
+{
+	switch (mas->status) {
+	case RG_MAS_ACTIVE:
+		return 0;
+	case RG_MAS_PAUSE:
+		if (fwd) {
+			if (mas->last == ULONG_MAX)
+				return -1;
+			mas_walk_to(mas, mas->last + 1);
+		} else {
+			if (mas->index == 0)
+				return -1;
+			mas_walk_to(mas, mas->index - 1);
+		}
+		return 1;
+	case RG_MAS_OVERFLOW:
+		mas_walk_to(mas, mas->last);
+		return 0;
+	case RG_MAS_UNDERFLOW:
+		mas_walk_to(mas, mas->index);
+		return 0;
+	default:
+		mas_walk_to(mas, mas->index);
+		return 0;
+	}
+}
+
+/* Next range (any entry) after the current one, starting <= max. */
+static bool mas_next_any(struct rg_ma_state *mas, unsigned long max)
+{
+	struct rg_ma_state save = *mas;
+
+	if (!mas_step_next(mas) || mas->index > max) {
+		*mas = save;
+		mas->status = RG_MAS_OVERFLOW;
+		return false;
+	}
+	return true;
+}
+
+static bool mas_prev_any(struct rg_ma_state *mas, unsigned long min)
+{
+	struct rg_ma_state save = *mas;
+
+	if (!mas_step_prev(mas) || mas->last < min) {
+		*mas = save;
+		mas->status = RG_MAS_UNDERFLOW;
+		return false;
+	}
+	return true;
+}
+
+static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
+{
+	int r;
+
+	if (mas->status == RG_MAS_OVERFLOW && mas->last >= max)
+		return NULL;
+	r = mas_resume(mas, true);
+	if (r < 0) {
+		mas->status = RG_MAS_OVERFLOW;
+		return NULL;
+	}
+	if (r == 1) {
+		if (mas->index > max) {
+			mas->status = RG_MAS_OVERFLOW;
+			return NULL;
+		}
+		if (any || mas_entry(mas))
+			return mas_entry(mas);
+	}
+	for (;;) {
+		void *e;
+
+		if (!mas_next_any(mas, max))
+			return NULL;
+		e = mas_entry(mas);
+		if (e || any)
+			return e;
+	}
+}
+
+static void *mas_prev_impl(struct rg_ma_state *mas, unsigned long min, bool any)
+{
+	int r;
+
+	if (mas->status == RG_MAS_UNDERFLOW && mas->index <= min)
+		return NULL;
+	r = mas_resume(mas, false);
+	if (r < 0) {
+		mas->status = RG_MAS_UNDERFLOW;
+		return NULL;
+	}
+	if (r == 1) {
+		if (mas->last < min) {
+			mas->status = RG_MAS_UNDERFLOW;
+			return NULL;
+		}
+		if (any || mas_entry(mas))
+			return mas_entry(mas);
+	}
+	for (;;) {
+		void *e;
+
+		if (!mas_prev_any(mas, min))
+			return NULL;
+		e = mas_entry(mas);
+		if (e || any)
+			return e;
+	}
+}
+
+void *rg_mas_next(struct rg_ma_state *mas, unsigned long max)
+{
+	return mas_next_impl(mas, max, false);
+}
+
+void *rg_mas_next_range(struct rg_ma_state *mas, unsigned long max)
+{
+	return mas_next_impl(mas, max, true);
+}
+
+void *rg_mas_prev(struct rg_ma_state *mas, unsigned long min)
+{
+	return mas_prev_impl(mas, min, false);
+}
+
+void *rg_mas_prev_range(struct rg_ma_state *mas, unsigned long min)
+{
+	return mas_prev_impl(mas, min, true);
+}
+
+static bool mas_fresh(const struct rg_ma_state *mas)
+{
+	return mas->status == RG_MAS_START || mas->status == RG_MAS_ERROR;
+}
+
+static void *mas_find_impl(struct rg_ma_state *mas, unsigned long max, bool any)
+{
+	if (mas_fresh(mas)) {
+		void *e;
+
+		if (mas->index > max) {
+			mas->status = RG_MAS_OVERFLOW;
+			return NULL;
+		}
+		e = mas_walk_to(mas, mas->index);
+		if (e || any)
+			return e;
+	}
+	return mas_next_impl(mas, max, any);
+}
+
+void *rg_mas_find(struct rg_ma_state *mas, unsigned long max)
+{
+	return mas_find_impl(mas, max, false);
+}
+
+void *rg_mas_find_range(struct rg_ma_state *mas, unsigned long max)
+{
+	return mas_find_impl(mas, max, true);
+}
+
+void *rg_mas_find_rev(struct rg_ma_state *mas, unsigned long min)
+{
+	if (mas_fresh(mas)) {
+		void *e;
+
+		if (mas->index < min) {
+			mas->status = RG_MAS_UNDERFLOW;
+			return NULL;
+		}
+		e = mas_walk_to(mas, mas->index);
+		if (e)
+			return e;
+	}
+	return mas_prev_impl(mas, min, false);
+}
+
+void rg_mas_pause(struct rg_ma_state *mas)
+{
+	if (mas->status == RG_MAS_ACTIVE)
+		mas->status = RG_MAS_PAUSE;
+	mas->node = NULL;
+}
+
+void rg_mas_reset(struct rg_ma_state *mas)
+{
+	mas->status = RG_MAS_START;
+	mas->node = NULL;
+}
+
+void rg_mas_set_range(struct rg_ma_state *mas, unsigned long first,
+		      unsigned long last)
+{
+	mas->index = first;
+	mas->last = last;
+	rg_mas_reset(mas);
+}
+
+void rg_mas_set(struct rg_ma_state *mas, unsigned long index)
+{
+	rg_mas_set_range(mas, index, index);
+}
+
+/* ---- advanced API: writes ---- */
+
+static int mas_check(struct rg_ma_state *mas, void *entry)
+{
+	if (mas->index > mas->last || mt_check_entry(entry))
+		return -EINVAL;
+	return 0;
+}
+
+static void mas_fail(struct rg_ma_state *mas, int err)
+{
+	mas->status = RG_MAS_ERROR;
+	mas->error = (short)err;
+	mas->node = NULL;
+}
+
+static int mas_do_store(struct rg_ma_state *mas, void *entry, void **old)
+{
+	int ret = mas_check(mas, entry);
+
+	if (ret) {
+		mas_fail(mas, ret);
+		return ret;
+	}
+	if (mas->sheaf || mas->alloc_req)
+		ret = rgi_mt_write(mas->tree, mas->index, mas->last, entry,
+				   &mas->sheaf, mas->alloc_req, old);
+	else
+		ret = rgi_mt_write(mas->tree, mas->index, mas->last, entry,
+				   NULL, 0, old);
+	mas->alloc_req = 0;
+	if (ret) {
+		mas_fail(mas, ret);
+		return ret;
+	}
+	rg_mas_reset(mas);
+	return 0;
+}
+
+void *rg_mas_store(struct rg_ma_state *mas, void *entry)
+{
+	void *old = NULL;
+
+	if (mas_do_store(mas, entry, &old))
+		return NULL;
+	return old;
+}
+
+int rg_mas_store_gfp(struct rg_ma_state *mas, void *entry, unsigned int gfp)
+{
+	(void)gfp;
+	return mas_do_store(mas, entry, NULL);
+}
+
+void *rg_mas_erase(struct rg_ma_state *mas)
+{
+	struct mt_pos pos;
+	int ret;
+
+	rgi_mt_walk(mas->tree, mas->index, &pos);
+	mas->index = pos.rmin;
+	mas->last = pos.rmax;
+	if (!pos.entry) {
+		rg_mas_reset(mas);
+		return NULL;
+	}
+	ret = rgi_mt_write(mas->tree, pos.rmin, pos.rmax, NULL, NULL, 0, NULL);
+	if (ret) {
+		mas_fail(mas, ret);
+		return NULL;
+	}
+	rg_mas_reset(mas);
+	return pos.entry;
+}
+
+int rg_mas_empty_area(struct rg_ma_state *mas, unsigned long min,
+		      unsigned long max, unsigned long size)
+{
+	unsigned long start;
+	int ret = mt_empty_area(mas->tree, min, max, size, false, &start);
+
+	if (ret)
+		return ret;
+	rg_mas_set_range(mas, start, start + size - 1);
+	return 0;
+}
+
+int rg_mas_empty_area_rev(struct rg_ma_state *mas, unsigned long min,
+			  unsigned long max, unsigned long size)
+{
+	unsigned long start;
+	int ret = mt_empty_area(mas->tree, min, max, size, true, &start);
+
+	if (ret)
+		return ret;
+	rg_mas_set_range(mas, start, start + size - 1);
+	return 0;
+}
+
+int rg_mas_preallocate(struct rg_ma_state *mas, void *entry, unsigned int gfp)
+{
+	struct rg_slab_cache *c;
+	unsigned int req;
+	int ret = mas_check(mas, entry);
+
+	(void)gfp;
+	if (ret)
+		return ret;
+	rg_mas_destroy(mas);
+	req = rgi_mt_prealloc_count(mas->tree, mas->index, mas->last, entry,
+				    NULL);
+	if (req) {
+		c = rgi_mt_cache();
+		if (!c)
+			return -ENOMEM;
+		mas->sheaf = rg_slab_prefill_sheaf(c, req);
+		if (!mas->sheaf)
+			return -ENOMEM;
+		rgi_mt_account_request(mas->tree, req);
+	}
+	mas->alloc_req = req;
+	return 0;
+}
+
+void rg_mas_store_prealloc(struct rg_ma_state *mas, void *entry)
+{
+	int ret;
+
+	ret = rgi_mt_write(mas->tree, mas->index, mas->last, entry, &mas->sheaf,
+			   mas->alloc_req, NULL);
+	RGI_ASSERT(ret == 0);
+	mas->alloc_req = 0;
+	rg_mas_reset(mas);
+}
+
+void rg_mas_destroy(struct rg_ma_state *mas)
+{
+	if (mas->sheaf) {
+		rg_slab_return_sheaf(rgi_mt_cache(), mas->sheaf);
+		mas->sheaf = NULL;
+	}
+	mas->alloc_req = 0;
+}

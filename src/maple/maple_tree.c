@@ -1,0 +1,1142 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Maple Tree: nodes, walks and the one write path. Theory of operation.
+ *
+ * Layout. A tree is a B-tree of 256-byte, 256-byte-aligned nodes from one
+ * process-wide slab cache. Leaves and ordinary internal nodes have 16 slots
+ * and 15 pivots; internal nodes of allocation trees have 10 slots, 9 pivots
+ * and 10 gaps (the largest run of NULL indices under each child) plus the
+ * slot of the largest gap. Pivot i is the last index of slot i; a node's own
+ * range comes from its parent (0..ULONG_MAX at the root); slot `end` ends at
+ * the node's max. Pivots past `end` hold the node's max, so the slot of an
+ * index is simply the number of pivots below it (no branch on end). A
+ * node's first word holds its parent's address | its slot in the parent
+ * << 4 | its own end: the parent's address is 0 at the root, and the node's
+ * own address once the node is dead. Slots of internal nodes hold encoded
+ * node pointers: address | type << 3 | 2. The root pointer holds NULL, the
+ * entry of index 0 alone (never an entry whose low bits read as a node), or
+ * an encoded node.
+ *
+ * Invariants (checked by rg_mtree_validate()): pivots strictly increase
+ * inside the node's range; every non-root node holds at least 6 (16-slot)
+ * or 4 (10-slot) entries and a root internal node at least 2; all leaves are
+ * at the same depth (the tree's height); no two adjacent ranges are both
+ * NULL, across leaves too, so a free run is always one slot and gap searches
+ * are exact; a root leaf is never all NULL; stored gaps are exact.
+ *
+ * Writes. Every store, whatever API it comes from, goes through
+ * rgi_mt_write(): (1) walk to the leaf of `first`; a NULL store first grows
+ * its range over the NULL ranges next to it; a range that ends past the leaf
+ * also walks to `last` (a spanning store); (2) classify the store (exact fit,
+ * append, slot store, node store, split, rebalance, spanning, new root) and
+ * compute its worst-case node count from the tree height h and the vacant (v)
+ * and sufficient (s) heights of the path (kernel-semantics.md); (3) prefill
+ * a slab sheaf with exactly that many nodes (the only point that can fail:
+ * -ENOMEM leaves the tree untouched); (4) store, taking nodes only from the
+ * sheaf; (5) give the sheaf back and count requested / used.
+ *
+ * The store itself is one bottom-up rebuild over "runs": at each level the
+ * run is the contiguous sequence of nodes being replaced, from the left
+ * boundary path to the right one. Its new content is the kept part of the
+ * boundary nodes plus the nodes built one level below. If the run is a
+ * single node and the content fits, that node is rewritten (in place outside
+ * RCU mode, by a new node published with one pointer store in RCU mode) and
+ * the write ends. Otherwise the content is cut into 1..3 new nodes, after
+ * taking in one neighbour node first if it is too small, and the run moves
+ * up to the parents. A run that covers a whole level ends the write as a new
+ * root (the tree shrinks), a root that overflows gets a new root above it.
+ * Per level at most 3 nodes are built (2 for splits and rebalances), and the
+ * write stops at the vacant (split) or sufficient (rebalance) node, which is
+ * what bounds the node count by the preallocation formulas. Nodes strictly
+ * between the two original boundary paths are dead with their subtrees;
+ * boundary nodes are freed once the new structure is linked. New nodes are
+ * complete before they are linked, and live nodes change only by single-
+ * word stores (slot, gap, parent word), so RCU mode (issue 6) only has to
+ * defer the frees and never rewrite in place.
+ *
+ * What never allocates: loads, walks, iteration, gap searches, validate,
+ * dump, destroy, and every store classified exact fit, append, slot or node
+ * store outside RCU mode. Limits: height at most RG_MT_MAX_HEIGHT (far
+ * beyond any memory); 64-bit unsigned long.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "maple_internal.h"
+
+/* ---- node cache ---- */
+
+static pthread_mutex_t mt_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rg_slab_cache *_Atomic mt_cache;
+
+struct rg_slab_cache *rgi_mt_cache(void)
+{
+	struct rg_slab_cache *c =
+		atomic_load_explicit(&mt_cache, memory_order_acquire);
+
+	if (likely(c))
+		return c;
+	pthread_mutex_lock(&mt_cache_lock);
+	c = atomic_load_explicit(&mt_cache, memory_order_relaxed);
+	if (!c) {
+		c = rg_slab_create("maple_node", RG_MT_NODE_SIZE,
+				   RG_MT_NODE_SIZE, 0, NULL);
+		if (c)
+			atomic_store_explicit(&mt_cache, c,
+					      memory_order_release);
+	}
+	pthread_mutex_unlock(&mt_cache_lock);
+	return c;
+}
+
+int rg_mtree_node_stats(struct rg_slab_stats *st)
+{
+	struct rg_slab_cache *c;
+
+	if (!st)
+		return -EINVAL;
+	c = atomic_load_explicit(&mt_cache, memory_order_acquire);
+	if (!c) {
+		memset(st, 0, sizeof(*st));
+		return 0;
+	}
+	return rg_slab_get_stats(c, st);
+}
+
+static void mt_node_free(struct rg_maple_tree *mt, struct mt_node *n)
+{
+	rg_slab_free(atomic_load_explicit(&mt_cache, memory_order_relaxed), n);
+	mt->nodes--;
+}
+
+void rgi_mt_free_subtree(struct rg_maple_tree *mt, void *enode)
+{
+	struct mt_node *n = mt_to_node(enode);
+
+	if (!mt_is_leaf(enode)) {
+		void **sl = mt_slots(n, mt_type_of(enode));
+		unsigned int end = mt_end(n);
+
+		for (unsigned int i = 0; i <= end; i++)
+			rgi_mt_free_subtree(mt, sl[i]);
+	}
+	mt_node_free(mt, n);
+}
+
+/* ---- ranges of nodes found by parent links ---- */
+
+unsigned long rgi_mt_node_max(struct rg_maple_tree *mt, struct mt_node *n)
+{
+	enum mt_type it = mt_itype(mt);
+
+	for (;;) {
+		struct mt_node *p = mt_parent(n);
+		unsigned int s = mt_pslot(n);
+
+		if (!p)
+			return ULONG_MAX;
+		if (s < mt_npivots(it))
+			return mt_pivots(p, it)[s];
+		n = p;
+	}
+}
+
+unsigned long rgi_mt_node_min(struct rg_maple_tree *mt, struct mt_node *n)
+{
+	enum mt_type it = mt_itype(mt);
+
+	for (;;) {
+		struct mt_node *p = mt_parent(n);
+		unsigned int s = mt_pslot(n);
+
+		if (!p)
+			return 0;
+		if (s)
+			return mt_pivots(p, it)[s - 1] + 1;
+		n = p;
+	}
+}
+
+/* Largest run of NULL indices in a leaf spanning [min, max]. */
+unsigned long rgi_mt_leaf_gap(struct mt_node *n, unsigned long min,
+			      unsigned long max)
+{
+	unsigned int end = mt_end(n);
+	unsigned long g = 0, lo = min;
+
+	for (unsigned int i = 0; i <= end; i++) {
+		unsigned long hi = i < MT_R_PIVOTS ? n->r.pivot[i] : max;
+
+		if (i == end)
+			hi = max;
+		if (!n->r.slot[i]) {
+			unsigned long sz =
+				hi - lo == ULONG_MAX ? ULONG_MAX : hi - lo + 1;
+
+			if (sz > g)
+				g = sz;
+		}
+		lo = hi + 1;
+	}
+	return g;
+}
+
+/* ---- read walk ---- */
+
+void rgi_mt_walk(struct rg_maple_tree *mt, unsigned long index,
+		 struct mt_pos *pos)
+{
+	void *e = mt->root;
+	unsigned long min = 0, max = ULONG_MAX;
+
+	pos->min = 0;
+	pos->max = ULONG_MAX;
+	if (!mt_root_is_node(e)) {
+		pos->enode = NULL;
+		if (e && index == 0) {
+			pos->off = 0;
+			pos->rmin = pos->rmax = 0;
+			pos->entry = e;
+		} else if (e) {
+			pos->off = 1;
+			pos->rmin = 1;
+			pos->rmax = ULONG_MAX;
+			pos->entry = NULL;
+		} else {
+			pos->off = 0;
+			pos->rmin = 0;
+			pos->rmax = ULONG_MAX;
+			pos->entry = NULL;
+		}
+		return;
+	}
+	for (;;) {
+		struct mt_node *n = mt_to_node(e);
+		enum mt_type t = mt_type_of(e);
+		unsigned long *piv = mt_pivots(n, t);
+		unsigned int np = mt_npivots(t);
+		unsigned int off = mt_slot_of(piv, np, index);
+		unsigned long cmin = mt_slot_min(piv, off, min);
+		unsigned long cmax = mt_slot_max(piv, np, off, max);
+
+		if (t == MT_LEAF) {
+			pos->enode = e;
+			pos->off = off;
+			pos->min = min;
+			pos->max = max;
+			pos->rmin = cmin;
+			pos->rmax = cmax;
+			pos->entry = n->r.slot[off];
+			return;
+		}
+		min = cmin;
+		max = cmax;
+		e = mt_slots(n, t)[off];
+	}
+}
+
+/* ---- the write path ---- */
+
+#define MT_DEPTHS (RG_MT_MAX_HEIGHT + 2)
+#define MT_BIG 48
+#define MT_EXTRA 512
+
+/* A root-to-node path; index by depth, 1 = root. */
+struct mt_path {
+	struct mt_node *node[MT_DEPTHS];
+	unsigned char off[MT_DEPTHS]; /* slot taken in node[d] */
+	unsigned long min[MT_DEPTHS], max[MT_DEPTHS];
+};
+
+/* The content of one level while it is rebuilt. */
+struct mt_big {
+	unsigned long piv[MT_BIG];
+	void *slot[MT_BIG];
+	unsigned long gap[MT_BIG];
+	unsigned int n;
+};
+
+struct mt_wr {
+	struct rg_maple_tree *mt;
+	unsigned long first, last;
+	void *entry;
+	void *old;
+	unsigned int h;
+	enum mt_type itype;
+	bool alloc;
+	bool spanning;
+	int type;
+	unsigned int a; /* spanning: deepest depth shared by both paths */
+	struct mt_path lp, rp;
+	/* original boundary paths (nodes and slots) */
+	struct mt_node *lp0[MT_DEPTHS], *rp0[MT_DEPTHS];
+	unsigned char lo0[MT_DEPTHS], ro0[MT_DEPTHS];
+	/* nodes that joined a boundary path through a neighbour */
+	struct mt_node *extra[MT_EXTRA];
+	unsigned char extra_d[MT_EXTRA];
+	unsigned int nextra;
+	/* nodes */
+	struct rg_slab_cache *cache;
+	struct rg_slab_sheaf *sheaf;
+	unsigned int used;
+};
+
+static struct mt_node *wr_alloc(struct mt_wr *wr)
+{
+	void *p = NULL;
+
+	if (wr->sheaf)
+		p = rg_slab_alloc_from_sheaf(wr->cache, wr->sheaf);
+	if (unlikely(!p)) {
+		/* More than preallocated: a bug the stats report (overuse). */
+		if (!wr->cache)
+			wr->cache = rgi_mt_cache();
+		RGI_ASSERT(wr->cache);
+		p = rg_slab_alloc(wr->cache);
+		RGI_ASSERT(p);
+	}
+	wr->used++;
+	wr->mt->nodes++;
+	return p;
+}
+
+/* Publish @enode where @old was: in its parent's slot or as the root. */
+static void wr_replace(struct mt_wr *wr, struct mt_node *old, void *enode)
+{
+	struct mt_node *p = mt_parent(old);
+	struct mt_node *n = mt_to_node(enode);
+	unsigned int s = mt_pslot(old);
+
+	n->parent = (uintptr_t)p | ((uintptr_t)s << 4) | mt_end(n);
+	if (p)
+		__atomic_store_n(&mt_slots(p, wr->itype)[s], enode,
+				 __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(&wr->mt->root, enode, __ATOMIC_RELEASE);
+}
+
+/* Mark a replaced node dead and free it (RCU mode will defer the free). */
+static void wr_retire(struct mt_wr *wr, struct mt_node *n)
+{
+	if (mt_dead(n))
+		return;
+	n->parent = (uintptr_t)n | mt_end(n);
+	mt_node_free(wr->mt, n);
+}
+
+static void wr_kill_subtree(struct mt_wr *wr, void *enode)
+{
+	rgi_mt_free_subtree(wr->mt, enode);
+}
+
+/* Update the gaps above @n after its largest gap became @g. */
+static void wr_gap_up(struct mt_wr *wr, struct mt_node *n, unsigned long g)
+{
+	struct mt_node *p;
+
+	while ((p = mt_parent(n)) != NULL) {
+		unsigned int s = mt_pslot(n);
+		unsigned long oldmax = p->a.gap[p->a.gslot], newmax;
+
+		if (p->a.gap[s] == g)
+			return;
+		p->a.gap[s] = g;
+		if (g > oldmax) {
+			p->a.gslot = (unsigned char)s;
+			newmax = g;
+		} else if (s == p->a.gslot) {
+			unsigned int end = mt_end(p), best = 0;
+
+			for (unsigned int i = 1; i <= end; i++)
+				if (p->a.gap[i] > p->a.gap[best])
+					best = i;
+			p->a.gslot = (unsigned char)best;
+			newmax = p->a.gap[best];
+		} else {
+			return;
+		}
+		if (newmax == oldmax)
+			return;
+		n = p;
+		g = newmax;
+	}
+}
+
+/* Walk to the leaf of @index recording the whole path. */
+static void wr_walk_path(struct mt_wr *wr, struct mt_path *p,
+			 unsigned long index)
+{
+	void *e = wr->mt->root;
+	unsigned long min = 0, max = ULONG_MAX;
+
+	for (unsigned int d = 1;; d++) {
+		struct mt_node *n = mt_to_node(e);
+		enum mt_type t = mt_type_of(e);
+		unsigned long *piv = mt_pivots(n, t);
+		unsigned int np = mt_npivots(t);
+		unsigned int off = mt_slot_of(piv, np, index);
+
+		p->node[d] = n;
+		p->off[d] = (unsigned char)off;
+		p->min[d] = min;
+		p->max[d] = max;
+		if (t == MT_LEAF) {
+			wr->h = d;
+			return;
+		}
+		min = mt_slot_min(piv, off, min);
+		max = mt_slot_max(piv, np, off, max);
+		e = mt_slots(n, t)[off];
+	}
+}
+
+static void big_add(struct mt_big *b, unsigned long piv, void *slot,
+		    unsigned long gap)
+{
+	RGI_DEBUG_ASSERT(b->n < MT_BIG);
+	b->piv[b->n] = piv;
+	b->slot[b->n] = slot;
+	b->gap[b->n] = gap;
+	b->n++;
+}
+
+/* Content of the leaf level: left kept part, the new range, right part. */
+static void wr_leaf_content(struct mt_wr *wr, struct mt_big *b)
+{
+	unsigned int h = wr->h;
+	struct mt_node *L = wr->lp.node[h], *R = wr->rp.node[h];
+	unsigned int o1 = wr->lp.off[h], o2 = wr->rp.off[h];
+	unsigned long r1min = mt_slot_min(L->r.pivot, o1, wr->lp.min[h]);
+	unsigned long rmax = wr->rp.max[h];
+	unsigned long r2max = mt_slot_max(R->r.pivot, MT_R_PIVOTS, o2, rmax);
+	unsigned int rend = mt_end(R);
+
+	b->n = 0;
+	for (unsigned int i = 0; i < o1; i++)
+		big_add(b, L->r.pivot[i], L->r.slot[i], 0);
+	if (wr->first > r1min)
+		big_add(b, wr->first - 1, L->r.slot[o1], 0);
+	big_add(b, wr->last, wr->entry, 0);
+	if (wr->last < r2max)
+		big_add(b, r2max, R->r.slot[o2], 0);
+	for (unsigned int i = o2 + 1; i <= rend; i++)
+		big_add(b, mt_slot_max(R->r.pivot, MT_R_PIVOTS, i, rmax),
+			R->r.slot[i], 0);
+}
+
+/* Largest NULL run of leaf content b[lo..hi) starting at @min. */
+static unsigned long big_leaf_gap(const struct mt_big *b, unsigned int lo,
+				  unsigned int hi, unsigned long min)
+{
+	unsigned long g = 0, start = min;
+
+	for (unsigned int i = lo; i < hi; i++) {
+		if (!b->slot[i]) {
+			unsigned long sz = b->piv[i] - start == ULONG_MAX ?
+						   ULONG_MAX :
+						   b->piv[i] - start + 1;
+
+			if (sz > g)
+				g = sz;
+		}
+		start = b->piv[i] + 1;
+	}
+	return g;
+}
+
+/*
+ * Write content b[lo..hi) into node @n of type @t spanning [min, max] and
+ * adopt its children. Keeps the parent address and slot. Returns the
+ * node's largest gap (allocation trees) or 0.
+ */
+static unsigned long wr_fill(struct mt_wr *wr, struct mt_node *n,
+			     enum mt_type t, const struct mt_big *b,
+			     unsigned int lo, unsigned int hi,
+			     unsigned long min, unsigned long max)
+{
+	unsigned int cnt = hi - lo, np = mt_npivots(t), ns = mt_nslots(t);
+	unsigned long *piv = mt_pivots(n, t);
+	void **sl = mt_slots(n, t);
+	unsigned long g = 0;
+
+	RGI_DEBUG_ASSERT(cnt >= 1 && cnt <= ns);
+	RGI_DEBUG_ASSERT(b->piv[hi - 1] == max);
+	for (unsigned int i = 0; i < cnt; i++) {
+		sl[i] = b->slot[lo + i];
+		if (i < np)
+			piv[i] = b->piv[lo + i];
+	}
+	for (unsigned int i = cnt; i < np; i++)
+		piv[i] = max;
+	for (unsigned int i = cnt; i < ns; i++)
+		sl[i] = NULL;
+	mt_set_end(n, cnt - 1);
+	if (t == MT_LEAF) {
+		if (wr->alloc)
+			g = big_leaf_gap(b, lo, hi, min);
+		return g;
+	}
+	if (t == MT_ARANGE) {
+		unsigned int best = 0;
+
+		for (unsigned int i = 0; i < cnt; i++) {
+			n->a.gap[i] = b->gap[lo + i];
+			if (n->a.gap[i] > n->a.gap[best])
+				best = i;
+		}
+		for (unsigned int i = cnt; i < ns; i++)
+			n->a.gap[i] = 0;
+		n->a.gslot = (unsigned char)best;
+		memset(n->a.pad, 0, sizeof(n->a.pad));
+		g = n->a.gap[best];
+	}
+	for (unsigned int i = 0; i < cnt; i++)
+		mt_set_parent(mt_to_node(sl[i]), n, i);
+	return g;
+}
+
+/* Build a new node from b[lo..hi); its parent is set when it is linked. */
+static void *wr_build(struct mt_wr *wr, enum mt_type t, const struct mt_big *b,
+		      unsigned int lo, unsigned int hi, unsigned long min,
+		      unsigned long max, unsigned long *gap)
+{
+	struct mt_node *n = wr_alloc(wr);
+
+	n->parent = 0;
+	*gap = wr_fill(wr, n, t, b, lo, hi, min, max);
+	return mt_mk_enode(n, t);
+}
+
+static void wr_note_extra(struct mt_wr *wr, struct mt_node *n, unsigned int d)
+{
+	RGI_ASSERT(wr->nextra < MT_EXTRA);
+	wr->extra[wr->nextra] = n;
+	wr->extra_d[wr->nextra] = (unsigned char)d;
+	wr->nextra++;
+}
+
+/* Does the run at depth d cover its whole level? */
+static bool wr_whole(struct mt_wr *wr, unsigned int d)
+{
+	for (unsigned int k = 1; k < d; k++)
+		if (wr->lp.off[k] != 0 ||
+		    wr->rp.off[k] != mt_end(wr->rp.node[k]))
+			return false;
+	return true;
+}
+
+/* Child at slot @off of path node at depth k - 1, into path depth k. */
+static void path_descend(struct mt_wr *wr, struct mt_path *p, unsigned int k,
+			 bool rightmost)
+{
+	struct mt_node *par = p->node[k - 1];
+	unsigned int off = p->off[k - 1];
+	unsigned long *piv = mt_pivots(par, wr->itype);
+	unsigned int np = mt_npivots(wr->itype);
+	struct mt_node *c = mt_to_node(mt_slots(par, wr->itype)[off]);
+
+	p->node[k] = c;
+	p->min[k] = mt_slot_min(piv, off, p->min[k - 1]);
+	p->max[k] = mt_slot_max(piv, np, off, p->max[k - 1]);
+	p->off[k] = (unsigned char)(rightmost ? mt_end(c) : 0);
+	wr_note_extra(wr, c, k);
+}
+
+/*
+ * The run at depth d is too small: take in the neighbouring node at the
+ * same level (a sibling if there is one, else a cousin) and add its content
+ * to @b. The run does not cover the whole level, so a neighbour exists.
+ */
+static void wr_take_neighbour(struct mt_wr *wr, struct mt_big *b,
+			      unsigned int d, enum mt_type t)
+{
+	struct mt_big tmp;
+	struct mt_node *nb;
+	unsigned long nmin, nmax;
+	unsigned int k, end;
+	bool left;
+
+	if (wr->lp.off[d - 1] > 0)
+		left = true;
+	else if (wr->rp.off[d - 1] < mt_end(wr->rp.node[d - 1]))
+		left = false;
+	else {
+		left = false;
+		for (k = d - 1; k >= 1; k--)
+			if (wr->lp.off[k] > 0) {
+				left = true;
+				break;
+			}
+	}
+	if (left) {
+		for (k = d - 1; wr->lp.off[k] == 0; k--)
+			RGI_ASSERT(k > 1);
+		wr->lp.off[k]--;
+		for (unsigned int j = k + 1; j <= d; j++)
+			path_descend(wr, &wr->lp, j, true);
+		nb = wr->lp.node[d];
+		nmin = wr->lp.min[d];
+		nmax = wr->lp.max[d];
+	} else {
+		for (k = d - 1; wr->rp.off[k] == mt_end(wr->rp.node[k]); k--)
+			RGI_ASSERT(k > 1);
+		wr->rp.off[k]++;
+		for (unsigned int j = k + 1; j <= d; j++)
+			path_descend(wr, &wr->rp, j, false);
+		nb = wr->rp.node[d];
+		nmin = wr->rp.min[d];
+		nmax = wr->rp.max[d];
+	}
+	(void)nmin;
+	/* The neighbour's content. */
+	end = mt_end(nb);
+	tmp.n = 0;
+	{
+		unsigned long *piv = mt_pivots(nb, t);
+		void **sl = mt_slots(nb, t);
+		unsigned int np = mt_npivots(t);
+
+		for (unsigned int i = 0; i <= end; i++)
+			big_add(&tmp, mt_slot_max(piv, np, i, nmax), sl[i],
+				t == MT_ARANGE ? nb->a.gap[i] : 0);
+	}
+	if (left) {
+		RGI_DEBUG_ASSERT(tmp.n + b->n <= MT_BIG);
+		memmove(b->piv + tmp.n, b->piv, b->n * sizeof(b->piv[0]));
+		memmove(b->slot + tmp.n, b->slot, b->n * sizeof(b->slot[0]));
+		memmove(b->gap + tmp.n, b->gap, b->n * sizeof(b->gap[0]));
+		memcpy(b->piv, tmp.piv, tmp.n * sizeof(b->piv[0]));
+		memcpy(b->slot, tmp.slot, tmp.n * sizeof(b->slot[0]));
+		memcpy(b->gap, tmp.gap, tmp.n * sizeof(b->gap[0]));
+		b->n += tmp.n;
+	} else {
+		for (unsigned int i = 0; i < tmp.n; i++)
+			big_add(b, tmp.piv[i], tmp.slot[i], tmp.gap[i]);
+	}
+}
+
+/* Free the subtrees strictly between the original boundaries at depth d. */
+static void wr_kill_middles(struct mt_wr *wr, unsigned int d)
+{
+	struct mt_node *P = wr->lp0[d - 1], *Q = wr->rp0[d - 1];
+	unsigned int pi = wr->lo0[d - 1], qi = wr->ro0[d - 1];
+	void **ps = mt_slots(P, wr->itype), **qs = mt_slots(Q, wr->itype);
+
+	if (P == Q) {
+		for (unsigned int i = pi + 1; i < qi; i++)
+			wr_kill_subtree(wr, ps[i]);
+		return;
+	}
+	for (unsigned int i = pi + 1; i <= mt_end(P); i++)
+		wr_kill_subtree(wr, ps[i]);
+	for (unsigned int i = 0; i < qi; i++)
+		wr_kill_subtree(wr, qs[i]);
+}
+
+/* Retire every boundary node deeper than @top (0: all of them). */
+static void wr_retire_boundaries(struct mt_wr *wr, unsigned int top,
+				 struct mt_node *keep)
+{
+	for (unsigned int d = wr->h; d > top; d--) {
+		if (wr->lp0[d] != keep)
+			wr_retire(wr, wr->lp0[d]);
+		if (wr->rp0[d] != keep)
+			wr_retire(wr, wr->rp0[d]);
+	}
+	for (unsigned int i = 0; i < wr->nextra; i++)
+		if (wr->extra_d[i] > top && wr->extra[i] != keep)
+			wr_retire(wr, wr->extra[i]);
+}
+
+/* Sizes of k nodes for n entries; right-edge content is packed left. */
+static unsigned int wr_sizes(unsigned int n, unsigned int cap,
+			     unsigned int minc, bool right_edge,
+			     unsigned int *sz)
+{
+	unsigned int k = (n + cap - 1) / cap;
+
+	if (k == 1) {
+		sz[0] = n;
+	} else if (k == 2 && right_edge) {
+		sz[0] = RGI_MIN(cap, n - minc);
+		sz[1] = n - sz[0];
+	} else {
+		for (unsigned int i = 0; i < k; i++)
+			sz[i] = n / k + (i < n % k);
+	}
+	return k;
+}
+
+/*
+ * The rebuild (see the theory of operation). On entry lp and rp hold the
+ * boundary paths to the leaves of first and last, and the leaf content
+ * has not been computed yet.
+ */
+static void wr_rebuild(struct mt_wr *wr)
+{
+	struct rg_maple_tree *mt = wr->mt;
+	struct mt_big bigs[2];
+	struct mt_big *b = &bigs[0], *up = &bigs[1];
+	unsigned int h = wr->h;
+	void *nk[4];
+	unsigned long nkmax[4], nkgap[4];
+	unsigned int nkn = 0;
+
+	for (unsigned int d = 1; d <= h; d++) {
+		wr->lp0[d] = wr->lp.node[d];
+		wr->rp0[d] = wr->rp.node[d];
+		wr->lo0[d] = wr->lp.off[d];
+		wr->ro0[d] = wr->rp.off[d];
+	}
+	wr->nextra = 0;
+	wr_leaf_content(wr, b);
+
+	for (unsigned int d = h;; d--) {
+		enum mt_type t = d == h ? MT_LEAF : wr->itype;
+		unsigned int cap = mt_nslots(t), minc = mt_minslots(t);
+		struct mt_node *X = wr->lp.node[d], *Y = wr->rp.node[d];
+		unsigned long lo = wr->lp.min[d], hi = wr->rp.max[d];
+		bool whole = wr_whole(wr, d);
+		unsigned int sz[4], k, at;
+
+		if (d >= 2)
+			wr_kill_middles(wr, d);
+
+		if (whole && b->n <= cap) {
+			/* The content is the new root; all above is dead. */
+			for (unsigned int j = d - 1; j >= 2; j--)
+				wr_kill_middles(wr, j);
+			if (t == MT_LEAF && b->n == 1 && !b->slot[0]) {
+				__atomic_store_n(&mt->root, NULL,
+						 __ATOMIC_RELEASE);
+				mt->height = 0;
+				wr_retire_boundaries(wr, 0, NULL);
+			} else if (t != MT_LEAF && b->n == 1) {
+				struct mt_node *c = mt_to_node(b->slot[0]);
+
+				c->parent = mt_end(c);
+				__atomic_store_n(&mt->root, b->slot[0],
+						 __ATOMIC_RELEASE);
+				mt->height = h - d;
+				wr_retire_boundaries(wr, 0, c);
+			} else if (X == Y && d == 1 && !mt_in_rcu(mt)) {
+				wr_fill(wr, X, t, b, 0, b->n, lo, hi);
+				wr_retire_boundaries(wr, 1, NULL);
+			} else {
+				unsigned long g;
+				void *r =
+					wr_build(wr, t, b, 0, b->n, lo, hi, &g);
+
+				__atomic_store_n(&mt->root, r,
+						 __ATOMIC_RELEASE);
+				mt->height = h - d + 1;
+				wr_retire_boundaries(wr, 0, NULL);
+			}
+			return;
+		}
+		if (X == Y && b->n <= cap && b->n >= minc) {
+			/* The run is one node and the content fits. */
+			unsigned long g;
+
+			if (!mt_in_rcu(mt)) {
+				g = wr_fill(wr, X, t, b, 0, b->n, lo, hi);
+				wr_retire_boundaries(wr, d, NULL);
+				if (wr->alloc)
+					wr_gap_up(wr, X, g);
+			} else {
+				void *r =
+					wr_build(wr, t, b, 0, b->n, lo, hi, &g);
+
+				wr_replace(wr, X, r);
+				wr_retire_boundaries(wr, d, NULL);
+				wr_retire(wr, X);
+				if (wr->alloc)
+					wr_gap_up(wr, mt_to_node(r), g);
+			}
+			return;
+		}
+		if (b->n < minc) {
+			RGI_ASSERT(d > 1);
+			wr_take_neighbour(wr, b, d, t);
+			lo = wr->lp.min[d];
+			hi = wr->rp.max[d];
+		}
+		k = wr_sizes(b->n, cap, minc, hi == ULONG_MAX, sz);
+		RGI_ASSERT(k <= 3);
+		at = 0;
+		nkn = 0;
+		for (unsigned int i = 0; i < k; i++) {
+			unsigned long nmin = at ? b->piv[at - 1] + 1 : lo;
+
+			nkmax[nkn] = b->piv[at + sz[i] - 1];
+			nk[nkn] = wr_build(wr, t, b, at, at + sz[i], nmin,
+					   nkmax[nkn], &nkgap[nkn]);
+			nkn++;
+			at += sz[i];
+		}
+		if (d == 1) {
+			/* The root overflowed: a new root above. */
+			unsigned long g;
+			void *r;
+
+			up->n = 0;
+			for (unsigned int i = 0; i < nkn; i++)
+				big_add(up, nkmax[i], nk[i], nkgap[i]);
+			r = wr_build(wr, wr->itype, up, 0, up->n, 0, ULONG_MAX,
+				     &g);
+			__atomic_store_n(&mt->root, r, __ATOMIC_RELEASE);
+			mt->height = h + 1;
+			RGI_ASSERT(mt->height <= RG_MT_MAX_HEIGHT);
+			wr_retire_boundaries(wr, 0, NULL);
+			return;
+		}
+		/* Content of the level above. */
+		{
+			struct mt_node *P = wr->lp.node[d - 1];
+			struct mt_node *Q = wr->rp.node[d - 1];
+			unsigned int pi = wr->lp.off[d - 1];
+			unsigned int qi = wr->rp.off[d - 1];
+			enum mt_type it = wr->itype;
+			unsigned long *pp = mt_pivots(P, it);
+			unsigned long *qp = mt_pivots(Q, it);
+			void **ps = mt_slots(P, it), **qs = mt_slots(Q, it);
+			unsigned int np = mt_npivots(it);
+			unsigned long qmax = wr->rp.max[d - 1];
+			bool ga = it == MT_ARANGE;
+
+			up->n = 0;
+			for (unsigned int i = 0; i < pi; i++)
+				big_add(up, pp[i], ps[i], ga ? P->a.gap[i] : 0);
+			for (unsigned int i = 0; i < nkn; i++)
+				big_add(up, nkmax[i], nk[i], nkgap[i]);
+			for (unsigned int i = qi + 1; i <= mt_end(Q); i++)
+				big_add(up, mt_slot_max(qp, np, i, qmax), qs[i],
+					ga ? Q->a.gap[i] : 0);
+		}
+		{
+			struct mt_big *tmp = b;
+
+			b = up;
+			up = tmp;
+		}
+	}
+}
+
+/* ---- classification ---- */
+
+static unsigned int hist_bucket(unsigned int n)
+{
+	unsigned int b = 0;
+
+	while (n >= 2 && b < RG_MT_HIST_BUCKETS - 1) {
+		n >>= 1;
+		b++;
+	}
+	return b;
+}
+
+void rgi_mt_account_request(struct rg_maple_tree *mt, unsigned int req)
+{
+	if (!req)
+		return;
+	mt->stats.preallocs++;
+	mt->stats.nodes_requested += req;
+	mt->stats.hist[hist_bucket(req)]++;
+	if (req > mt->stats.max_requested)
+		mt->stats.max_requested = req;
+}
+
+/* Node count of path node n: end + 1. */
+static unsigned int node_count(struct mt_node *n)
+{
+	return mt_end(n) + 1;
+}
+
+/*
+ * Lowest vacant (v) and sufficient (s) depths on lp at depths 1..top; 0 when
+ * none. @extra: entries the node at depth @top may lose beyond one.
+ */
+static void wr_heights(struct mt_wr *wr, unsigned int top, unsigned int extra,
+		       unsigned int *v, unsigned int *s)
+{
+	unsigned int cap = mt_nslots(wr->itype), minc = mt_minslots(wr->itype);
+
+	*v = 0;
+	*s = 0;
+	for (unsigned int k = 1; k <= top; k++) {
+		unsigned int c = node_count(wr->lp.node[k]);
+		unsigned int e = k == top ? extra : 0;
+
+		if (c < cap)
+			*v = k;
+		if (k == 1 ? c - e > 2 : c - e > minc + 1)
+			*s = k;
+	}
+}
+
+/* Classify the store walked in @wr; return the nodes it may need. */
+static unsigned int wr_classify(struct mt_wr *wr)
+{
+	unsigned int h = wr->h, v, s, m;
+	bool novac = (wr->mt->flags & RG_MT_FLAGS_NO_VACANCY) != 0;
+	bool rcu = mt_in_rcu(wr->mt);
+
+	if (wr->spanning) {
+		unsigned int a = wr->a;
+
+		wr->type = RG_MT_STORE_SPANNING;
+		if (novac)
+			return 3 * h + 1;
+		wr_heights(wr, a, wr->rp.off[a] - wr->lp.off[a], &v, &s);
+		m = RGI_MIN(v, s);
+		return 3 * (h - m) + 1;
+	}
+	{
+		struct mt_node *L = wr->lp.node[h];
+		unsigned int o1 = wr->lp.off[h], o2 = wr->rp.off[h];
+		unsigned int end = mt_end(L);
+		unsigned long r1min =
+			mt_slot_min(L->r.pivot, o1, wr->lp.min[h]);
+		unsigned long r2max =
+			mt_slot_max(L->r.pivot, MT_R_PIVOTS, o2, wr->lp.max[h]);
+		unsigned int n = o1 + (wr->first > r1min) + 1 +
+				 (wr->last < r2max) + (end - o2);
+
+		if (o1 == o2 && wr->first == r1min && wr->last == r2max) {
+			wr->type = RG_MT_STORE_EXACT_FIT;
+			return 0;
+		}
+		if (n > MT_R_SLOTS) {
+			wr->type = RG_MT_STORE_SPLIT;
+			if (novac)
+				return 2 * h + 1;
+			wr_heights(wr, h - 1, 0, &v, &s);
+			return 2 * (h - v) + 1;
+		}
+		if (n < MT_R_MIN && h > 1) {
+			wr->type = RG_MT_STORE_REBALANCE;
+			if (novac)
+				return 2 * h + 1;
+			wr_heights(wr, h - 1, 0, &v, &s);
+			m = RGI_MIN(v, s);
+			return 2 * (h - m) + 1;
+		}
+		if (o1 == end && n > end + 1)
+			wr->type = RG_MT_STORE_APPEND;
+		else if (n == end + 1 && o2 - o1 <= 1)
+			wr->type = RG_MT_STORE_SLOT;
+		else
+			wr->type = RG_MT_STORE_NODE;
+		return rcu ? 1 : 0;
+	}
+}
+
+/*
+ * Walk for a store of [first, last]: grow a NULL store over the NULL ranges
+ * next to it, walk both boundary paths, classify.
+ */
+static unsigned int wr_prepare(struct mt_wr *wr)
+{
+	unsigned int h;
+
+	wr_walk_path(wr, &wr->lp, wr->first);
+	h = wr->h;
+	wr->old = wr->lp.node[h]->r.slot[wr->lp.off[h]];
+	if (!wr->entry) {
+		struct mt_pos pos;
+		bool moved = false;
+
+		if (wr->first > 0) {
+			rgi_mt_walk(wr->mt, wr->first - 1, &pos);
+			if (!pos.entry) {
+				moved = wr->first != pos.rmin;
+				wr->first = pos.rmin;
+			}
+		}
+		if (wr->last < ULONG_MAX) {
+			rgi_mt_walk(wr->mt, wr->last + 1, &pos);
+			if (!pos.entry)
+				wr->last = pos.rmax;
+		}
+		if (moved)
+			wr_walk_path(wr, &wr->lp, wr->first);
+	}
+	if (wr->last > wr->lp.max[h]) {
+		wr->spanning = true;
+		wr_walk_path(wr, &wr->rp, wr->last);
+		for (unsigned int d = 1; d <= h; d++)
+			if (wr->lp.node[d] == wr->rp.node[d])
+				wr->a = d;
+	} else {
+		struct mt_node *L = wr->lp.node[h];
+
+		wr->spanning = false;
+		for (unsigned int d = 1; d <= h; d++) {
+			wr->rp.node[d] = wr->lp.node[d];
+			wr->rp.off[d] = wr->lp.off[d];
+			wr->rp.min[d] = wr->lp.min[d];
+			wr->rp.max[d] = wr->lp.max[d];
+		}
+		wr->rp.off[h] = (unsigned char)mt_slot_of(
+			L->r.pivot, MT_R_PIVOTS, wr->last);
+	}
+	return wr_classify(wr);
+}
+
+/* The root is NULL or a lone entry: the store needs at most one node. */
+static unsigned int wr_root_classify(struct mt_wr *wr)
+{
+	void *root = wr->mt->root;
+
+	wr->old = wr->first == 0 ? root : NULL;
+	if (!wr->entry) {
+		wr->type = RG_MT_STORE_EXACT_FIT;
+		return 0;
+	}
+	if (wr->first == 0 && wr->last == 0 && !mt_looks_internal(wr->entry)) {
+		wr->type = RG_MT_STORE_EXACT_FIT;
+		return 0;
+	}
+	wr->type = RG_MT_STORE_NEW_ROOT;
+	return 1;
+}
+
+static void wr_root_store(struct mt_wr *wr)
+{
+	struct rg_maple_tree *mt = wr->mt;
+	void *root = mt->root;
+	struct mt_big b;
+	unsigned long g;
+	void *r;
+
+	if (wr->type == RG_MT_STORE_EXACT_FIT) {
+		if (!wr->entry) {
+			if (root && wr->first == 0)
+				__atomic_store_n(&mt->root, NULL,
+						 __ATOMIC_RELEASE);
+		} else {
+			__atomic_store_n(&mt->root, wr->entry,
+					 __ATOMIC_RELEASE);
+		}
+		return;
+	}
+	b.n = 0;
+	if (wr->first > 0) {
+		if (root) {
+			big_add(&b, 0, root, 0);
+			if (wr->first > 1)
+				big_add(&b, wr->first - 1, NULL, 0);
+		} else {
+			big_add(&b, wr->first - 1, NULL, 0);
+		}
+	}
+	big_add(&b, wr->last, wr->entry, 0);
+	if (wr->last < ULONG_MAX)
+		big_add(&b, ULONG_MAX, NULL, 0);
+	r = wr_build(wr, MT_LEAF, &b, 0, b.n, 0, ULONG_MAX, &g);
+	__atomic_store_n(&mt->root, r, __ATOMIC_RELEASE);
+	mt->height = 1;
+}
+
+static void wr_init(struct mt_wr *wr, struct rg_maple_tree *mt,
+		    unsigned long first, unsigned long last, void *entry)
+{
+	wr->mt = mt;
+	wr->first = first;
+	wr->last = last;
+	wr->entry = entry;
+	wr->old = NULL;
+	wr->h = 0;
+	wr->itype = mt_itype(mt);
+	wr->alloc = mt_is_alloc(mt);
+	wr->spanning = false;
+	wr->a = 0;
+	wr->nextra = 0;
+	wr->cache = NULL;
+	wr->sheaf = NULL;
+	wr->used = 0;
+}
+
+static unsigned int wr_plan(struct mt_wr *wr)
+{
+	if (!mt_root_is_node(wr->mt->root))
+		return wr_root_classify(wr);
+	return wr_prepare(wr);
+}
+
+static void wr_execute(struct mt_wr *wr)
+{
+	if (!mt_root_is_node(wr->mt->root)) {
+		wr_root_store(wr);
+		return;
+	}
+	if (wr->type == RG_MT_STORE_EXACT_FIT) {
+		unsigned int h = wr->h;
+		struct mt_node *L = wr->lp.node[h];
+		unsigned int o = wr->lp.off[h];
+		bool was_null = !L->r.slot[o];
+
+		__atomic_store_n(&L->r.slot[o], wr->entry, __ATOMIC_RELEASE);
+		if (wr->alloc && h > 1 && was_null != !wr->entry)
+			wr_gap_up(wr, L,
+				  rgi_mt_leaf_gap(L, wr->lp.min[h],
+						  wr->lp.max[h]));
+		return;
+	}
+	wr_rebuild(wr);
+}
+
+unsigned int rgi_mt_prealloc_count(struct rg_maple_tree *mt,
+				   unsigned long first, unsigned long last,
+				   void *entry, int *type)
+{
+	struct mt_wr wr;
+	unsigned int req;
+
+	wr_init(&wr, mt, first, last, entry);
+	req = wr_plan(&wr);
+	if (type)
+		*type = wr.type;
+	return req;
+}
+
+int rgi_mt_write(struct rg_maple_tree *mt, unsigned long first,
+		 unsigned long last, void *entry, struct rg_slab_sheaf **sheafp,
+		 unsigned int req, void **old)
+{
+	struct mt_wr wr;
+	unsigned int need;
+
+	wr_init(&wr, mt, first, last, entry);
+	need = wr_plan(&wr);
+	if (sheafp && *sheafp) {
+		wr.sheaf = *sheafp;
+		wr.cache = rgi_mt_cache();
+		*sheafp = NULL;
+	} else if (sheafp) {
+		/* Preallocated nothing: the store must need nothing. */
+		(void)0;
+	} else {
+		req = need;
+		if (need) {
+			wr.cache = rgi_mt_cache();
+			if (!wr.cache)
+				return -ENOMEM;
+			wr.sheaf = rg_slab_prefill_sheaf(wr.cache, need);
+			if (!wr.sheaf)
+				return -ENOMEM;
+			rgi_mt_account_request(mt, need);
+		}
+	}
+	if (old)
+		*old = wr.old;
+	wr_execute(&wr);
+	if (wr.sheaf)
+		rg_slab_return_sheaf(wr.cache, wr.sheaf);
+	mt->stats.stores++;
+	mt->stats.store_type[wr.type]++;
+	mt->stats.nodes_used += wr.used;
+	if (wr.used > req)
+		mt->stats.overuse++;
+	return 0;
+}
