@@ -245,7 +245,7 @@ static uint32_t hb_block_compute(const uint64_t *w)
 		top = 63 - (unsigned)__builtin_clzll(x);
 		/* zeros strictly between the lowest and highest set bit */
 		u = ~x & (~0ULL << z) & ((2ULL << top) - 1);
-		if (u && (unsigned)__builtin_popcountll(u) > best) {
+		if (u && top - z - 1 > best) {
 			unsigned l = hb_longest_ones(u);
 
 			if (l > best)
@@ -344,6 +344,66 @@ static inline uint64_t hb_clear_below(uint64_t m, unsigned end)
 	return end >= 64 ? 0 : m & (~0ULL << end);
 }
 
+/* Number of blocks under level-0 node idx. */
+static inline unsigned hb_l0_count(const struct rg_hbitmap *hb, uint64_t idx)
+{
+	uint64_t left = hb->nblocks - (idx << HB_FAN_SHIFT);
+
+	return left < 64 ? (unsigned)left : 64;
+}
+
+/*
+ * Scan the blocks of level-0 node idx (r->pos is its start). A block is
+ * passed over after one test when neither the open run plus its prefix,
+ * nor its inner run, nor its suffix reaches n units; absent and full blocks
+ * read as zeros. Only blocks that pass the test get the exact checks.
+ */
+static uint64_t hb_scan_l0(const struct rg_hbitmap *hb, uint64_t idx,
+			   struct hb_req *r)
+{
+	const uint32_t *bs = hb->bsum + (idx << HB_FAN_SHIFT);
+	uint64_t base = idx << (HB_BLOCK_SHIFT + HB_FAN_SHIFT);
+	uint64_t carry = base - r->rs, n = r->n, a;
+	unsigned cnt = hb_l0_count(hb, idx);
+
+	if (r->hi < base + ((uint64_t)cnt << HB_BLOCK_SHIFT))
+		cnt = (unsigned)((r->hi - base + HB_BLOCK_BITS - 1) >>
+				 HB_BLOCK_SHIFT);
+	for (unsigned i = 0; i < cnt; i++) {
+		uint32_t v = bs[i];
+		uint64_t p = v & 1023, s = (v >> 10) & 1023, in = v >> 20;
+		uint64_t t = carry + p, cs, ce;
+
+		t = s > t ? s : t;
+		t = in > t ? in : t;
+		if (likely(t < n)) {
+			carry = p == HB_BLOCK_BITS ? carry + HB_BLOCK_BITS : s;
+			continue;
+		}
+		cs = base + ((uint64_t)i << HB_BLOCK_SHIFT);
+		ce = cs + HB_BLOCK_BITS;
+		if (p == HB_BLOCK_BITS) {
+			if ((a = hb_fit(r, cs - carry, ce)) != HB_NONE)
+				return a;
+			carry += HB_BLOCK_BITS;
+			continue;
+		}
+		if ((a = hb_fit(r, cs - carry, cs + p)) != HB_NONE)
+			return a;
+		if (in >= n && ce > r->lo) {
+			r->rs = cs - carry;
+			r->pos = cs;
+			a = hb_scan_block(hb, (idx << HB_FAN_SHIFT) + i, 0, r);
+			if (a != HB_NONE)
+				return a;
+		}
+		if (s && (a = hb_fit(r, ce - s, ce)) != HB_NONE)
+			return a;
+		carry = s;
+	}
+	return HB_NONE;
+}
+
 static uint64_t hb_scan_node(const struct rg_hbitmap *hb, unsigned k,
 			     uint64_t idx, struct hb_req *r)
 {
@@ -377,8 +437,8 @@ static uint64_t hb_scan_node(const struct rg_hbitmap *hb, unsigned k,
 			return a;
 		if (sm.inner >= r->n && ce > r->lo) {
 			r->pos = cs;
-			a = k ? hb_scan_node(hb, k - 1, c, r) :
-				hb_scan_block(hb, c, 0, r);
+			a = k > 1 ? hb_scan_node(hb, k - 1, c, r) :
+				    hb_scan_l0(hb, c, r);
 			if (a != HB_NONE)
 				return a;
 		}
@@ -395,6 +455,8 @@ static uint64_t hb_search(const struct rg_hbitmap *hb, struct hb_req *r)
 {
 	r->rs = 0;
 	r->pos = 0;
+	if (hb->nlevels == 1)
+		return hb_scan_l0(hb, 0, r);
 	return hb_scan_node(hb, hb->nlevels - 1, 0, r);
 }
 
@@ -402,9 +464,11 @@ static uint64_t hb_search(const struct rg_hbitmap *hb, struct hb_req *r)
  * Summary of node idx at level k from its masks and its children's stored
  * summaries, child ov_i replaced by *ov when ov is not NULL.
  */
-static struct hb_sum hb_node_compute(const struct rg_hbitmap *hb, unsigned k,
-				     uint64_t idx, uint64_t any, uint64_t all,
-				     unsigned ov_i, const struct hb_sum *ov)
+static struct hb_sum hb_node_compute_masks(const struct rg_hbitmap *hb,
+					   unsigned k, uint64_t idx,
+					   uint64_t any, uint64_t all,
+					   unsigned ov_i,
+					   const struct hb_sum *ov)
 {
 	unsigned csh = hb_child_shift(k);
 	uint64_t csz = 1ULL << csh, size = csz << HB_FAN_SHIFT;
@@ -462,6 +526,77 @@ static struct hb_sum hb_node_compute(const struct rg_hbitmap *hb, unsigned k,
 	out.s = size - rs;
 	out.inner = best;
 	return out;
+}
+
+/*
+ * hb_node_compute_masks() for a level-0 node in one straight pass over its
+ * packed block summaries (absent and full blocks read as all zero).
+ */
+static struct hb_sum hb_l0_compute(const struct rg_hbitmap *hb, uint64_t idx,
+				   unsigned ov_i, const struct hb_sum *ov)
+{
+	const uint32_t *bs = hb->bsum + (idx << HB_FAN_SHIFT);
+	unsigned cnt = hb_l0_count(hb, idx), i = 0;
+	uint64_t run = 0, best = 0, pfx, size = 1ULL << (HB_BLOCK_SHIFT + 6);
+	uint32_t ovv = ov ? HB_BS(ov->p, ov->s, ov->inner) : 0;
+	struct hb_sum out;
+
+	/* the run from the node's start */
+	for (;; i++) {
+		uint32_t v;
+
+		if (i == cnt) {
+			if (cnt == 64) {
+				out.p = out.s = size;
+				out.inner = 0;
+				return out;
+			}
+			out.p = run;
+			out.s = 0;
+			out.inner = 0;
+			return out;
+		}
+		v = (ov && i == ov_i) ? ovv : bs[i];
+		if ((v & 1023) != HB_BLOCK_BITS) {
+			pfx = run + (v & 1023);
+			best = v >> 20;
+			run = (v >> 10) & 1023;
+			i++;
+			break;
+		}
+		run += HB_BLOCK_BITS;
+	}
+	for (; i < cnt; i++) {
+		uint32_t v = (ov && i == ov_i) ? ovv : bs[i];
+		uint64_t p = v & 1023, len = run + p, in = v >> 20;
+
+		if (unlikely(p == HB_BLOCK_BITS)) {
+			run += HB_BLOCK_BITS;
+			continue;
+		}
+		best = len > best ? len : best;
+		best = in > best ? in : best;
+		run = (v >> 10) & 1023;
+	}
+	if (cnt < 64) {
+		best = run > best ? run : best;
+		run = 0;
+	}
+	out.p = pfx;
+	out.s = run;
+	out.inner = best;
+	return out;
+}
+
+static inline struct hb_sum hb_node_compute(const struct rg_hbitmap *hb,
+					    unsigned k, uint64_t idx,
+					    uint64_t any, uint64_t all,
+					    unsigned ov_i,
+					    const struct hb_sum *ov)
+{
+	if (k == 0)
+		return hb_l0_compute(hb, idx, ov_i, ov);
+	return hb_node_compute_masks(hb, k, idx, any, all, ov_i, ov);
 }
 
 static inline void hb_mask_set(struct hb_node *nd, unsigned i,
@@ -1305,7 +1440,7 @@ int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 		for (uint64_t idx = 0; idx < hb->lv_count[k]; idx++) {
 			const struct hb_node *nd = &hb->lv[k][idx];
 			struct hb_node t = { 0, 0, 0, 0, 0 };
-			struct hb_sum s;
+			struct hb_sum s, t2;
 
 			for (unsigned i = 0; i < 64; i++) {
 				uint64_t c = (idx << HB_FAN_SHIFT) + i;
@@ -1319,6 +1454,10 @@ int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 				HB_FAIL("node masks differ from the children");
 			s = hb_node_compute(hb, k, idx, nd->any, nd->all, 64,
 					    NULL);
+			t2 = hb_node_compute_masks(hb, k, idx, nd->any, nd->all,
+						   64, NULL);
+			if (!hb_sum_eq(&s, &t2))
+				HB_FAIL("node summary methods disagree");
 			if (s.p != nd->p || s.s != nd->s ||
 			    s.inner != nd->inner)
 				HB_FAIL("node summary differs from a "
