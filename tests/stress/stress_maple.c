@@ -399,12 +399,415 @@ static void test_model_a_prealloc(void **state)
 		    300, true);
 }
 
+/* ---- model B: per-index arrays over [0, U) for large trees ---- */
+
+struct model_b {
+	unsigned long u;
+	unsigned long *occ;  /* bit per index: inside a stored range */
+	uint32_t *rs;	     /* start of the range holding the index */
+	uint32_t *rl;	     /* at a range start: its last index */
+	void **ent;	     /* at a range start: its entry */
+	unsigned long nranges;
+};
+
+static bool mb_occ(const struct model_b *m, unsigned long i)
+{
+	return (m->occ[i / 64] >> (i % 64)) & 1;
+}
+
+static void mb_set(struct model_b *m, unsigned long i, bool on)
+{
+	if (on)
+		m->occ[i / 64] |= 1UL << (i % 64);
+	else
+		m->occ[i / 64] &= ~(1UL << (i % 64));
+}
+
+/* Next occupied index >= i, or u. */
+static unsigned long mb_next_occ(const struct model_b *m, unsigned long i)
+{
+	unsigned long w;
+
+	if (i >= m->u)
+		return m->u;
+	w = m->occ[i / 64] & (~0UL << (i % 64));
+	while (!w) {
+		i = (i / 64 + 1) * 64;
+		if (i >= m->u)
+			return m->u;
+		w = m->occ[i / 64];
+	}
+	i = (i / 64) * 64 + (unsigned long)__builtin_ctzl(w);
+	return i < m->u ? i : m->u;
+}
+
+/* Previous occupied index <= i, or ULONG_MAX if none. */
+static unsigned long mb_prev_occ(const struct model_b *m, unsigned long i)
+{
+	unsigned long w;
+
+	if (i >= m->u)
+		i = m->u - 1;
+	w = m->occ[i / 64] & (~0UL >> (63 - i % 64));
+	while (!w) {
+		if (i < 64)
+			return ULONG_MAX;
+		i = (i / 64) * 64 - 1;
+		w = m->occ[i / 64];
+	}
+	return (i / 64) * 64 + 63 - (unsigned long)__builtin_clzl(w);
+}
+
+static void *mb_load(const struct model_b *m, unsigned long i,
+		     unsigned long *s, unsigned long *l)
+{
+	unsigned long p, n;
+
+	if (i < m->u && mb_occ(m, i)) {
+		*s = m->rs[i];
+		*l = m->rl[*s];
+		return m->ent[*s];
+	}
+	p = mb_prev_occ(m, i < m->u ? i : m->u - 1);
+	n = i < m->u ? mb_next_occ(m, i) : m->u;
+	*s = p == ULONG_MAX ? 0 : p + 1;
+	*l = n >= m->u ? ULONG_MAX : n - 1;
+	return NULL;
+}
+
+static void mb_store(struct model_b *m, unsigned long f, unsigned long l,
+		     void *e)
+{
+	unsigned long i;
+
+	/* Count the ranges that intersect [f, l]. */
+	for (i = f; i <= l;) {
+		if (mb_occ(m, i)) {
+			m->nranges--;
+			i = m->rl[m->rs[i]] + 1;
+		} else {
+			i = mb_next_occ(m, i);
+		}
+	}
+	if (mb_occ(m, l) && m->rl[m->rs[l]] > l) {
+		unsigned long s0 = m->rs[l], l0 = m->rl[s0];
+
+		for (i = l + 1; i <= l0; i++)
+			m->rs[i] = (uint32_t)(l + 1);
+		m->rl[l + 1] = (uint32_t)l0;
+		m->ent[l + 1] = m->ent[s0];
+		m->nranges++;
+	}
+	if (mb_occ(m, f) && m->rs[f] < f) {
+		m->rl[m->rs[f]] = (uint32_t)(f - 1);
+		m->nranges++;
+	}
+	for (i = f; i <= l; i++) {
+		mb_set(m, i, e != NULL);
+		m->rs[i] = (uint32_t)f;
+	}
+	m->rl[f] = (uint32_t)l;
+	m->ent[f] = e;
+	if (e)
+		m->nranges++;
+}
+
+/* Lowest (highest) free window of size in [min, max] (max < u). */
+static bool mb_gap(const struct model_b *m, unsigned long min,
+		   unsigned long max, unsigned long size, bool rev,
+		   unsigned long *out)
+{
+	if (!rev) {
+		unsigned long i = min;
+
+		while (i <= max) {
+			unsigned long n = mb_next_occ(m, i);
+			unsigned long e = n == 0 ? 0 : n - 1;
+
+			if (n > i) {
+				if (e > max)
+					e = max;
+				if (e - i >= size - 1) {
+					*out = i;
+					return true;
+				}
+			}
+			if (n >= m->u || n >= max)
+				return false;
+			i = m->rl[m->rs[n]] + 1;
+		}
+		return false;
+	}
+	for (unsigned long i = max + 1; i > min;) {
+		unsigned long p = mb_prev_occ(m, i - 1);
+		unsigned long s = p == ULONG_MAX ? 0 : p + 1;
+
+		if (p == ULONG_MAX || p < i - 1) {
+			if (s < min)
+				s = min;
+			if (i - 1 - s >= size - 1) {
+				*out = i - 1 - (size - 1);
+				return true;
+			}
+		}
+		if (p == ULONG_MAX || p <= min)
+			return false;
+		i = m->rs[p];
+	}
+	return false;
+}
+
+static void mb_compare(struct rg_maple_tree *mt, const struct model_b *m)
+{
+	RG_MA_STATE(mas, mt, 0, 0);
+	unsigned long count = 0;
+	void *e;
+
+	rg_mtree_lock(mt);
+	e = rg_mas_find_range(&mas, ULONG_MAX);
+	for (;;) {
+		unsigned long rs, rl;
+		void *me = mb_load(m, mas.index, &rs, &rl);
+
+		if (rs != mas.index || rl != mas.last || me != e) {
+			rg_mtree_unlock(mt);
+			fail_msg("range [%lu, %lu] %p, model [%lu, %lu] %p "
+				 "(seed %llu)",
+				 mas.index, mas.last, e, rs, rl, me,
+				 (unsigned long long)seed);
+		}
+		count += e != NULL;
+		if (mas.last == ULONG_MAX)
+			break;
+		e = rg_mas_next_range(&mas, ULONG_MAX);
+	}
+	rg_mtree_unlock(mt);
+	assert_int_equal(count, m->nranges);
+}
+
+static void run_model_b(unsigned int flags, unsigned long target,
+			unsigned long ops, unsigned long check_every, bool adv)
+{
+	struct rg_maple_tree mt;
+	struct model_b m;
+	struct rg_rand r;
+	bool alloc = flags & RG_MT_FLAGS_ALLOC_RANGE;
+	unsigned long u = target * 12 + 1024;
+	struct rg_mtree_stats st;
+
+	rg_rand_seed(&r, seed ^ target ^ flags ^ (adv ? 99 : 0));
+	m.u = u;
+	m.occ = calloc(u / 64 + 1, sizeof(unsigned long));
+	m.rs = calloc(u + 1, sizeof(uint32_t));
+	m.rl = calloc(u + 1, sizeof(uint32_t));
+	m.ent = calloc(u + 1, sizeof(void *));
+	m.nranges = 0;
+	assert_true(m.occ && m.rs && m.rl && m.ent);
+	assert_int_equal(rg_mtree_init(&mt, flags), 0);
+	/* Fill: ranges in index order with random lengths and holes. */
+	for (unsigned long pos = 0, k = 0; k < target; k++) {
+		unsigned long len = 1 + rg_rand_below(&r, 8);
+		void *e = new_entry();
+
+		pos += rg_rand_below(&r, 3);
+		if (pos + len >= u)
+			break;
+		if (adv)
+			prealloc_store(&mt, pos, pos + len - 1, e);
+		else
+			assert_int_equal(rg_mtree_store_range(&mt, pos,
+							      pos + len - 1, e),
+					 0);
+		mb_store(&m, pos, pos + len - 1, e);
+		pos += len;
+		if (k % check_every == check_every - 1)
+			check_valid(&mt);
+	}
+	check_valid(&mt);
+	mb_compare(&mt, &m);
+	for (unsigned long op = 0; op < ops; op++) {
+		unsigned int what = (unsigned int)rg_rand_below(&r, 100);
+		unsigned long f = rg_rand_below(&r, u - 64);
+		unsigned long l = f + rg_rand_below(&r, 8);
+		bool grow = m.nranges < target;
+		unsigned long rs, rl, x0;
+		void *e, *x;
+		int ret;
+
+		if (what < (grow ? 40u : 20u)) {
+			e = rg_rand_below(&r, 5) ? new_entry() : NULL;
+			if (adv)
+				prealloc_store(&mt, f, l, e);
+			else
+				assert_int_equal(
+					rg_mtree_store_range(&mt, f, l, e), 0);
+			mb_store(&m, f, l, e);
+		} else if (what < 45) {
+			e = new_entry();
+			ret = rg_mtree_insert_range(&mt, f, l, e);
+			x = mb_load(&m, f, &rs, &rl);
+			if (!x && rl >= l) {
+				assert_int_equal(ret, 0);
+				mb_store(&m, f, l, e);
+			} else {
+				assert_int_equal(ret, -EEXIST);
+			}
+		} else if (what < (grow ? 55u : 70u)) {
+			unsigned long n = mb_next_occ(&m, f);
+
+			if (n < u)
+				f = n;
+			e = mb_load(&m, f, &rs, &rl);
+			if (adv) {
+				RG_MA_STATE(mas, &mt, f, f);
+
+				rg_mtree_lock(&mt);
+				x = rg_mas_erase(&mas);
+				rg_mtree_unlock(&mt);
+			} else {
+				x = rg_mtree_erase(&mt, f);
+			}
+			assert_ptr_equal(x, e);
+			if (e)
+				mb_store(&m, rs, rl, NULL);
+		} else if (what < 75 && alloc) {
+			unsigned long min = f, max, size = 1 + rg_rand_below(&r, 8);
+			bool rev = rg_rand_below(&r, 2);
+
+			max = min + 64 + rg_rand_below(&r, 4096);
+			if (max >= u)
+				max = u - 1;
+			e = new_entry();
+			ret = rev ? rg_mtree_alloc_rrange(&mt, &x0, e, size, min,
+							  max)
+				  : rg_mtree_alloc_range(&mt, &x0, e, size, min,
+							 max);
+			if (mb_gap(&m, min, max, size, rev, &rs)) {
+				assert_int_equal(ret, 0);
+				assert_true(x0 == rs);
+				mb_store(&m, rs, rs + size - 1, e);
+			} else {
+				assert_int_equal(ret, -EBUSY);
+			}
+		} else if (what < 85) {
+			x = rg_mtree_load(&mt, f);
+			assert_ptr_equal(x, mb_load(&m, f, &rs, &rl));
+		} else if (what < 92) {
+			unsigned long idx = f;
+
+			x = rg_mtree_find(&mt, &idx, ULONG_MAX);
+			e = mb_load(&m, f, &rs, &rl);
+			if (!e && rl != ULONG_MAX)
+				e = mb_load(&m, rl + 1, &rs, &rl);
+			assert_ptr_equal(x, e);
+			if (x)
+				assert_true(idx == rl + 1);
+		} else if (what < 99) {
+			RG_MA_STATE(mas, &mt, f, f);
+
+			rg_mtree_lock(&mt);
+			if (what & 1) {
+				x = rg_mas_next(&mas, ULONG_MAX);
+				mb_load(&m, f, &rs, &rl);
+				e = NULL;
+				if (rl != ULONG_MAX) {
+					e = mb_load(&m, rl + 1, &rs, &rl);
+					if (!e && rl != ULONG_MAX)
+						e = mb_load(&m, rl + 1, &rs,
+							    &rl);
+				}
+			} else {
+				x = rg_mas_prev(&mas, 0);
+				mb_load(&m, f, &rs, &rl);
+				e = NULL;
+				if (rs) {
+					e = mb_load(&m, rs - 1, &rs, &rl);
+					if (!e && rs)
+						e = mb_load(&m, rs - 1, &rs,
+							    &rl);
+				}
+			}
+			rg_mtree_unlock(&mt);
+			assert_ptr_equal(x, e);
+			if (x)
+				assert_true(mas.index == rs && mas.last == rl);
+		} else if (rg_rand_below(&r, 200) == 0) {
+			/* A spanning store over a large part of the tree. */
+			l = f + rg_rand_below(&r, u / 32);
+			if (l >= u)
+				l = u - 1;
+			e = rg_rand_below(&r, 3) ? NULL : new_entry();
+			if (adv)
+				prealloc_store(&mt, f, l, e);
+			else
+				assert_int_equal(
+					rg_mtree_store_range(&mt, f, l, e), 0);
+			mb_store(&m, f, l, e);
+		}
+		check_overuse(&mt);
+		if (op % check_every == check_every - 1) {
+			check_valid(&mt);
+			mb_compare(&mt, &m);
+		}
+	}
+	check_valid(&mt);
+	mb_compare(&mt, &m);
+	rg_mtree_get_stats(&mt, &st);
+	printf("# model B flags %#x target %lu%s: %lu ranges, height %lu, "
+	       "nodes %lu, stores %lu, requested %lu, used %lu\n",
+	       flags, target, adv ? " (prealloc)" : "", m.nranges, st.height,
+	       st.nodes, st.stores, st.nodes_requested, st.nodes_used);
+	rg_mtree_destroy(&mt);
+	free(m.occ);
+	free(m.rs);
+	free(m.rl);
+	free(m.ent);
+}
+
+static void test_model_b(void **state)
+{
+	(void)state;
+	if (RG_THOROUGH) {
+		run_model_b(0, 300, 100000, 1, false);
+		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 300, 100000, 1, false);
+		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 10000, 150000, 5000,
+			    false);
+		run_model_b(0, 10000, 100000, 5000, false);
+	} else {
+		run_model_b(0, 1000, 200000, 1000, false);
+		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 1000, 200000, 1000,
+			    false);
+		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 10000, 300000, 20000,
+			    false);
+		run_model_b(0, 100000, 400000, 100000, false);
+		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 100000, 400000, 100000,
+			    false);
+	}
+}
+
+static void test_model_b_prealloc(void **state)
+{
+	(void)state;
+	if (RG_THOROUGH) {
+		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 300, 50000, 1, true);
+		run_model_b(0, 5000, 100000, 5000, true);
+	} else {
+		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 1000, 200000, 1000, true);
+		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 100000, 400000, 100000,
+			    true);
+		run_model_b(RG_MT_FLAGS_ALLOC_RANGE | RG_MT_FLAGS_NO_VACANCY,
+			    10000, 200000, 20000, true);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model_a_plain),
 		cmocka_unit_test(test_model_a_alloc),
 		cmocka_unit_test(test_model_a_prealloc),
+		cmocka_unit_test(test_model_b),
+		cmocka_unit_test(test_model_b_prealloc),
 	};
 
 	seed = rg_test_seed();
