@@ -288,8 +288,8 @@ static void op_query(void)
 static void test_lockstep(void **state)
 {
 	unsigned long ops = 0, rounds = 0;
-	unsigned long max_cap = RG_THOROUGH ? 600 : MAX_CAP;
-	unsigned long check_every = RG_THOROUGH ? 8 : 64;
+	unsigned long max_cap = RG_THOROUGH ? 256 : MAX_CAP;
+	unsigned long check_every = RG_THOROUGH ? 16 : 64;
 
 	(void)state;
 	rg_rand_seed(&rng, rg_test_seed());
