@@ -28,6 +28,16 @@
  * when an allocation whose min is at most free_lo succeeds, and falls to any
  * freed ID below it.
  *
+ * Fast path: the IDA caches the xarray slot (and its leaf) of the chunk
+ * where the last allocation from free_lo landed. While free_lo stays in
+ * that chunk and the chunk is a bitmap with a zero bit at or above it, an
+ * allocation is one word scan and one bit set, with no walk from the root;
+ * a free in that chunk skips the walk too, and a free elsewhere moves the
+ * cache to its own chunk (a bitmap that stays), where reuse will look. The cache is dropped whenever the
+ * IDA changes the xarray's shape (a new chunk stored, a chunk erased,
+ * destroy), since only then can a slot move or its node be freed; a value
+ * entry turning into a bitmap replaces the slot's content in place.
+ *
  * Memory: an allocation needs at most one bitmap (allocated first) and the
  * xarray nodes for a new chunk (allocated by the xarray in one bulk call
  * before it changes anything); if the second fails the first is given back,
@@ -153,6 +163,22 @@ static unsigned int bm_weight(const struct ida_bitmap *bm)
 
 /* ---- allocation ---- */
 
+static inline void ida_hint_drop(struct rg_ida *ida)
+{
+	ida->hint_slot = NULL;
+	ida->hint_leaf = NULL;
+}
+
+/* Cache the slot of @chunk (which must exist). */
+static void ida_hint_set(struct rg_ida *ida, unsigned long chunk)
+{
+	struct rgi_xa_node *leaf;
+
+	ida->hint_slot = rgi_xa_slot(&ida->xa, chunk, &leaf);
+	ida->hint_leaf = leaf;
+	ida->hint_chunk = chunk;
+}
+
 /* A new chunk at @chunk holding only @bit. */
 static int ida_new_chunk(struct rg_ida *ida, unsigned long chunk,
 			 unsigned int bit)
@@ -173,6 +199,8 @@ static int ida_new_chunk(struct rg_ida *ida, unsigned long chunk,
 	err = rgi_xa_store_locked(&ida->xa, chunk, entry, NULL, false);
 	if (err && bm)
 		ida_bitmap_free(ida, bm);
+	if (!err)
+		ida_hint_drop(ida);
 	return err;
 }
 
@@ -266,9 +294,38 @@ int rg_ida_alloc_range(struct rg_ida *ida, unsigned int min, unsigned int max,
 		return -ENOSPC;
 	rgi_xa_lock(&ida->xa);
 	hinted = min <= ida->free_lo;
+	if (hinted && ida->hint_slot &&
+	    ida->hint_chunk == ida->free_lo / IDA_BITS) {
+		void *entry = *ida->hint_slot;
+
+		if (!rg_xa_is_value(entry)) {
+			/* The common path: no walk from the root. */
+			struct ida_bitmap *bm = entry;
+			unsigned int pos =
+				bm_next_zero(bm, ida->free_lo % IDA_BITS);
+			unsigned long base = ida->hint_chunk * IDA_BITS;
+			unsigned long *w = &bm->bits[pos / IDA_LONG_BITS];
+
+			if (pos < IDA_BITS && base + pos <= max) {
+				*w |= 1UL << (pos % IDA_LONG_BITS);
+				if (*w == ~0UL && bm_full(bm))
+					rgi_xa_set_free(&ida->xa,
+							ida->hint_leaf,
+							ida->hint_chunk, false);
+				got = (unsigned int)(base + pos);
+				ida->free_lo = got + 1;
+				rgi_xa_unlock(&ida->xa);
+				*id = got;
+				return 0;
+			}
+		}
+	}
 	err = ida_alloc_locked(ida, hinted ? ida->free_lo : min, max, &got);
-	if (!err && hinted)
+	if (!err && hinted) {
 		ida->free_lo = got + 1;
+		if (!ida->hint_slot || ida->hint_chunk != got / IDA_BITS)
+			ida_hint_set(ida, got / IDA_BITS);
+	}
 	rgi_xa_unlock(&ida->xa);
 	if (!err)
 		*id = got;
@@ -292,7 +349,12 @@ int rg_ida_free(struct rg_ida *ida, unsigned int id)
 	if (id > RG_IDA_MAX)
 		return -ENOENT;
 	rgi_xa_lock(&ida->xa);
-	slot = rgi_xa_slot(&ida->xa, chunk, &leaf);
+	if (ida->hint_slot && ida->hint_chunk == chunk) {
+		slot = ida->hint_slot;
+		leaf = ida->hint_leaf;
+	} else {
+		slot = rgi_xa_slot(&ida->xa, chunk, &leaf);
+	}
 	entry = slot ? *slot : NULL;
 	if (!entry) {
 		err = -ENOENT;
@@ -301,9 +363,10 @@ int rg_ida_free(struct rg_ida *ida, unsigned int id)
 
 		if (bit >= IDA_VALUE_BITS || !(v & (1UL << bit)))
 			err = -ENOENT;
-		else if (!(v &= ~(1UL << bit)))
+		else if (!(v &= ~(1UL << bit))) {
 			rgi_xa_erase_locked(&ida->xa, chunk);
-		else
+			ida_hint_drop(ida);
+		} else
 			*slot = rg_xa_mk_value(v);
 	} else {
 		bool was_full;
@@ -317,9 +380,15 @@ int rg_ida_free(struct rg_ida *ida, unsigned int id)
 		bm->bits[w] &= ~mask;
 		if (!bm->bits[w] && bm_empty(bm)) {
 			rgi_xa_erase_locked(&ida->xa, chunk);
+			ida_hint_drop(ida);
 			ida_bitmap_free(ida, bm);
-		} else if (was_full) {
-			rgi_xa_set_free(&ida->xa, leaf, chunk, true);
+		} else {
+			if (was_full)
+				rgi_xa_set_free(&ida->xa, leaf, chunk, true);
+			/* Cache this chunk: frees in a row and reuse hit it. */
+			ida->hint_slot = slot;
+			ida->hint_leaf = leaf;
+			ida->hint_chunk = chunk;
 		}
 	}
 	if (!err && id < ida->free_lo)
@@ -355,6 +424,8 @@ void rg_ida_init(struct rg_ida *ida)
 	rg_xa_init_flags(&ida->xa, RG_XA_FLAGS_ALLOC);
 	ida->free_lo = 0;
 	ida->nr_bitmaps = 0;
+	ida_hint_drop(ida);
+	ida->hint_chunk = 0;
 }
 
 void rg_ida_destroy(struct rg_ida *ida)
@@ -371,6 +442,7 @@ void rg_ida_destroy(struct rg_ida *ida)
 		i = c.index + 1;
 	}
 	rgi_xa_destroy_locked(&ida->xa);
+	ida_hint_drop(ida);
 	ida->free_lo = 0;
 	rgi_xa_unlock(&ida->xa);
 }
@@ -480,6 +552,16 @@ static const char *ida_check(struct rg_ida *ida)
 		return "bitmap count disagrees";
 	if (ida->free_lo > lowest_free)
 		return "hint above the lowest free ID";
+	if (ida->hint_slot) {
+		struct rgi_xa_node *leaf;
+
+		if (rgi_xa_slot(&ida->xa, ida->hint_chunk, &leaf) !=
+			    ida->hint_slot ||
+		    (void *)leaf != ida->hint_leaf || !*ida->hint_slot)
+			return "cached slot is stale";
+	} else if (ida->hint_leaf) {
+		return "cached leaf without a slot";
+	}
 	return NULL;
 }
 
