@@ -618,6 +618,10 @@ static const struct rb_col cmp_cols[] = {
 	  "vacancy [8,16) count / height "
 	  "[8,16) count, percent (target at 10^5: <= 10)",
 	  RB_NUM, 1 },
+	{ "b8_31_ratio", "[8,32) v/h %",
+	  "the same for 8..31 nodes (vacancy moves spanning stores, 3h + 1 "
+	  "by height, from [16,32) down into [8,16))",
+	  RB_NUM, 1 },
 	{ "prealloc_cut", "preallocs -%", "1 - vacancy/height preallocations",
 	  RB_NUM, 1 },
 	{ "waste_cut", "waste -%", "1 - vacancy/height waste", RB_NUM, 1 },
@@ -935,6 +939,10 @@ static void compare_row(struct tables *t, size_t target,
 	rb_set_num(t->cmp, "requested_cut", req);
 	if (h->hist[3])
 		rb_set_num(t->cmp, "b8_15_ratio", b8);
+	if (h->hist[3] + h->hist[4])
+		rb_set_num(t->cmp, "b8_31_ratio",
+			   100.0 * (double)(v->hist[3] + v->hist[4]) /
+				   (double)(h->hist[3] + h->hist[4]));
 	rb_set_num(t->cmp, "prealloc_cut",
 		   pct_cut((double)v->preallocs, (double)h->preallocs));
 	rb_set_num(t->cmp, "waste_cut",
