@@ -109,7 +109,7 @@ static struct ida_bitmap *ida_bitmap_alloc(struct rg_ida *ida)
 static void ida_bitmap_free(struct rg_ida *ida, struct ida_bitmap *bm)
 {
 	ida->nr_bitmaps--;
-	rg_slab_free(ida_cache, bm);
+	rg_slab_free(__atomic_load_n(&ida_cache, __ATOMIC_ACQUIRE), bm);
 }
 
 /* ---- bit helpers ---- */

@@ -252,7 +252,7 @@ xa_node_take(struct rg_xarray *xa, struct xa_prealloc *pre, unsigned int shift,
 static void xa_node_free(struct rg_xarray *xa, struct rgi_xa_node *n)
 {
 	xa->nr_nodes--;
-	rg_slab_free(xa_cache, n);
+	rg_slab_free(__atomic_load_n(&xa_cache, __ATOMIC_ACQUIRE), n);
 }
 
 /* ---- lookup and seek ---- */
