@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * region backend "maple": theory of operation.
+ *
+ * An allocation tree (RG_MT_FLAGS_ALLOC_RANGE) holds one entry per region:
+ * the range [start, start + n - 1] maps to a constant value entry; every
+ * free unit maps to NULL. Units at or past the capacity are never stored.
+ *
+ * alloc without alignment is the kernel benchmark's call exactly:
+ * rg_mtree_alloc_range(size n, min 0, max capacity - 1), the lowest gap
+ * that fits, found through the internal nodes' gap values. With alignment,
+ * under the tree lock: rg_mas_empty_area finds the lowest gap of at least n
+ * units; rg_mas_walk tells where that gap ends; if the gap holds an aligned
+ * window it is the answer (every lower gap is shorter than n), else the
+ * search goes on past the gap. The store is then one rg_mas_store_gfp.
+ *
+ * free(start, n) under the tree lock: walk to start; when one entry covers
+ * exactly [start, start + n - 1] (the usual case) it is erased in place by
+ * storing NULL over the walked range. Otherwise every unit of the range
+ * must be covered by entries (walked range by range), and NULL is stored
+ * over the range, which cuts the entries at its ends. reserve is
+ * rg_mtree_insert_range (-EEXIST means a unit is taken: -EBUSY).
+ *
+ * Nodes come from the maple module's slab cache; a store that cannot get
+ * its nodes returns -ENOMEM and leaves the tree unchanged, which is the
+ * region API's contract. Bytes held: rg_mtree_bytes() (live nodes x 256 +
+ * the tree), a counted O(1) read.
+ */
+#include <errno.h>
+#include <limits.h>
+
+#include "region/maple_tree.h"
+#include "region_internal.h"
+
+#define REGION_ENTRY rg_mt_mk_value(1)
+
+static int mp_init(struct rg_region *r)
+{
+	struct rg_maple_tree *mt = rgi_malloc(sizeof(*mt));
+	int err;
+
+	if (!mt)
+		return -ENOMEM;
+	err = rg_mtree_init(mt, RG_MT_FLAGS_ALLOC_RANGE);
+	if (err) {
+		rgi_free(mt);
+		return err;
+	}
+	r->priv = mt;
+	return 0;
+}
+
+static void mp_fini(struct rg_region *r)
+{
+	rg_mtree_destroy(r->priv);
+	rgi_free(r->priv);
+	r->priv = NULL;
+}
+
+/* Lowest aligned fit, under the tree lock; stores it. */
+static int mp_alloc_aligned(struct rg_maple_tree *mt, unsigned long cap,
+			    unsigned long n, unsigned long mask,
+			    unsigned long *start)
+{
+	unsigned long min = 0, max = cap - 1, s, a, end;
+	RG_MA_STATE(mas, mt, 0, 0);
+	int err;
+
+	rg_mtree_lock(mt);
+	for (;;) {
+		rg_mas_reset(&mas);
+		err = rg_mas_empty_area(&mas, min, max, n);
+		if (err) {
+			err = err == -ENOMEM ? -ENOMEM : -ENOSPC;
+			break;
+		}
+		s = mas.index;
+		rg_mas_set(&mas, s);
+		rg_mas_walk(&mas); /* the empty range holding s */
+		end = mas.last < max ? mas.last : max;
+		a = (s + mask) & ~mask;
+		if (a >= s && a <= end && n - 1 <= end - a) {
+			rg_mas_set_range(&mas, a, a + n - 1);
+			err = rg_mas_store_gfp(&mas, REGION_ENTRY, 0);
+			if (!err)
+				*start = a;
+			break;
+		}
+		if (end >= max) {
+			err = -ENOSPC;
+			break;
+		}
+		min = end + 1;
+	}
+	rg_mtree_unlock(mt);
+	return err;
+}
+
+static int mp_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
+		    unsigned long *start)
+{
+	struct rg_maple_tree *mt = r->priv;
+	int err;
+
+	if (mask)
+		return mp_alloc_aligned(mt, r->capacity, n, mask, start);
+	err = rg_mtree_alloc_range(mt, start, REGION_ENTRY, n, 0,
+				   r->capacity - 1);
+	return err == -EBUSY ? -ENOSPC : err;
+}
+
+static int mp_free(struct rg_region *r, unsigned long start, unsigned long n)
+{
+	struct rg_maple_tree *mt = r->priv;
+	unsigned long last = start + n - 1, pos;
+	RG_MA_STATE(mas, mt, start, start);
+	int err = 0;
+
+	rg_mtree_lock(mt);
+	if (!rg_mas_walk(&mas)) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (mas.index != start || mas.last != last) {
+		/* Every unit of [start, last] must be covered. */
+		for (pos = mas.last; pos < last;) {
+			rg_mas_set(&mas, pos + 1);
+			if (!rg_mas_walk(&mas)) {
+				err = -ENOENT;
+				goto out;
+			}
+			pos = mas.last;
+		}
+		rg_mas_set_range(&mas, start, last);
+	}
+	err = rg_mas_store_gfp(&mas, NULL, 0);
+out:
+	rg_mtree_unlock(mt);
+	return err;
+}
+
+static int mp_reserve(struct rg_region *r, unsigned long start, unsigned long n)
+{
+	int err = rg_mtree_insert_range(r->priv, start, start + n - 1,
+					REGION_ENTRY);
+
+	return err == -EEXIST ? -EBUSY : err;
+}
+
+static bool mp_test(struct rg_region *r, unsigned long unit)
+{
+	return rg_mtree_load(r->priv, unit) != NULL;
+}
+
+/*
+ * Visit the entries in order: the largest gap between them (within the
+ * capacity) and the number of units they cover.
+ */
+static void mp_scan(struct rg_region *r, unsigned long *largest,
+		    unsigned long *used, bool *beyond)
+{
+	struct rg_maple_tree *mt = r->priv;
+	unsigned long next = 0, best = 0, n = 0, cap = r->capacity;
+	RG_MA_STATE(mas, mt, 0, 0);
+
+	*beyond = false;
+	rg_mtree_lock(mt);
+	while (rg_mas_find(&mas, ULONG_MAX)) {
+		if (mas.last >= cap) {
+			*beyond = true;
+			break;
+		}
+		if (mas.index - next > best)
+			best = mas.index - next;
+		n += mas.last - mas.index + 1;
+		next = mas.last + 1;
+	}
+	rg_mtree_unlock(mt);
+	if (cap - next > best)
+		best = cap - next;
+	*largest = best;
+	*used = n;
+}
+
+static unsigned long mp_largest_free(struct rg_region *r)
+{
+	unsigned long largest, used;
+	bool beyond;
+
+	mp_scan(r, &largest, &used, &beyond);
+	return largest;
+}
+
+static size_t mp_bytes(struct rg_region *r)
+{
+	return rg_mtree_bytes(r->priv);
+}
+
+static int mp_validate(struct rg_region *r, unsigned long *used,
+		       const char **reason)
+{
+	unsigned long largest;
+	bool beyond;
+	int err = rg_mtree_validate(r->priv, reason);
+
+	if (err)
+		return err;
+	mp_scan(r, &largest, used, &beyond);
+	if (beyond) {
+		*reason = "an entry lies past the capacity";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void mp_dump(struct rg_region *r, FILE *f)
+{
+	rg_mtree_dump(r->priv, f);
+}
+
+const struct rgi_region_ops rgi_region_maple_ops = {
+	.name = "maple",
+	.max_capacity = ULONG_MAX,
+	.bytes_vary = true,
+	.init = mp_init,
+	.fini = mp_fini,
+	.alloc = mp_alloc,
+	.free = mp_free,
+	.reserve = mp_reserve,
+	.test = mp_test,
+	.largest_free = mp_largest_free,
+	.bytes = mp_bytes,
+	.validate = mp_validate,
+	.dump = mp_dump,
+};
