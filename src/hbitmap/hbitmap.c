@@ -80,6 +80,11 @@
 #include "rg_internal.h"
 #include "region/hbitmap.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#define HB_SIMD 1
+#endif
+
 #define HB_BLOCK_SHIFT 9
 #define HB_BLOCK_BITS (1u << HB_BLOCK_SHIFT)
 #define HB_BLOCK_WORDS (HB_BLOCK_BITS / 64)
@@ -91,6 +96,9 @@
 #define HB_BS(p, s, i) \
 	((uint32_t)(p) | ((uint32_t)(s) << 10) | ((uint32_t)(i) << 20))
 #define HB_BS_FREE HB_BS(HB_BLOCK_BITS, HB_BLOCK_BITS, 0)
+#define HB_BS_P(v) ((v)&1023)
+#define HB_BS_S(v) (((v) >> 10) & 1023)
+#define HB_BS_I(v) ((v) >> 20)
 
 struct hb_node {
 	uint64_t any; /* bit i: child i has a free unit */
@@ -181,32 +189,21 @@ static inline uint64_t hb_max3(uint64_t a, uint64_t b, uint64_t c)
 
 /* ---- word and block level ---------------------------------------------- */
 
-/* Longest run of one bits in u (u != 0). */
+/* Longest run of one bits in u, u not all ones: one step per run. */
 static unsigned hb_longest_ones(uint64_t u)
 {
-	uint64_t r[7];
-	unsigned k = 0, len;
-	uint64_t cur;
+	unsigned best = 0;
 
-	r[0] = u;
-	while (k < 6) {
-		uint64_t t = r[k] & (r[k] >> (1u << k));
+	while (u) {
+		unsigned len;
 
-		if (!t)
-			break;
-		r[++k] = t;
+		u >>= __builtin_ctzll(u);
+		len = (unsigned)__builtin_ctzll(~u);
+		if (len > best)
+			best = len;
+		u >>= len;
 	}
-	cur = r[k];
-	len = 1u << k;
-	while (k-- > 0) {
-		uint64_t t = cur & (r[k] >> len);
-
-		if (t) {
-			cur = t;
-			len += 1u << k;
-		}
-	}
-	return len;
+	return best;
 }
 
 /* Positions i such that bits i .. i + n - 1 of u are all set (n <= 64). */
@@ -223,8 +220,16 @@ static inline uint64_t hb_run_starts(uint64_t u, uint64_t n)
 	return u;
 }
 
-/* Summary of the 512 units held in w[0 .. 7]. */
-static uint32_t hb_block_compute(const uint64_t *w)
+/*
+ * Summary of the 512 units held in w[0 .. 7]. Built twice where the
+ * compiler can dispatch on the CPU: the hardware popcount prunes the
+ * inner-run search of most words.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+static uint32_t
+hb_block_compute(const uint64_t *w)
 {
 	unsigned rs = 0, p = 0, best = 0;
 
@@ -245,7 +250,8 @@ static uint32_t hb_block_compute(const uint64_t *w)
 		top = 63 - (unsigned)__builtin_clzll(x);
 		/* zeros strictly between the lowest and highest set bit */
 		u = ~x & (~0ULL << z) & ((2ULL << top) - 1);
-		if (u && top - z - 1 > best) {
+		if (u && top - z - 1 > best &&
+		    (unsigned)__builtin_popcountll(u) > best) {
 			unsigned l = hb_longest_ones(u);
 
 			if (l > best)
@@ -352,11 +358,46 @@ static inline unsigned hb_l0_count(const struct rg_hbitmap *hb, uint64_t idx)
 	return left < 64 ? (unsigned)left : 64;
 }
 
+#ifdef HB_SIMD
+/*
+ * First block b in [j, cnt - 3) that could start or hold a fit of n <= 512
+ * units: the previous block's suffix plus b's prefix, b's suffix or b's
+ * inner run reaches n. Four blocks per step; returns where it stopped (the
+ * candidate, or the first block of a tail shorter than four). Blocks before
+ * the result are no candidates, so none is entirely free and the run open
+ * at the result is exactly the suffix of the block before it.
+ */
+static unsigned hb_l0_skip(const uint32_t *bs, unsigned j, unsigned cnt,
+			   uint64_t n)
+{
+	const __m128i m10 = _mm_set1_epi32(1023);
+	const __m128i n1 = _mm_set1_epi32((int)n - 1);
+
+	for (; j + 4 <= cnt; j += 4) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(bs + j));
+		__m128i pv = _mm_loadu_si128((const __m128i *)(bs + j - 1));
+		__m128i sp = _mm_and_si128(_mm_srli_epi32(pv, 10), m10);
+		__m128i sv = _mm_and_si128(_mm_srli_epi32(v, 10), m10);
+		__m128i c = _mm_cmpgt_epi32(
+			_mm_add_epi32(sp, _mm_and_si128(v, m10)), n1);
+		int mask;
+
+		c = _mm_or_si128(c, _mm_cmpgt_epi32(sv, n1));
+		c = _mm_or_si128(c, _mm_cmpgt_epi32(_mm_srli_epi32(v, 20), n1));
+		mask = _mm_movemask_ps(_mm_castsi128_ps(c));
+		if (mask)
+			return j + (unsigned)__builtin_ctz((unsigned)mask);
+	}
+	return j;
+}
+#endif
+
 /*
  * Scan the blocks of level-0 node idx (r->pos is its start). A block is
  * passed over after one test when neither the open run plus its prefix,
- * nor its inner run, nor its suffix reaches n units; absent and full blocks
- * read as zeros. Only blocks that pass the test get the exact checks.
+ * nor its inner run, nor its suffix reaches n units (absent and full
+ * blocks read as zeros); with SSE2 four blocks are tested at a time. Only
+ * blocks that pass the test get the exact checks.
  */
 static uint64_t hb_scan_l0(const struct rg_hbitmap *hb, uint64_t idx,
 			   struct hb_req *r)
@@ -364,20 +405,35 @@ static uint64_t hb_scan_l0(const struct rg_hbitmap *hb, uint64_t idx,
 	const uint32_t *bs = hb->bsum + (idx << HB_FAN_SHIFT);
 	uint64_t base = idx << (HB_BLOCK_SHIFT + HB_FAN_SHIFT);
 	uint64_t carry = base - r->rs, n = r->n, a;
-	unsigned cnt = hb_l0_count(hb, idx);
+	unsigned cnt = hb_l0_count(hb, idx), i = 0;
 
 	if (r->hi < base + ((uint64_t)cnt << HB_BLOCK_SHIFT))
 		cnt = (unsigned)((r->hi - base + HB_BLOCK_BITS - 1) >>
 				 HB_BLOCK_SHIFT);
-	for (unsigned i = 0; i < cnt; i++) {
+	while (i < cnt) {
 		uint32_t v = bs[i];
-		uint64_t p = v & 1023, s = (v >> 10) & 1023, in = v >> 20;
+		uint64_t p = HB_BS_P(v), s = HB_BS_S(v), in = HB_BS_I(v);
 		uint64_t t = carry + p, cs, ce;
 
 		t = s > t ? s : t;
 		t = in > t ? in : t;
 		if (likely(t < n)) {
-			carry = p == HB_BLOCK_BITS ? carry + HB_BLOCK_BITS : s;
+			i++;
+			if (p == HB_BLOCK_BITS) {
+				carry += HB_BLOCK_BITS;
+				continue;
+			}
+			carry = s;
+#ifdef HB_SIMD
+			if (n <= HB_BLOCK_BITS && i + 4 <= cnt) {
+				unsigned j = hb_l0_skip(bs, i, cnt, n);
+
+				if (j != i) {
+					i = j;
+					carry = HB_BS_S(bs[j - 1]);
+				}
+			}
+#endif
 			continue;
 		}
 		cs = base + ((uint64_t)i << HB_BLOCK_SHIFT);
@@ -386,6 +442,7 @@ static uint64_t hb_scan_l0(const struct rg_hbitmap *hb, uint64_t idx,
 			if ((a = hb_fit(r, cs - carry, ce)) != HB_NONE)
 				return a;
 			carry += HB_BLOCK_BITS;
+			i++;
 			continue;
 		}
 		if ((a = hb_fit(r, cs - carry, cs + p)) != HB_NONE)
@@ -400,53 +457,61 @@ static uint64_t hb_scan_l0(const struct rg_hbitmap *hb, uint64_t idx,
 		if (s && (a = hb_fit(r, ce - s, ce)) != HB_NONE)
 			return a;
 		carry = s;
+		i++;
 	}
 	return HB_NONE;
 }
 
+/*
+ * Scan the children of node idx at level k >= 1 (r->pos is its start) with
+ * the same one-test rejection as hb_scan_l0(); absent children are not
+ * visited and full ones read as zeros.
+ */
 static uint64_t hb_scan_node(const struct rg_hbitmap *hb, unsigned k,
 			     uint64_t idx, struct hb_req *r)
 {
-	const struct hb_node *nd = &hb->lv[k][idx];
+	const struct hb_node *ch = hb->lv[k - 1] + (idx << HB_FAN_SHIFT);
 	unsigned csh = hb_child_shift(k);
 	uint64_t csz = 1ULL << csh, base = idx << (csh + HB_FAN_SHIFT);
-	uint64_t m = nd->any, a;
+	uint64_t left = hb->lv_count[k - 1] - (idx << HB_FAN_SHIFT);
+	uint64_t carry = base - r->rs, n = r->n, a;
+	unsigned cnt = left < 64 ? (unsigned)left : 64;
 
-	while (m) {
-		unsigned i = (unsigned)__builtin_ctzll(m);
-		uint64_t cs = base + ((uint64_t)i << csh), ce = cs + csz;
-		uint64_t c = (idx << HB_FAN_SHIFT) + i;
-		struct hb_sum sm;
+	if (r->hi < base + ((uint64_t)cnt << csh))
+		cnt = (unsigned)((r->hi - base + csz - 1) >> csh);
+	for (unsigned i = 0; i < cnt; i++) {
+		uint64_t p = ch[i].p, s = ch[i].s, in = ch[i].inner;
+		uint64_t t = carry + p, cs, ce;
 
-		if (cs >= r->hi)
-			break;
-		if (cs != r->pos)
-			r->rs = cs;
-		if ((nd->all >> i) & 1) {
-			unsigned len = hb_group_len(nd->all, i);
-
-			ce = cs + ((uint64_t)len << csh);
-			if ((a = hb_fit(r, r->rs, ce)) != HB_NONE)
-				return a;
-			r->pos = ce;
-			m = hb_clear_below(m, i + len);
+		t = s > t ? s : t;
+		t = in > t ? in : t;
+		if (likely(t < n)) {
+			carry = p == csz ? carry + csz : s;
 			continue;
 		}
-		sm = hb_child(hb, k, c);
-		if ((a = hb_fit(r, r->rs, cs + sm.p)) != HB_NONE)
+		cs = base + ((uint64_t)i << csh);
+		ce = cs + csz;
+		if (p == csz) {
+			if ((a = hb_fit(r, cs - carry, ce)) != HB_NONE)
+				return a;
+			carry += csz;
+			continue;
+		}
+		if ((a = hb_fit(r, cs - carry, cs + p)) != HB_NONE)
 			return a;
-		if (sm.inner >= r->n && ce > r->lo) {
+		if (in >= n && ce > r->lo) {
+			uint64_t c = (idx << HB_FAN_SHIFT) + i;
+
+			r->rs = cs - carry;
 			r->pos = cs;
 			a = k > 1 ? hb_scan_node(hb, k - 1, c, r) :
 				    hb_scan_l0(hb, c, r);
 			if (a != HB_NONE)
 				return a;
 		}
-		r->rs = ce - sm.s;
-		r->pos = ce;
-		if (sm.s && (a = hb_fit(r, r->rs, ce)) != HB_NONE)
+		if (s && (a = hb_fit(r, ce - s, ce)) != HB_NONE)
 			return a;
-		m &= m - 1;
+		carry = s;
 	}
 	return HB_NONE;
 }
@@ -588,14 +653,82 @@ static struct hb_sum hb_l0_compute(const struct rg_hbitmap *hb, uint64_t idx,
 	return out;
 }
 
+#ifdef HB_SIMD
+/*
+ * hb_l0_compute() for a full level-0 node without override: the inner
+ * runs within a block or across one boundary between two blocks that are
+ * not entirely free are maxed four blocks at a time; runs through entirely
+ * free blocks, the prefix and the suffix come from the all mask.
+ */
+static struct hb_sum hb_l0_compute_simd(const struct rg_hbitmap *hb,
+					uint64_t idx, uint64_t all)
+{
+	const uint32_t *bs = hb->bsum + (idx << HB_FAN_SHIFT);
+	const __m128i m10 = _mm_set1_epi32(1023);
+	const __m128i fr = _mm_set1_epi32((int)HB_BS_FREE);
+	__m128i prev = fr, best = _mm_setzero_si128();
+	uint64_t nf = ~all, inner, m;
+	struct hb_sum out;
+	unsigned f, l;
+
+	if (!nf) {
+		out.p = out.s = 1ULL << (HB_BLOCK_SHIFT + HB_FAN_SHIFT);
+		out.inner = 0;
+		return out;
+	}
+	for (unsigned k = 0; k < 64; k += 4) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(bs + k));
+		__m128i pv = _mm_or_si128(_mm_slli_si128(v, 4),
+					  _mm_srli_si128(prev, 12));
+		__m128i ex = _mm_or_si128(_mm_cmpeq_epi32(v, fr),
+					  _mm_cmpeq_epi32(pv, fr));
+		__m128i pair = _mm_add_epi32(
+			_mm_and_si128(v, m10),
+			_mm_and_si128(_mm_srli_epi32(pv, 10), m10));
+
+		best = _mm_max_epi16(best, _mm_andnot_si128(ex, pair));
+		best = _mm_max_epi16(best, _mm_srli_epi32(v, 20));
+		prev = v;
+	}
+	best = _mm_max_epi16(best, _mm_srli_si128(best, 8));
+	best = _mm_max_epi16(best, _mm_srli_si128(best, 4));
+	inner = (uint32_t)_mm_cvtsi128_si32(best);
+	/* runs through entirely free blocks */
+	for (m = all; m;) {
+		unsigned a = (unsigned)__builtin_ctzll(m);
+		unsigned len = hb_group_len(m, a), b = a + len;
+
+		if (a > 0 && b < 64) {
+			uint64_t run = HB_BS_S(bs[a - 1]) +
+				       ((uint64_t)len << HB_BLOCK_SHIFT) +
+				       HB_BS_P(bs[b]);
+
+			inner = run > inner ? run : inner;
+		}
+		m = hb_clear_below(m, b);
+	}
+	f = (unsigned)__builtin_ctzll(nf);
+	l = 63 - (unsigned)__builtin_clzll(nf);
+	out.p = ((uint64_t)f << HB_BLOCK_SHIFT) + HB_BS_P(bs[f]);
+	out.s = ((uint64_t)(63 - l) << HB_BLOCK_SHIFT) + HB_BS_S(bs[l]);
+	out.inner = inner;
+	return out;
+}
+#endif
+
 static inline struct hb_sum hb_node_compute(const struct rg_hbitmap *hb,
 					    unsigned k, uint64_t idx,
 					    uint64_t any, uint64_t all,
 					    unsigned ov_i,
 					    const struct hb_sum *ov)
 {
-	if (k == 0)
+	if (k == 0) {
+#ifdef HB_SIMD
+		if (!ov && hb_l0_count(hb, idx) == 64)
+			return hb_l0_compute_simd(hb, idx, all);
+#endif
 		return hb_l0_compute(hb, idx, ov_i, ov);
+	}
 	return hb_node_compute_masks(hb, k, idx, any, all, ov_i, ov);
 }
 
@@ -1458,6 +1591,12 @@ int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 						   64, NULL);
 			if (!hb_sum_eq(&s, &t2))
 				HB_FAIL("node summary methods disagree");
+			if (k == 0) {
+				t2 = hb_l0_compute(hb, idx, 64, NULL);
+				if (!hb_sum_eq(&s, &t2))
+					HB_FAIL("level-0 summary methods "
+						"disagree");
+			}
 			if (s.p != nd->p || s.s != nd->s ||
 			    s.inner != nd->inner)
 				HB_FAIL("node summary differs from a "
