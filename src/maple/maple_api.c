@@ -664,6 +664,7 @@ static bool mas_prev_any(struct rg_ma_state *mas, unsigned long min)
 
 static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
 {
+	struct rg_ma_state save;
 	int r;
 
 	if (mas->status == RG_MAS_OVERFLOW && mas->last >= max)
@@ -681,11 +682,15 @@ static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
 		if (any || mas_entry(mas))
 			return mas_entry(mas);
 	}
+	save = *mas;
 	for (;;) {
 		void *e;
 
-		if (!mas_next_any(mas, max))
+		if (!mas_next_any(mas, max)) {
+			*mas = save;
+			mas->status = RG_MAS_OVERFLOW;
 			return NULL;
+		}
 		e = mas_entry(mas);
 		if (e || any)
 			return e;
@@ -694,6 +699,7 @@ static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
 
 static void *mas_prev_impl(struct rg_ma_state *mas, unsigned long min, bool any)
 {
+	struct rg_ma_state save;
 	int r;
 
 	if (mas->status == RG_MAS_UNDERFLOW && mas->index <= min)
@@ -711,11 +717,15 @@ static void *mas_prev_impl(struct rg_ma_state *mas, unsigned long min, bool any)
 		if (any || mas_entry(mas))
 			return mas_entry(mas);
 	}
+	save = *mas;
 	for (;;) {
 		void *e;
 
-		if (!mas_prev_any(mas, min))
+		if (!mas_prev_any(mas, min)) {
+			*mas = save;
+			mas->status = RG_MAS_UNDERFLOW;
 			return NULL;
+		}
 		e = mas_entry(mas);
 		if (e || any)
 			return e;

@@ -373,7 +373,7 @@ static void run_model_a(unsigned int flags, unsigned long ops,
 
 static unsigned long ops_a(void)
 {
-	return RG_THOROUGH ? 40000 : 200000;
+	return RG_THOROUGH ? 30000 : 200000;
 }
 
 static void test_model_a_plain(void **state)
@@ -403,10 +403,10 @@ static void test_model_a_prealloc(void **state)
 
 struct model_b {
 	unsigned long u;
-	unsigned long *occ;  /* bit per index: inside a stored range */
-	uint32_t *rs;	     /* start of the range holding the index */
-	uint32_t *rl;	     /* at a range start: its last index */
-	void **ent;	     /* at a range start: its entry */
+	unsigned long *occ; /* bit per index: inside a stored range */
+	uint32_t *rs; /* start of the range holding the index */
+	uint32_t *rl; /* at a range start: its last index */
+	void **ent; /* at a range start: its entry */
 	unsigned long nranges;
 };
 
@@ -458,8 +458,8 @@ static unsigned long mb_prev_occ(const struct model_b *m, unsigned long i)
 	return (i / 64) * 64 + 63 - (unsigned long)__builtin_clzl(w);
 }
 
-static void *mb_load(const struct model_b *m, unsigned long i,
-		     unsigned long *s, unsigned long *l)
+static void *mb_load(const struct model_b *m, unsigned long i, unsigned long *s,
+		     unsigned long *l)
 {
 	unsigned long p, n;
 
@@ -671,16 +671,17 @@ static void run_model_b(unsigned int flags, unsigned long target,
 			if (e)
 				mb_store(&m, rs, rl, NULL);
 		} else if (what < 75 && alloc) {
-			unsigned long min = f, max, size = 1 + rg_rand_below(&r, 8);
+			unsigned long min = f, max,
+				      size = 1 + rg_rand_below(&r, 8);
 			bool rev = rg_rand_below(&r, 2);
 
 			max = min + 64 + rg_rand_below(&r, 4096);
 			if (max >= u)
 				max = u - 1;
 			e = new_entry();
-			ret = rev ? rg_mtree_alloc_rrange(&mt, &x0, e, size, min,
-							  max)
-				  : rg_mtree_alloc_range(&mt, &x0, e, size, min,
+			ret = rev ? rg_mtree_alloc_rrange(&mt, &x0, e, size,
+							  min, max) :
+				    rg_mtree_alloc_range(&mt, &x0, e, size, min,
 							 max);
 			if (mb_gap(&m, min, max, size, rev, &rs)) {
 				assert_int_equal(ret, 0);
@@ -768,15 +769,14 @@ static void test_model_b(void **state)
 {
 	(void)state;
 	if (RG_THOROUGH) {
-		run_model_b(0, 300, 100000, 1, false);
-		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 300, 100000, 1, false);
-		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 10000, 150000, 5000,
+		run_model_b(0, 300, 60000, 1, false);
+		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 300, 60000, 1, false);
+		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 10000, 100000, 5000,
 			    false);
-		run_model_b(0, 10000, 100000, 5000, false);
+		run_model_b(0, 10000, 60000, 5000, false);
 	} else {
 		run_model_b(0, 1000, 200000, 1000, false);
-		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 1000, 200000, 1000,
-			    false);
+		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 1000, 200000, 1000, false);
 		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 10000, 300000, 20000,
 			    false);
 		run_model_b(0, 100000, 400000, 100000, false);
@@ -789,8 +789,8 @@ static void test_model_b_prealloc(void **state)
 {
 	(void)state;
 	if (RG_THOROUGH) {
-		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 300, 50000, 1, true);
-		run_model_b(0, 5000, 100000, 5000, true);
+		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 300, 40000, 1, true);
+		run_model_b(0, 5000, 60000, 5000, true);
 	} else {
 		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 1000, 200000, 1000, true);
 		run_model_b(RG_MT_FLAGS_ALLOC_RANGE, 100000, 400000, 100000,
