@@ -16,71 +16,80 @@
 #include "region/hbitmap.h"
 #include "region_internal.h"
 
-static int hb_init(struct rg_region *r) {
-  r->priv = rg_hbitmap_create(r->capacity);
-  return r->priv ? 0 : (errno ? -errno : -ENOMEM);
+static int hb_init(struct rg_region *r)
+{
+	r->priv = rg_hbitmap_create(r->capacity);
+	return r->priv ? 0 : (errno ? -errno : -ENOMEM);
 }
 
-static void hb_fini(struct rg_region *r) {
-  rg_hbitmap_destroy(r->priv);
-  r->priv = NULL;
+static void hb_fini(struct rg_region *r)
+{
+	rg_hbitmap_destroy(r->priv);
+	r->priv = NULL;
 }
 
 static int hb_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
-                    unsigned long *start) {
-  uint64_t s;
-  int err = rg_hbitmap_alloc(r->priv, n, (uint64_t)mask + 1, &s);
+		    unsigned long *start)
+{
+	uint64_t s;
+	int err = rg_hbitmap_alloc(r->priv, n, (uint64_t)mask + 1, &s);
 
-  if (!err)
-    *start = (unsigned long)s;
-  return err;
+	if (!err)
+		*start = (unsigned long)s;
+	return err;
 }
 
-static int hb_free(struct rg_region *r, unsigned long start, unsigned long n) {
-  return rg_hbitmap_free(r->priv, start, n);
+static int hb_free(struct rg_region *r, unsigned long start, unsigned long n)
+{
+	return rg_hbitmap_free(r->priv, start, n);
 }
 
-static int hb_reserve(struct rg_region *r, unsigned long start,
-                      unsigned long n) {
-  return rg_hbitmap_reserve(r->priv, start, n);
+static int hb_reserve(struct rg_region *r, unsigned long start, unsigned long n)
+{
+	return rg_hbitmap_reserve(r->priv, start, n);
 }
 
-static bool hb_test(struct rg_region *r, unsigned long unit) {
-  return rg_hbitmap_test(r->priv, unit) == 1;
+static bool hb_test(struct rg_region *r, unsigned long unit)
+{
+	return rg_hbitmap_test(r->priv, unit) == 1;
 }
 
-static unsigned long hb_largest_free(struct rg_region *r) {
-  return (unsigned long)rg_hbitmap_largest_free_run(r->priv);
+static unsigned long hb_largest_free(struct rg_region *r)
+{
+	return (unsigned long)rg_hbitmap_largest_free_run(r->priv);
 }
 
-static size_t hb_bytes(struct rg_region *r) {
-  return rg_hbitmap_bytes(r->priv);
+static size_t hb_bytes(struct rg_region *r)
+{
+	return rg_hbitmap_bytes(r->priv);
 }
 
 static int hb_validate(struct rg_region *r, unsigned long *used,
-                       const char **reason) {
-  int err = rg_hbitmap_validate(r->priv, reason);
+		       const char **reason)
+{
+	int err = rg_hbitmap_validate(r->priv, reason);
 
-  *used = r->capacity - (unsigned long)rg_hbitmap_free_units(r->priv);
-  return err;
+	*used = r->capacity - (unsigned long)rg_hbitmap_free_units(r->priv);
+	return err;
 }
 
-static void hb_dump(struct rg_region *r, FILE *f) {
-  rg_hbitmap_dump(r->priv, f);
+static void hb_dump(struct rg_region *r, FILE *f)
+{
+	rg_hbitmap_dump(r->priv, f);
 }
 
 const struct rgi_region_ops rgi_region_hbitmap_ops = {
-    .name = "hbitmap",
-    .max_capacity = (unsigned long)RG_HBITMAP_MAX_CAPACITY,
-    .bytes_vary = false,
-    .init = hb_init,
-    .fini = hb_fini,
-    .alloc = hb_alloc,
-    .free = hb_free,
-    .reserve = hb_reserve,
-    .test = hb_test,
-    .largest_free = hb_largest_free,
-    .bytes = hb_bytes,
-    .validate = hb_validate,
-    .dump = hb_dump,
+	.name = "hbitmap",
+	.max_capacity = (unsigned long)RG_HBITMAP_MAX_CAPACITY,
+	.bytes_vary = false,
+	.init = hb_init,
+	.fini = hb_fini,
+	.alloc = hb_alloc,
+	.free = hb_free,
+	.reserve = hb_reserve,
+	.test = hb_test,
+	.largest_free = hb_largest_free,
+	.bytes = hb_bytes,
+	.validate = hb_validate,
+	.dump = hb_dump,
 };
