@@ -982,6 +982,9 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 							    [ci * o.nocc + oi]);
 		}
 		churn_ratios(t, res, &o2, sorted);
+		if (ctx->plot)
+			rb_note("regionbench regions: --plot draws the fill "
+				"and big workloads only");
 		rb_table_note(t, "Churn times frees and allocations in "
 				 "alternating batches of min(64, live/100) "
 				 "calls; the timer is read twice per batch.");
