@@ -124,6 +124,9 @@ struct rg_hbitmap {
 	uint64_t pend;
 	bool pend_alloc; /* last mutation there was an allocation */
 	unsigned pend_hint; /* words below this in the pending block are full */
+	unsigned pend_ops; /* mutations since its summary was exact, max 2 */
+	unsigned pend_s, pend_e; /* the first one: units [s, e) of the block */
+	bool pend_set; /* ... set (else cleared) */
 	bool before_known; /* before_max / before_suffix computed */
 	bool before_exact; /* false: the fold stopped early at before_max */
 	uint64_t before_max;
@@ -753,21 +756,49 @@ static inline uint64_t hb_inner_len(uint64_t a, uint64_t b, uint64_t size)
 	return (a < b && a != 0 && b != size) ? b - a : 0;
 }
 
-/* Largest inner-class run touching child i whose summary is c. */
-static uint64_t hb_touch_inner(uint64_t L, uint64_t R, unsigned i, uint64_t csz,
-			       uint64_t size, const struct hb_sum *c)
+/* Start of the free run that reaches the start of child i, or i's start. */
+static inline uint64_t hb_run_left(const struct rg_hbitmap *hb, unsigned k,
+				   uint64_t cbase, uint64_t any, uint64_t nf,
+				   unsigned i, unsigned csh)
 {
-	uint64_t cs = (uint64_t)i * csz;
+	uint64_t lm = nf & ((1ULL << i) - 1), L;
+	unsigned j;
 
-	if (c->p == csz)
-		return hb_inner_len(L, R, size);
-	return hb_max3(hb_inner_len(L, cs + c->p, size),
-		       hb_inner_len(cs + csz - c->s, R, size), c->inner);
+	if (!lm)
+		return 0;
+	j = 63 - (unsigned)__builtin_clzll(lm);
+	L = (uint64_t)(j + 1) << csh;
+	if ((any >> j) & 1)
+		L -= hb_child(hb, k, cbase + j).s;
+	return L;
+}
+
+/* End of the free run that reaches the end of child i, or i's end. */
+static inline uint64_t hb_run_right(const struct rg_hbitmap *hb, unsigned k,
+				    uint64_t cbase, uint64_t any, uint64_t nf,
+				    unsigned i, unsigned csh)
+{
+	uint64_t rm = i == 63 ? 0 : nf & (~0ULL << (i + 1)), R;
+	unsigned j;
+
+	if (!rm)
+		return 64ULL << csh;
+	j = (unsigned)__builtin_ctzll(rm);
+	R = (uint64_t)j << csh;
+	if ((any >> j) & 1)
+		R += hb_child(hb, k, cbase + j).p;
+	return R;
 }
 
 /*
  * Child i of node (k, idx) changed from *o to *x: update the node's masks
  * and summary. Returns true if the node's summary changed.
+ *
+ * Only the runs touching child i change: the one ending in its prefix, the
+ * one starting in its suffix (one run through it if it is entirely free)
+ * and its inner run. If none of the old ones was the node's longest inner
+ * run, or a new one is at least as long, the new inner run follows from
+ * them; otherwise the node is recomputed from its children.
  */
 static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 				  uint64_t idx, unsigned i,
@@ -777,9 +808,10 @@ static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 	struct hb_node *nd = &hb->lv[k][idx];
 	unsigned csh = hb_child_shift(k);
 	uint64_t csz = 1ULL << csh, size = csz << HB_FAN_SHIFT;
-	uint64_t cbase = idx << HB_FAN_SHIFT, bit = 1ULL << i;
-	uint64_t all, any, nf, lm, rm, L, R, oi, ni, inner, p, s;
+	uint64_t cbase = idx << HB_FAN_SHIFT, cs = (uint64_t)i << csh;
+	uint64_t all, any, nf, oi, ni, inner, p, s, L, R;
 	struct hb_sum old = { nd->p, nd->s, nd->inner }, t;
+	bool o_all = o->p == csz, x_all = x->p == csz;
 	unsigned f, l;
 
 	hb_mask_set(nd, i, x, csz);
@@ -792,37 +824,54 @@ static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 		return !(old.p == size && old.s == size && old.inner == 0);
 	}
 	f = (unsigned)__builtin_ctzll(nf);
-	p = (uint64_t)f << csh;
-	if ((any >> f) & 1)
-		p += f == i ? x->p : hb_child(hb, k, cbase + f).p;
 	l = 63 - (unsigned)__builtin_clzll(nf);
-	s = (uint64_t)(63 - l) << csh;
-	if ((any >> l) & 1)
-		s += l == i ? x->s : hb_child(hb, k, cbase + l).s;
-
-	/* The runs touching child i reach from L to R. */
-	lm = nf & (bit - 1);
-	if (!lm) {
-		L = 0;
+	if (o_all != x_all || f == i) {
+		p = (uint64_t)f << csh;
+		if ((any >> f) & 1)
+			p += f == i ? x->p : hb_child(hb, k, cbase + f).p;
 	} else {
-		unsigned j = 63 - (unsigned)__builtin_clzll(lm);
-
-		L = (uint64_t)(j + 1) << csh;
-		if ((any >> j) & 1)
-			L -= hb_child(hb, k, cbase + j).s;
+		p = old.p; /* the first child not entirely free is another */
 	}
-	rm = nf & ~((bit << 1) - 1);
-	if (!rm) {
-		R = size;
+	if (o_all != x_all || l == i) {
+		s = (uint64_t)(63 - l) << csh;
+		if ((any >> l) & 1)
+			s += l == i ? x->s : hb_child(hb, k, cbase + l).s;
 	} else {
-		unsigned j = (unsigned)__builtin_ctzll(rm);
-
-		R = (uint64_t)j << csh;
-		if ((any >> j) & 1)
-			R += hb_child(hb, k, cbase + j).p;
+		s = old.s;
 	}
-	oi = hb_touch_inner(L, R, i, csz, size, o);
-	ni = hb_touch_inner(L, R, i, csz, size, x);
+
+	oi = o->inner;
+	ni = x->inner;
+	if (o_all || x_all) {
+		L = hb_run_left(hb, k, cbase, any, nf, i, csh);
+		R = hb_run_right(hb, k, cbase, any, nf, i, csh);
+		if (o_all) {
+			oi = hb_inner_len(L, R, size);
+		} else {
+			oi = hb_max3(oi, hb_inner_len(L, cs + o->p, size),
+				     hb_inner_len(cs + csz - o->s, R, size));
+		}
+		if (x_all) {
+			ni = hb_inner_len(L, R, size);
+		} else {
+			ni = hb_max3(ni, hb_inner_len(L, cs + x->p, size),
+				     hb_inner_len(cs + csz - x->s, R, size));
+		}
+	} else {
+		/* a run whose end did not move is no change */
+		if (o->p != x->p) {
+			L = hb_run_left(hb, k, cbase, any, nf, i, csh);
+			oi = hb_max3(oi, hb_inner_len(L, cs + o->p, size), 0);
+			ni = hb_max3(ni, hb_inner_len(L, cs + x->p, size), 0);
+		}
+		if (o->s != x->s) {
+			R = hb_run_right(hb, k, cbase, any, nf, i, csh);
+			oi = hb_max3(oi, hb_inner_len(cs + csz - o->s, R, size),
+				     0);
+			ni = hb_max3(ni, hb_inner_len(cs + csz - x->s, R, size),
+				     0);
+		}
+	}
 	if (oi < old.inner) {
 		inner = old.inner > ni ? old.inner : ni;
 	} else if (ni >= oi) {
@@ -853,6 +902,108 @@ static void hb_propagate(struct rg_hbitmap *hb, uint64_t c, struct hb_sum o,
 		x.s = nd->s;
 		x.inner = nd->inner;
 		c = idx;
+	}
+}
+
+/* Record a mutation of [s, e) (absolute) inside the pending block. */
+static inline void hb_pend_note(struct rg_hbitmap *hb, uint64_t s, uint64_t e,
+				bool set)
+{
+	if (hb->pend_ops == 0) {
+		uint64_t ps = hb->pend << HB_BLOCK_SHIFT;
+
+		hb->pend_s = (unsigned)(s - ps);
+		hb->pend_e = (unsigned)(e - ps);
+		hb->pend_set = set;
+		hb->pend_ops = 1;
+	} else {
+		hb->pend_ops = 2;
+	}
+}
+
+/* Position after the last set bit below unit s of the block, or 0. */
+static inline unsigned hb_prev_set_end(const uint64_t *w, unsigned s)
+{
+	unsigned j = s >> 6;
+	uint64_t x = (s & 63) ? w[j] & (~0ULL >> (64 - (s & 63))) : 0;
+
+	for (;;) {
+		if (x)
+			return j * 64 + 64 - (unsigned)__builtin_clzll(x);
+		if (j == 0)
+			return 0;
+		x = w[--j];
+	}
+}
+
+/* First set bit at or after unit e of the block, or 512. */
+static inline unsigned hb_next_set(const uint64_t *w, unsigned e)
+{
+	unsigned j = e >> 6;
+	uint64_t x;
+
+	if (j == HB_BLOCK_WORDS)
+		return HB_BLOCK_BITS;
+	x = w[j] & (~0ULL << (e & 63));
+	for (;;) {
+		if (x)
+			return j * 64 + (unsigned)__builtin_ctzll(x);
+		if (++j == HB_BLOCK_WORDS)
+			return HB_BLOCK_BITS;
+		x = w[j];
+	}
+}
+
+/*
+ * New summary of a block whose only change since its summary old was
+ * exact is that [s, e) was set (set) or cleared. Only the runs touching
+ * [s, e) change; the block is rescanned only when the run that held the
+ * longest inner run shrank.
+ */
+static uint32_t hb_block_incr(const uint64_t *w, uint32_t old, unsigned s,
+			      unsigned e, bool set)
+{
+	unsigned p = HB_BS_P(old), sf = HB_BS_S(old), in = HB_BS_I(old);
+	unsigned L = hb_prev_set_end(w, s), R = hb_next_set(w, e);
+
+	if (set) {
+		/* [s, e) was carved from the free run [L, R) */
+		if (L == 0 && R == HB_BLOCK_BITS)
+			return HB_BS(s, HB_BLOCK_BITS - e, 0);
+		if (L != 0 && R != HB_BLOCK_BITS && R - L == in)
+			return hb_block_compute(w);
+		if (L == 0)
+			p = s;
+		else if (s - L > in)
+			in = s - L;
+		if (R == HB_BLOCK_BITS)
+			sf = HB_BLOCK_BITS - e;
+		else if (R - e > in)
+			in = R - e;
+		return HB_BS(p, sf, in);
+	} else {
+		/* the runs [L, s) and [e, R) merged through [s, e) */
+		unsigned oi = 0, ni = 0;
+
+		if (L == 0 && R == HB_BLOCK_BITS)
+			return HB_BS_FREE;
+		if (L != 0 && s - L > oi)
+			oi = s - L;
+		if (R != HB_BLOCK_BITS && R - e > oi)
+			oi = R - e;
+		if (L == 0)
+			p = R;
+		if (R == HB_BLOCK_BITS)
+			sf = HB_BLOCK_BITS - L;
+		if (L != 0 && R != HB_BLOCK_BITS)
+			ni = R - L;
+		if (oi < in)
+			in = ni > in ? ni : in;
+		else if (ni >= oi)
+			in = ni;
+		else
+			return hb_block_compute(w);
+		return HB_BS(p, sf, in);
 	}
 }
 
@@ -915,9 +1066,23 @@ static inline void hb_before_reset(struct rg_hbitmap *hb)
 
 static void hb_flush(struct rg_hbitmap *hb)
 {
-	if (hb->pend == HB_NONE)
+	uint64_t b = hb->pend;
+
+	if (b == HB_NONE)
 		return;
-	hb_update_block(hb, hb->pend);
+	if (hb->pend_ops == 1) {
+		uint32_t ov = hb->bsum[b];
+		uint32_t nv =
+			hb_block_incr(hb->words + b * HB_BLOCK_WORDS, ov,
+				      hb->pend_s, hb->pend_e, hb->pend_set);
+
+		if (nv != ov) {
+			hb->bsum[b] = nv;
+			hb_propagate(hb, b, hb_unpack(ov), hb_unpack(nv));
+		}
+	} else if (hb->pend_ops) {
+		hb_update_block(hb, b);
+	}
 	hb->pend = HB_NONE;
 	hb->pend_alloc = false;
 	hb_before_reset(hb);
@@ -1035,6 +1200,7 @@ static void hb_set_pend(struct rg_hbitmap *hb, uint64_t b)
 	hb_flush(hb);
 	hb->pend = b;
 	hb->pend_hint = 0;
+	hb->pend_ops = 0;
 }
 
 /*
@@ -1052,6 +1218,7 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 
 	if (b0 == b1) {
 		hb_set_pend(hb, b0);
+		hb_pend_note(hb, s, e, set);
 		hb_bits(hb->words, s, e, set);
 	} else {
 		uint64_t keep = from_alloc ? b1 : b0;
@@ -1072,8 +1239,17 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 		if (hb->pend != keep) {
 			hb->pend = keep;
 			hb->pend_hint = 0;
+			hb->pend_ops = 0;
 			hb_before_reset(hb);
 		}
+		hb_pend_note(hb,
+			     s > (keep << HB_BLOCK_SHIFT) ?
+				     s :
+				     keep << HB_BLOCK_SHIFT,
+			     e < ((keep + 1) << HB_BLOCK_SHIFT) ?
+				     e :
+				     (keep + 1) << HB_BLOCK_SHIFT,
+			     set);
 		if (s < (keep << HB_BLOCK_SHIFT))
 			hb_before_reset(hb); /* runs before it changed */
 	}
@@ -1331,6 +1507,7 @@ int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 
 			if (likely(a >= ps && a + n <= ps + HB_BLOCK_BITS &&
 				   n <= 64)) {
+				hb_pend_note(hb, a, a + n, true);
 				hb_set_short(hb->words, a, n);
 				hb->free_units -= n;
 			} else {
@@ -1404,6 +1581,7 @@ int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 			w[0] &= ~m0;
 			w[1] &= ~m1;
 		}
+		hb_pend_note(hb, start, e, false);
 		hb->free_units += n;
 		if (j < hb->pend_hint)
 			hb->pend_hint = j;
