@@ -145,21 +145,19 @@ int rg_mtree_insert(struct rg_maple_tree *mt, unsigned long index, void *entry)
 int rg_mtree_erase_err(struct rg_maple_tree *mt, unsigned long index,
 		       void **old)
 {
-	struct mt_pos pos;
-	int ret = 0;
+	unsigned long first, last;
+	void *e;
+	int ret;
 
 	if (old)
 		*old = NULL;
 	if (!mt)
 		return -EINVAL;
 	rg_mtree_lock(mt);
-	rgi_mt_walk(mt, index, &pos);
-	if (pos.entry) {
-		ret = rgi_mt_write(mt, pos.rmin, pos.rmax, NULL, NULL, 0, NULL);
-		if (!ret && old)
-			*old = pos.entry;
-	}
+	ret = rgi_mt_erase(mt, index, &e, &first, &last);
 	rg_mtree_unlock(mt);
+	if (!ret && old)
+		*old = e;
 	return ret;
 }
 
@@ -185,6 +183,18 @@ static bool gap_fits(unsigned long s, unsigned long e, unsigned long size)
 	return s <= e && e - s >= size - 1;
 }
 
+/*
+ * Slots of a node that intersect the window: [*lo_off, *hi_off]. The node
+ * spans [min, max] and intersects the window.
+ */
+static void gap_span(const struct mt_gap *g, const unsigned long *piv,
+		     unsigned int np, unsigned long min, unsigned long max,
+		     unsigned int *lo_off, unsigned int *hi_off)
+{
+	*lo_off = mt_slot_of(piv, np, RGI_MAX(g->lo, min));
+	*hi_off = mt_slot_of(piv, np, RGI_MIN(g->hi, max));
+}
+
 static bool gap_fwd(struct mt_gap *g, void *enode, unsigned long min,
 		    unsigned long max)
 {
@@ -192,28 +202,29 @@ static bool gap_fwd(struct mt_gap *g, void *enode, unsigned long min,
 	enum mt_type t = mt_type_of(enode);
 	unsigned long *piv = mt_pivots(n, t);
 	void **sl = mt_slots(n, t);
-	unsigned int np = mt_npivots(t), end = mt_end(n);
-	unsigned int off = mt_slot_of(piv, np, RGI_MAX(g->lo, min));
+	unsigned int np = mt_npivots(t), off, lim;
 
-	for (unsigned int i = off; i <= end; i++) {
-		unsigned long cmin = mt_slot_min(piv, i, min);
-		unsigned long cmax = mt_slot_max(piv, np, i, max);
+	gap_span(g, piv, np, min, max, &off, &lim);
+	if (t == MT_LEAF) {
+		for (unsigned int i = off; i <= lim; i++) {
+			unsigned long s, e;
 
-		if (cmin > g->hi)
-			break;
-		if (t == MT_LEAF) {
-			unsigned long s = RGI_MAX(cmin, g->lo);
-			unsigned long e = RGI_MIN(cmax, g->hi);
-
-			if (!sl[i] && gap_fits(s, e, g->size)) {
+			if (sl[i])
+				continue;
+			s = RGI_MAX(mt_slot_min(piv, i, min), g->lo);
+			e = RGI_MIN(mt_slot_max(piv, np, i, max), g->hi);
+			if (gap_fits(s, e, g->size)) {
 				g->found = s;
 				return true;
 			}
-			continue;
 		}
+		return false;
+	}
+	for (unsigned int i = off; i <= lim; i++) {
 		if (t == MT_ARANGE && n->a.gap[i] < g->size)
 			continue;
-		if (gap_fwd(g, sl[i], cmin, cmax))
+		if (gap_fwd(g, sl[i], mt_slot_min(piv, i, min),
+			    mt_slot_max(piv, np, i, max)))
 			return true;
 	}
 	return false;
@@ -226,28 +237,29 @@ static bool gap_rev(struct mt_gap *g, void *enode, unsigned long min,
 	enum mt_type t = mt_type_of(enode);
 	unsigned long *piv = mt_pivots(n, t);
 	void **sl = mt_slots(n, t);
-	unsigned int np = mt_npivots(t);
-	unsigned int off = mt_slot_of(piv, np, RGI_MIN(g->hi, max));
+	unsigned int np = mt_npivots(t), off, lim;
 
-	for (unsigned int i = off + 1; i-- > 0;) {
-		unsigned long cmin = mt_slot_min(piv, i, min);
-		unsigned long cmax = mt_slot_max(piv, np, i, max);
+	gap_span(g, piv, np, min, max, &lim, &off);
+	if (t == MT_LEAF) {
+		for (unsigned int i = off + 1; i-- > lim;) {
+			unsigned long s, e;
 
-		if (cmax < g->lo)
-			break;
-		if (t == MT_LEAF) {
-			unsigned long s = RGI_MAX(cmin, g->lo);
-			unsigned long e = RGI_MIN(cmax, g->hi);
-
-			if (!sl[i] && gap_fits(s, e, g->size)) {
+			if (sl[i])
+				continue;
+			s = RGI_MAX(mt_slot_min(piv, i, min), g->lo);
+			e = RGI_MIN(mt_slot_max(piv, np, i, max), g->hi);
+			if (gap_fits(s, e, g->size)) {
 				g->found = e - (g->size - 1);
 				return true;
 			}
-			continue;
 		}
+		return false;
+	}
+	for (unsigned int i = off + 1; i-- > lim;) {
 		if (t == MT_ARANGE && n->a.gap[i] < g->size)
 			continue;
-		if (gap_rev(g, sl[i], cmin, cmax))
+		if (gap_rev(g, sl[i], mt_slot_min(piv, i, min),
+			    mt_slot_max(piv, np, i, max)))
 			return true;
 	}
 	return false;
@@ -881,23 +893,19 @@ int rg_mas_store_gfp(struct rg_ma_state *mas, void *entry, unsigned int gfp)
 
 void *rg_mas_erase(struct rg_ma_state *mas)
 {
-	struct mt_pos pos;
+	unsigned long first, last;
+	void *e;
 	int ret;
 
-	rgi_mt_walk(mas->tree, mas->index, &pos);
-	mas->index = pos.rmin;
-	mas->last = pos.rmax;
-	if (!pos.entry) {
-		rg_mas_reset(mas);
-		return NULL;
-	}
-	ret = rgi_mt_write(mas->tree, pos.rmin, pos.rmax, NULL, NULL, 0, NULL);
+	ret = rgi_mt_erase(mas->tree, mas->index, &e, &first, &last);
 	if (ret) {
 		mas_fail(mas, ret);
 		return NULL;
 	}
+	mas->index = first;
+	mas->last = last;
 	rg_mas_reset(mas);
-	return pos.entry;
+	return e;
 }
 
 int rg_mas_empty_area(struct rg_ma_state *mas, unsigned long min,

@@ -167,14 +167,33 @@ static inline enum mt_type mt_itype(const struct rg_maple_tree *mt)
  * hold the node's max, so the count never passes end for an index inside
  * the node.
  */
-static inline unsigned int mt_slot_of(const unsigned long *piv,
-				      unsigned int npiv, unsigned long index)
+static inline unsigned int mt_slot_of_r(const unsigned long *piv,
+					unsigned long index)
 {
 	unsigned int off = 0;
 
-	for (unsigned int i = 0; i < npiv; i++)
+#pragma GCC unroll 16
+	for (unsigned int i = 0; i < MT_R_PIVOTS; i++)
 		off += piv[i] < index;
 	return off;
+}
+
+static inline unsigned int mt_slot_of_a(const unsigned long *piv,
+					unsigned long index)
+{
+	unsigned int off = 0;
+
+#pragma GCC unroll 16
+	for (unsigned int i = 0; i < MT_A_PIVOTS; i++)
+		off += piv[i] < index;
+	return off;
+}
+
+static inline unsigned int mt_slot_of(const unsigned long *piv,
+				      unsigned int npiv, unsigned long index)
+{
+	return npiv == MT_A_PIVOTS ? mt_slot_of_a(piv, index) :
+				     mt_slot_of_r(piv, index);
 }
 
 /* Last index of slot @off in a node whose range ends at @max. */
@@ -230,6 +249,16 @@ RGI_HIDDEN int rgi_mt_write(struct rg_maple_tree *mt, unsigned long first,
 			    unsigned long last, void *entry,
 			    struct rg_slab_sheaf **sheafp, unsigned int req,
 			    void **old);
+
+/*
+ * rgi_mt_erase() - remove the range holding @index (lock held).
+ * @old: set to its entry (NULL if @index was empty or on failure).
+ * @first, @last: set to the range that held @index (empty or not).
+ * Return: 0 or -ENOMEM (tree unchanged).
+ */
+RGI_HIDDEN int rgi_mt_erase(struct rg_maple_tree *mt, unsigned long index,
+			    void **old, unsigned long *first,
+			    unsigned long *last);
 
 /*
  * rgi_mt_prealloc_count() - classify a store and return the worst-case

@@ -265,7 +265,11 @@ struct mt_wr {
 	enum mt_type itype;
 	bool alloc;
 	bool spanning;
+	bool erase; /* store NULL over the whole range holding first */
+	bool noop; /* erase of an empty index: nothing to do */
+	unsigned long rfirst, rlast; /* erase: the range removed */
 	int type;
+	unsigned int n_new; /* leaf entries after a non-spanning store */
 	unsigned int a; /* spanning: deepest depth shared by both paths */
 	struct mt_path lp, rp;
 	/* original boundary paths (nodes and slots) */
@@ -547,6 +551,15 @@ static void path_descend(struct mt_wr *wr, struct mt_path *p, unsigned int k,
  * same level (a sibling if there is one, else a cousin) and add its content
  * to @b. The run does not cover the whole level, so a neighbour exists.
  */
+/* Entries of the left sibling of the run's left node at depth d. */
+static unsigned int wr_left_count(struct mt_wr *wr, unsigned int d)
+{
+	struct mt_node *p = wr->lp.node[d - 1];
+	void *sib = mt_slots(p, wr->itype)[wr->lp.off[d - 1] - 1];
+
+	return mt_end(mt_to_node(sib)) + 1;
+}
+
 static void wr_take_neighbour(struct mt_wr *wr, struct mt_big *b,
 			      unsigned int d, enum mt_type t)
 {
@@ -760,6 +773,16 @@ static void wr_rebuild(struct mt_wr *wr)
 			wr_take_neighbour(wr, b, d, t);
 			lo = wr->lp.min[d];
 			hi = wr->rp.max[d];
+		} else if (X == Y && b->n > cap && hi == ULONG_MAX && d > 1 &&
+			   wr->lp.off[d - 1] > 0 &&
+			   b->n + wr_left_count(wr, d) <= 2 * cap) {
+			/*
+			 * Appending at the right edge of the tree: fill the
+			 * left sibling up instead of splitting, so appended
+			 * data ends up in full nodes.
+			 */
+			wr_take_neighbour(wr, b, d, t);
+			lo = wr->lp.min[d];
 		}
 		k = wr_sizes(b->n, cap, minc, hi == ULONG_MAX, sz);
 		RGI_ASSERT(k <= 3);
@@ -902,6 +925,7 @@ static unsigned int wr_classify(struct mt_wr *wr)
 		unsigned int n = o1 + (wr->first > r1min) + 1 +
 				 (wr->last < r2max) + (end - o2);
 
+		wr->n_new = n;
 		if (o1 == o2 && wr->first == r1min && wr->last == r2max) {
 			wr->type = RG_MT_STORE_EXACT_FIT;
 			return 0;
@@ -937,23 +961,58 @@ static unsigned int wr_classify(struct mt_wr *wr)
  */
 static unsigned int wr_prepare(struct mt_wr *wr)
 {
-	unsigned int h;
+	struct mt_node *L;
+	unsigned long *piv;
+	unsigned int h, o1;
 
 	wr_walk_path(wr, &wr->lp, wr->first);
 	h = wr->h;
-	wr->old = wr->lp.node[h]->r.slot[wr->lp.off[h]];
+	L = wr->lp.node[h];
+	piv = L->r.pivot;
+	o1 = wr->lp.off[h];
+	wr->old = L->r.slot[o1];
+	if (wr->erase) {
+		/* Erase: the store covers the whole range at first. */
+		if (!wr->old) {
+			wr->noop = true;
+			wr->type = RG_MT_STORE_EXACT_FIT;
+			return 0;
+		}
+		wr->first = mt_slot_min(piv, o1, wr->lp.min[h]);
+		wr->last = mt_slot_max(piv, MT_R_PIVOTS, o1, wr->lp.max[h]);
+		wr->rfirst = wr->first;
+		wr->rlast = wr->last;
+	}
 	if (!wr->entry) {
+		/* Grow over the NULL ranges on both sides. */
 		struct mt_pos pos;
 		bool moved = false;
 
-		if (wr->first > 0) {
+		if (wr->first > wr->lp.min[h]) {
+			unsigned int o = o1;
+
+			if (o1 > 0 &&
+			    wr->first == mt_slot_min(piv, o1, wr->lp.min[h]))
+				o = o1 - 1;
+
+			if (!L->r.slot[o]) {
+				wr->first = mt_slot_min(piv, o, wr->lp.min[h]);
+				wr->lp.off[h] = (unsigned char)o;
+			}
+		} else if (wr->first > 0) {
 			rgi_mt_walk(wr->mt, wr->first - 1, &pos);
 			if (!pos.entry) {
-				moved = wr->first != pos.rmin;
 				wr->first = pos.rmin;
+				moved = true;
 			}
 		}
-		if (wr->last < ULONG_MAX) {
+		if (wr->last < wr->lp.max[h]) {
+			unsigned int o = mt_slot_of_r(piv, wr->last + 1);
+
+			if (!L->r.slot[o])
+				wr->last = mt_slot_max(piv, MT_R_PIVOTS, o,
+						       wr->lp.max[h]);
+		} else if (wr->last < ULONG_MAX) {
 			rgi_mt_walk(wr->mt, wr->last + 1, &pos);
 			if (!pos.entry)
 				wr->last = pos.rmax;
@@ -968,19 +1027,75 @@ static unsigned int wr_prepare(struct mt_wr *wr)
 			if (wr->lp.node[d] == wr->rp.node[d])
 				wr->a = d;
 	} else {
-		struct mt_node *L = wr->lp.node[h];
-
 		wr->spanning = false;
-		for (unsigned int d = 1; d <= h; d++) {
-			wr->rp.node[d] = wr->lp.node[d];
-			wr->rp.off[d] = wr->lp.off[d];
-			wr->rp.min[d] = wr->lp.min[d];
-			wr->rp.max[d] = wr->lp.max[d];
-		}
-		wr->rp.off[h] = (unsigned char)mt_slot_of(
-			L->r.pivot, MT_R_PIVOTS, wr->last);
+		wr->rp.off[h] = (unsigned char)mt_slot_of_r(
+			wr->lp.node[h]->r.pivot, wr->last);
 	}
 	return wr_classify(wr);
+}
+
+/* A non-spanning store: the right path is the left one. */
+static void wr_copy_path(struct mt_wr *wr)
+{
+	unsigned int h = wr->h;
+	unsigned char roff = wr->rp.off[h];
+
+	for (unsigned int d = 1; d <= h; d++) {
+		wr->rp.node[d] = wr->lp.node[d];
+		wr->rp.off[d] = wr->lp.off[d];
+		wr->rp.min[d] = wr->lp.min[d];
+		wr->rp.max[d] = wr->lp.max[d];
+	}
+	wr->rp.off[h] = roff;
+}
+
+/*
+ * A store that keeps the leaf within its bounds, outside RCU mode: rewrite
+ * the leaf in place from the first changed slot on.
+ */
+static void wr_leaf_inplace(struct mt_wr *wr)
+{
+	unsigned int h = wr->h;
+	struct mt_node *L = wr->lp.node[h];
+	unsigned long *piv = L->r.pivot;
+	void **sl = L->r.slot;
+	unsigned int o1 = wr->lp.off[h], o2 = wr->rp.off[h], end = mt_end(L);
+	unsigned long lmin = wr->lp.min[h], lmax = wr->lp.max[h];
+	unsigned long r1min = mt_slot_min(piv, o1, lmin);
+	unsigned long r2max = mt_slot_max(piv, MT_R_PIVOTS, o2, lmax);
+	unsigned long tp[MT_R_SLOTS + 2];
+	void *ts[MT_R_SLOTS + 2];
+	unsigned int tn = 0, n;
+
+	if (wr->first > r1min) {
+		tp[tn] = wr->first - 1;
+		ts[tn++] = sl[o1];
+	}
+	tp[tn] = wr->last;
+	ts[tn++] = wr->entry;
+	if (wr->last < r2max) {
+		tp[tn] = r2max;
+		ts[tn++] = sl[o2];
+	}
+	for (unsigned int i = o2 + 1; i <= end; i++) {
+		tp[tn] = mt_slot_max(piv, MT_R_PIVOTS, i, lmax);
+		ts[tn++] = sl[i];
+	}
+	n = o1 + tn;
+	RGI_DEBUG_ASSERT(n <= MT_R_SLOTS);
+	for (unsigned int i = 0; i < tn; i++) {
+		sl[o1 + i] = ts[i];
+		if (o1 + i < MT_R_PIVOTS)
+			piv[o1 + i] = tp[i];
+	}
+	for (unsigned int i = n; i <= end; i++) {
+		sl[i] = NULL;
+		if (i < MT_R_PIVOTS)
+			piv[i] = lmax;
+	}
+	mt_set_end(L, n - 1);
+	if (wr->alloc && h > 1)
+		wr_gap_up(wr, L, rgi_mt_leaf_gap(L, lmin, lmax));
 }
 
 /* The root is NULL or a lone entry: the store needs at most one node. */
@@ -1050,6 +1165,9 @@ static void wr_init(struct mt_wr *wr, struct rg_maple_tree *mt,
 	wr->itype = mt_itype(mt);
 	wr->alloc = mt_is_alloc(mt);
 	wr->spanning = false;
+	wr->erase = false;
+	wr->noop = false;
+	wr->n_new = 0;
 	wr->a = 0;
 	wr->nextra = 0;
 	wr->cache = NULL;
@@ -1070,19 +1188,35 @@ static void wr_execute(struct mt_wr *wr)
 		wr_root_store(wr);
 		return;
 	}
-	if (wr->type == RG_MT_STORE_EXACT_FIT) {
+	switch (wr->type) {
+	case RG_MT_STORE_EXACT_FIT: {
 		unsigned int h = wr->h;
 		struct mt_node *L = wr->lp.node[h];
 		unsigned int o = wr->lp.off[h];
 		bool was_null = !L->r.slot[o];
 
 		__atomic_store_n(&L->r.slot[o], wr->entry, __ATOMIC_RELEASE);
-		if (wr->alloc && h > 1 && was_null != !wr->entry)
+		if (wr->alloc && wr->h > 1 && was_null != !wr->entry)
 			wr_gap_up(wr, L,
 				  rgi_mt_leaf_gap(L, wr->lp.min[h],
 						  wr->lp.max[h]));
 		return;
 	}
+	case RG_MT_STORE_APPEND:
+	case RG_MT_STORE_SLOT:
+	case RG_MT_STORE_NODE:
+		/* A root leaf left with one NULL range goes away instead. */
+		if (!mt_in_rcu(wr->mt) &&
+		    !(wr->h == 1 && wr->n_new == 1 && !wr->entry)) {
+			wr_leaf_inplace(wr);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	if (!wr->spanning)
+		wr_copy_path(wr);
 	wr_rebuild(wr);
 }
 
@@ -1100,6 +1234,42 @@ unsigned int rgi_mt_prealloc_count(struct rg_maple_tree *mt,
 	return req;
 }
 
+/* Preallocate (unless given), store, give the rest back, account. */
+static int wr_commit(struct mt_wr *wr, unsigned int need,
+		     struct rg_slab_sheaf **sheafp, unsigned int req)
+{
+	struct rg_maple_tree *mt = wr->mt;
+
+	if (sheafp) {
+		/* Preallocated by the caller (possibly nothing). */
+		if (*sheafp) {
+			wr->sheaf = *sheafp;
+			wr->cache = rgi_mt_cache();
+			*sheafp = NULL;
+		}
+	} else {
+		req = need;
+		if (need) {
+			wr->cache = rgi_mt_cache();
+			if (!wr->cache)
+				return -ENOMEM;
+			wr->sheaf = rg_slab_prefill_sheaf(wr->cache, need);
+			if (!wr->sheaf)
+				return -ENOMEM;
+			rgi_mt_account_request(mt, need);
+		}
+	}
+	wr_execute(wr);
+	if (wr->sheaf)
+		rg_slab_return_sheaf(wr->cache, wr->sheaf);
+	mt->stats.stores++;
+	mt->stats.store_type[wr->type]++;
+	mt->stats.nodes_used += wr->used;
+	if (wr->used > req)
+		mt->stats.overuse++;
+	return 0;
+}
+
 int rgi_mt_write(struct rg_maple_tree *mt, unsigned long first,
 		 unsigned long last, void *entry, struct rg_slab_sheaf **sheafp,
 		 unsigned int req, void **old)
@@ -1109,34 +1279,50 @@ int rgi_mt_write(struct rg_maple_tree *mt, unsigned long first,
 
 	wr_init(&wr, mt, first, last, entry);
 	need = wr_plan(&wr);
-	if (sheafp && *sheafp) {
-		wr.sheaf = *sheafp;
-		wr.cache = rgi_mt_cache();
-		*sheafp = NULL;
-	} else if (sheafp) {
-		/* Preallocated nothing: the store must need nothing. */
-		(void)0;
-	} else {
-		req = need;
-		if (need) {
-			wr.cache = rgi_mt_cache();
-			if (!wr.cache)
-				return -ENOMEM;
-			wr.sheaf = rg_slab_prefill_sheaf(wr.cache, need);
-			if (!wr.sheaf)
-				return -ENOMEM;
-			rgi_mt_account_request(mt, need);
-		}
-	}
 	if (old)
 		*old = wr.old;
-	wr_execute(&wr);
-	if (wr.sheaf)
-		rg_slab_return_sheaf(wr.cache, wr.sheaf);
-	mt->stats.stores++;
-	mt->stats.store_type[wr.type]++;
-	mt->stats.nodes_used += wr.used;
-	if (wr.used > req)
-		mt->stats.overuse++;
-	return 0;
+	return wr_commit(&wr, need, sheafp, req);
+}
+
+int rgi_mt_erase(struct rg_maple_tree *mt, unsigned long index, void **old,
+		 unsigned long *first, unsigned long *last)
+{
+	struct mt_wr wr;
+	unsigned int need;
+	int ret;
+
+	*old = NULL;
+	if (!mt_root_is_node(mt->root)) {
+		struct mt_pos pos;
+
+		rgi_mt_walk(mt, index, &pos);
+		*first = pos.rmin;
+		*last = pos.rmax;
+		if (!pos.entry)
+			return 0;
+		*old = pos.entry;
+		__atomic_store_n(&mt->root, NULL, __ATOMIC_RELEASE);
+		mt->stats.stores++;
+		mt->stats.store_type[RG_MT_STORE_EXACT_FIT]++;
+		return 0;
+	}
+	wr_init(&wr, mt, index, index, NULL);
+	wr.erase = true;
+	need = wr_prepare(&wr);
+	if (wr.noop) {
+		struct mt_node *L = wr.lp.node[wr.h];
+		unsigned int o = wr.lp.off[wr.h];
+
+		*first = mt_slot_min(L->r.pivot, o, wr.lp.min[wr.h]);
+		*last = mt_slot_max(L->r.pivot, MT_R_PIVOTS, o,
+				    wr.lp.max[wr.h]);
+		return 0;
+	}
+	*first = wr.rfirst;
+	*last = wr.rlast;
+	*old = wr.old;
+	ret = wr_commit(&wr, need, NULL, 0);
+	if (ret)
+		*old = NULL;
+	return ret;
 }
