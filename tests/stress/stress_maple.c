@@ -397,6 +397,9 @@ static void test_model_a_prealloc(void **state)
 	run_model_a(0, ops_a(), 300, true);
 	run_model_a(RG_MT_FLAGS_ALLOC_RANGE | RG_MT_FLAGS_NO_VACANCY, ops_a(),
 		    300, true);
+	/* RCU mode: node stores build new nodes instead of editing. */
+	run_model_a(RG_MT_FLAGS_ALLOC_RANGE | RG_MT_FLAGS_USE_RCU, ops_a(),
+		    300, true);
 }
 
 /* ---- model B: per-index arrays over [0, U) for large trees ---- */
@@ -797,6 +800,7 @@ static void test_model_b_prealloc(void **state)
 			    true);
 		run_model_b(RG_MT_FLAGS_ALLOC_RANGE | RG_MT_FLAGS_NO_VACANCY,
 			    10000, 200000, 20000, true);
+		run_model_b(RG_MT_FLAGS_USE_RCU, 10000, 200000, 20000, true);
 	}
 }
 
