@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Threaded test of RG_REGION_LOCKED: several threads allocate and free
+ * regions of random sizes and alignments on one shared instance of each
+ * backend. An atomic shadow bitmap proves no unit is ever handed out twice:
+ * allocation sets the region's bits and must find them all clear; free
+ * clears them and must find them all set. At the end everything is freed,
+ * the instance validates and reports every unit free.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "rg_test.h"
+#include "region/region.h"
+
+#define NTHREADS 3
+#define CAPACITY 4096
+#define HOLD 64
+#if defined(__SANITIZE_THREAD__) || defined(RG_TEST_THOROUGH)
+#define OPS 20000
+#else
+#define OPS 200000
+#endif
+
+static struct rg_region *region;
+static _Atomic uint64_t shadow[CAPACITY / 64];
+static atomic_long errors;
+
+struct worker {
+	pthread_t tid;
+	uint64_t seed;
+	unsigned long start[HOLD], n[HOLD];
+	int held;
+};
+
+/* Set (on = true) or clear the shadow bits of a region; count conflicts. */
+static void mark(unsigned long start, unsigned long n, bool on)
+{
+	for (unsigned long u = start; u < start + n; u++) {
+		uint64_t bit = 1ULL << (u % 64), old;
+
+		if (on)
+			old = atomic_fetch_or(&shadow[u / 64], bit);
+		else
+			old = atomic_fetch_and(&shadow[u / 64], ~bit);
+		if (!!(old & bit) == on)
+			atomic_fetch_add(&errors, 1);
+	}
+}
+
+static void *run(void *arg)
+{
+	struct worker *w = arg;
+	struct rg_rand r;
+
+	rg_rand_seed(&r, w->seed);
+	for (int op = 0; op < OPS; op++) {
+		if (w->held < HOLD && rg_rand_below(&r, 2)) {
+			unsigned long n = 1 + rg_rand_below(&r, 32), s;
+			unsigned long align = 1UL << rg_rand_below(&r, 4);
+			int err = rg_region_alloc(region, n, align, &s);
+
+			if (err == -ENOSPC)
+				continue;
+			if (err || s % align || s + n > CAPACITY) {
+				atomic_fetch_add(&errors, 1);
+				continue;
+			}
+			mark(s, n, true);
+			w->start[w->held] = s;
+			w->n[w->held++] = n;
+		} else if (w->held) {
+			int i = (int)rg_rand_below(&r, (uint64_t)w->held);
+
+			/* Clear the shadow first: the units may be reused. */
+			mark(w->start[i], w->n[i], false);
+			if (rg_region_free(region, w->start[i], w->n[i]))
+				atomic_fetch_add(&errors, 1);
+			w->start[i] = w->start[--w->held];
+			w->n[i] = w->n[w->held];
+		}
+	}
+	while (w->held) {
+		w->held--;
+		mark(w->start[w->held], w->n[w->held], false);
+		if (rg_region_free(region, w->start[w->held], w->n[w->held]))
+			atomic_fetch_add(&errors, 1);
+	}
+	return NULL;
+}
+
+static void test_locked(void **state)
+{
+	(void)state;
+	static const char *const backends[] = { "bitmap", "ida", "maple",
+						"hbitmap" };
+	static struct worker w[NTHREADS];
+	uint64_t seed = rg_test_seed();
+
+	for (size_t b = 0; b < sizeof(backends) / sizeof(backends[0]); b++) {
+		struct rg_region_stats st;
+		const char *why = NULL;
+
+		region = rg_region_create(backends[b], CAPACITY,
+					  RG_REGION_LOCKED);
+		assert_non_null(region);
+		for (int i = 0; i < NTHREADS; i++) {
+			w[i].seed = seed * 131 + b * 17 + (uint64_t)i;
+			assert_int_equal(pthread_create(&w[i].tid, NULL, run,
+							&w[i]),
+					 0);
+		}
+		for (int i = 0; i < NTHREADS; i++)
+			pthread_join(w[i].tid, NULL);
+		if (atomic_load(&errors))
+			fprintf(stderr, "%s: %ld errors\n", backends[b],
+				atomic_load(&errors));
+		assert_int_equal(atomic_load(&errors), 0);
+		assert_int_equal(rg_region_validate(region, &why), 0);
+		assert_int_equal(rg_region_get_stats(region, &st), 0);
+		assert_int_equal(st.free_units, CAPACITY);
+		rg_region_destroy(region);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_locked),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
