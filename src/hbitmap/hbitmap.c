@@ -122,7 +122,8 @@ struct rg_hbitmap {
 	size_t data_bytes;
 	/* Pending block: bits may be ahead of its summary (see top). */
 	uint64_t pend;
-	bool pend_alloc; /* last mutation there was an allocation */
+	bool pend_alloc; /* allocations proceed in address order here */
+	uint64_t last_end; /* end of the last allocation */
 	unsigned pend_hint; /* words below this in the pending block are full */
 	unsigned pend_ops; /* mutations since its summary was exact, max 2 */
 	unsigned pend_s, pend_e; /* the first one: units [s, e) of the block */
@@ -234,8 +235,11 @@ __attribute__((target_clones("popcnt", "default")))
 static uint32_t
 hb_block_compute(const uint64_t *w)
 {
-	unsigned rs = 0, p = 0, best = 0;
+	unsigned rs = 0, p = 0, best = 0, nu = 0;
+	uint64_t us[HB_BLOCK_WORDS];
 
+	/* runs that touch a word boundary first, then the words' inner runs,
+	 * most of which the longest boundary run makes moot */
 	for (unsigned j = 0; j < HB_BLOCK_WORDS; j++) {
 		uint64_t x = w[j], u;
 		unsigned wb = 64 * j, z, e, top;
@@ -253,14 +257,17 @@ hb_block_compute(const uint64_t *w)
 		top = 63 - (unsigned)__builtin_clzll(x);
 		/* zeros strictly between the lowest and highest set bit */
 		u = ~x & (~0ULL << z) & ((2ULL << top) - 1);
-		if (u && top - z - 1 > best &&
-		    (unsigned)__builtin_popcountll(u) > best) {
-			unsigned l = hb_longest_ones(u);
+		if (u)
+			us[nu++] = u;
+		rs = wb + 64 - (unsigned)__builtin_clzll(x);
+	}
+	for (unsigned j = 0; j < nu; j++) {
+		if ((unsigned)__builtin_popcountll(us[j]) > best) {
+			unsigned l = hb_longest_ones(us[j]);
 
 			if (l > best)
 				best = l;
 		}
-		rs = wb + 64 - (unsigned)__builtin_clzll(x);
 	}
 	if (rs == 0)
 		return HB_BS_FREE;
@@ -1253,8 +1260,6 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 		if (s < (keep << HB_BLOCK_SHIFT))
 			hb_before_reset(hb); /* runs before it changed */
 	}
-	if (from_alloc)
-		hb->pend_alloc = true;
 	if (set) {
 		hb->free_units -= n;
 	} else {
@@ -1319,6 +1324,7 @@ static void hb_attach(struct rg_hbitmap *hb, char *data,
 	hb->data_bytes = g->total;
 	hb->pend = HB_NONE;
 	hb->pend_alloc = false;
+	hb->last_end = 0;
 	hb_before_reset(hb);
 }
 
@@ -1512,7 +1518,9 @@ int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 				hb->free_units -= n;
 			} else {
 				hb_mutate(hb, a, n, true, true);
+				hb->pend_alloc = true;
 			}
+			hb->last_end = a + n;
 			*start = a;
 			return 0;
 		}
@@ -1523,6 +1531,9 @@ int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	if (a == HB_NONE)
 		return -ENOSPC;
 	hb_mutate(hb, a, n, true, true);
+	/* the fast path pays off when allocations follow each other */
+	hb->pend_alloc = a == hb->last_end;
+	hb->last_end = a + n;
 	*start = a;
 	return 0;
 }
