@@ -45,7 +45,9 @@
  * further allocation, give the rest back. rg_mtree_get_stats() reports the
  * requests, their histogram and the nodes actually used.
  *
- * Locking: the normal API takes the tree's mutex. The advanced API (rg_mas_*)
+ * Locking: the normal API takes the tree's lock (a futex-based mutex: one
+ * atomic operation to take, one to release when nobody waits). The
+ * advanced API (rg_mas_*)
  * expects the caller to hold it (rg_mtree_lock()). Errors follow libregion's
  * convention: 0 or a negative errno; the library never prints, except
  * rg_mtree_dump().
@@ -54,7 +56,6 @@
 #define REGION_MAPLE_TREE_H
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -144,7 +145,8 @@ struct rg_mtree_stats {
 
 /**
  * struct rg_maple_tree - a Maple Tree. Fields are private; use the calls.
- * @lock: the writers' lock (rg_mtree_lock()).
+ * @lock: the tree lock (rg_mtree_lock()): 0 free, 1 held, 2 held with
+ *        waiters.
  * @root: NULL, the entry at index 0 alone, or an encoded node.
  * @flags: RG_MT_FLAGS_*.
  * @height: levels of nodes (0 when @root is not a node).
@@ -152,7 +154,7 @@ struct rg_mtree_stats {
  * @stats: write statistics.
  */
 struct rg_maple_tree {
-	pthread_mutex_t lock;
+	int lock;
 	void *root;
 	unsigned int flags;
 	unsigned int height;
@@ -171,9 +173,9 @@ struct rg_maple_tree {
 	}
 #endif
 /* Static initialiser: struct rg_maple_tree t = RG_MTREE_INIT(t, flags); */
-#define RG_MTREE_INIT(name, fl)                                               \
-	{                                                                     \
-		PTHREAD_MUTEX_INITIALIZER, NULL, (fl), 0, 0, RG_MT_ZERO_INIT_ \
+#define RG_MTREE_INIT(name, fl)                       \
+	{                                             \
+		0, NULL, (fl), 0, 0, RG_MT_ZERO_INIT_ \
 	}
 /* Define an empty ordinary tree. */
 #define RG_DEFINE_MTREE(name) struct rg_maple_tree name = RG_MTREE_INIT(name, 0)

@@ -25,6 +25,10 @@
  * Nothing here allocates except through rgi_mt_write() and
  * rg_mas_preallocate().
  */
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "maple_internal.h"
 
 /* ---- normal API ---- */
@@ -34,32 +38,56 @@ int rg_mtree_init(struct rg_maple_tree *mt, unsigned int flags)
 	if (!mt || (flags & ~RG_MT_FLAGS_MASK))
 		return -EINVAL;
 	memset(mt, 0, sizeof(*mt));
-	pthread_mutex_init(&mt->lock, NULL);
 	mt->root = NULL;
 	mt->flags = flags;
 	return 0;
 }
 
+void rgi_mt_lock_slow(struct rg_maple_tree *mt)
+{
+	/* Spin briefly: holders keep the lock for well under a microsecond. */
+	for (int i = 0; i < 100; i++) {
+		int z = 0;
+
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+		if (__atomic_load_n(&mt->lock, __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&mt->lock, &z, 1, false,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return;
+	}
+	while (__atomic_exchange_n(&mt->lock, 2, __ATOMIC_ACQUIRE) != 0)
+		syscall(SYS_futex, &mt->lock, FUTEX_WAIT_PRIVATE, 2, NULL, NULL,
+			0);
+}
+
+void rgi_mt_wake(struct rg_maple_tree *mt)
+{
+	syscall(SYS_futex, &mt->lock, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 void rg_mtree_lock(struct rg_maple_tree *mt)
 {
-	pthread_mutex_lock(&mt->lock);
+	mt_lock(mt);
 }
 
 void rg_mtree_unlock(struct rg_maple_tree *mt)
 {
-	pthread_mutex_unlock(&mt->lock);
+	mt_unlock(mt);
 }
 
 void rg_mtree_destroy(struct rg_maple_tree *mt)
 {
 	if (!mt)
 		return;
-	rg_mtree_lock(mt);
+	mt_lock(mt);
 	if (mt_root_is_node(mt->root))
 		rgi_mt_free_subtree(mt, mt->root);
 	mt->root = NULL;
 	mt->height = 0;
-	rg_mtree_unlock(mt);
+	mt_unlock(mt);
 }
 
 static void *mt_load_locked(struct rg_maple_tree *mt, unsigned long index)
@@ -90,9 +118,9 @@ void *rg_mtree_load(struct rg_maple_tree *mt, unsigned long index)
 {
 	void *e;
 
-	rg_mtree_lock(mt);
+	mt_lock(mt);
 	e = mt_load_locked(mt, index);
-	rg_mtree_unlock(mt);
+	mt_unlock(mt);
 	return e;
 }
 
@@ -108,9 +136,9 @@ int rg_mtree_store_range(struct rg_maple_tree *mt, unsigned long first,
 
 	if (!mt || first > last || mt_check_entry(entry))
 		return -EINVAL;
-	rg_mtree_lock(mt);
+	mt_lock(mt);
 	ret = rgi_mt_write(mt, first, last, entry, NULL, 0, NULL);
-	rg_mtree_unlock(mt);
+	mt_unlock(mt);
 	return ret;
 }
 
@@ -127,13 +155,13 @@ int rg_mtree_insert_range(struct rg_maple_tree *mt, unsigned long first,
 
 	if (!mt || first > last || mt_check_entry(entry))
 		return -EINVAL;
-	rg_mtree_lock(mt);
+	mt_lock(mt);
 	rgi_mt_walk(mt, first, &pos);
 	if (pos.entry || pos.rmax < last)
 		ret = -EEXIST;
 	else if (entry)
 		ret = rgi_mt_write(mt, first, last, entry, NULL, 0, NULL);
-	rg_mtree_unlock(mt);
+	mt_unlock(mt);
 	return ret;
 }
 
@@ -153,9 +181,9 @@ int rg_mtree_erase_err(struct rg_maple_tree *mt, unsigned long index,
 		*old = NULL;
 	if (!mt)
 		return -EINVAL;
-	rg_mtree_lock(mt);
+	mt_lock(mt);
 	ret = rgi_mt_erase(mt, index, &e, &first, &last);
-	rg_mtree_unlock(mt);
+	mt_unlock(mt);
 	if (!ret && old)
 		*old = e;
 	return ret;
@@ -318,12 +346,12 @@ static int mt_alloc(struct rg_maple_tree *mt, unsigned long *startp,
 	ret = mt_window_ok(min, max, size);
 	if (ret)
 		return ret;
-	rg_mtree_lock(mt);
+	mt_lock(mt);
 	ret = mt_empty_area(mt, min, max, size, rev, &start);
 	if (!ret)
 		ret = rgi_mt_write(mt, start, start + size - 1, entry, NULL, 0,
 				   NULL);
-	rg_mtree_unlock(mt);
+	mt_unlock(mt);
 	if (!ret)
 		*startp = start;
 	return ret;
@@ -356,7 +384,7 @@ int rg_mtree_alloc_cyclic(struct rg_maple_tree *mt, unsigned long *startp,
 	from = *next;
 	if (from < range_lo || from > range_hi)
 		from = range_lo;
-	rg_mtree_lock(mt);
+	mt_lock(mt);
 	ret = mt_empty_area(mt, from, range_hi, 1, false, &start);
 	if (ret == -EBUSY && from > range_lo) {
 		ret = mt_empty_area(mt, range_lo, from - 1, 1, false, &start);
@@ -364,7 +392,7 @@ int rg_mtree_alloc_cyclic(struct rg_maple_tree *mt, unsigned long *startp,
 	}
 	if (!ret)
 		ret = rgi_mt_write(mt, start, start, entry, NULL, 0, NULL);
-	rg_mtree_unlock(mt);
+	mt_unlock(mt);
 	if (ret)
 		return ret;
 	*startp = start;
@@ -400,9 +428,9 @@ void *rg_mtree_find(struct rg_maple_tree *mt, unsigned long *index,
 
 	if (!mt || !index)
 		return NULL;
-	rg_mtree_lock(mt);
+	mt_lock(mt);
 	e = mt_find_locked(mt, index, max);
-	rg_mtree_unlock(mt);
+	mt_unlock(mt);
 	return e;
 }
 
@@ -435,29 +463,29 @@ int rg_mtree_get_stats(struct rg_maple_tree *mt, struct rg_mtree_stats *st)
 {
 	if (!mt || !st)
 		return -EINVAL;
-	rg_mtree_lock(mt);
+	mt_lock(mt);
 	*st = mt->stats;
 	st->nodes = mt->nodes;
 	st->height = mt->height;
-	rg_mtree_unlock(mt);
+	mt_unlock(mt);
 	return 0;
 }
 
 void rg_mtree_reset_stats(struct rg_maple_tree *mt)
 {
-	rg_mtree_lock(mt);
+	mt_lock(mt);
 	memset(&mt->stats, 0, sizeof(mt->stats));
-	rg_mtree_unlock(mt);
+	mt_unlock(mt);
 }
 
 void rg_mtree_set_vacancy(struct rg_maple_tree *mt, bool on)
 {
-	rg_mtree_lock(mt);
+	mt_lock(mt);
 	if (on)
 		mt->flags &= ~RG_MT_FLAGS_NO_VACANCY;
 	else
 		mt->flags |= RG_MT_FLAGS_NO_VACANCY;
-	rg_mtree_unlock(mt);
+	mt_unlock(mt);
 }
 
 /* ---- advanced API: positioning ---- */

@@ -169,9 +169,9 @@ int rg_mtree_validate(struct rg_maple_tree *mt, const char **reason)
 			*reason = "NULL tree";
 		return -EINVAL;
 	}
-	rg_mtree_lock(mt);
+	mt_lock(mt);
 	ret = mt_validate_locked(mt, reason);
-	rg_mtree_unlock(mt);
+	mt_unlock(mt);
 	return ret;
 }
 
@@ -208,12 +208,12 @@ void rg_mtree_dump(struct rg_maple_tree *mt, FILE *f)
 {
 	if (!mt || !f)
 		return;
-	rg_mtree_lock(mt);
+	mt_lock(mt);
 	fprintf(f, "maple tree %p: flags %#x height %u nodes %lu\n", (void *)mt,
 		mt->flags, mt->height, mt->nodes);
 	if (mt_root_is_node(mt->root))
 		dump_node(mt, f, mt->root, 1, 0, ULONG_MAX);
 	else
 		fprintf(f, "  root entry %p\n", mt->root);
-	rg_mtree_unlock(mt);
+	mt_unlock(mt);
 }

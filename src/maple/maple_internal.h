@@ -211,6 +211,28 @@ static inline unsigned long mt_slot_min(const unsigned long *piv,
 	return off ? piv[off - 1] + 1 : min;
 }
 
+/* ---- the tree lock: a futex mutex (0 free, 1 held, 2 held + waiters) ---- */
+
+RGI_HIDDEN void rgi_mt_lock_slow(struct rg_maple_tree *mt);
+RGI_HIDDEN void rgi_mt_wake(struct rg_maple_tree *mt);
+
+static inline void mt_lock(struct rg_maple_tree *mt)
+{
+	int z = 0;
+
+	if (likely(__atomic_compare_exchange_n(&mt->lock, &z, 1, false,
+					       __ATOMIC_ACQUIRE,
+					       __ATOMIC_RELAXED)))
+		return;
+	rgi_mt_lock_slow(mt);
+}
+
+static inline void mt_unlock(struct rg_maple_tree *mt)
+{
+	if (unlikely(__atomic_exchange_n(&mt->lock, 0, __ATOMIC_RELEASE) == 2))
+		rgi_mt_wake(mt);
+}
+
 /* ---- shared between the maple files ---- */
 
 RGI_HIDDEN struct rg_slab_cache *rgi_mt_cache(void);
