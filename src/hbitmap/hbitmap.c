@@ -33,35 +33,40 @@
  * decided at the level where they appear, and the only reason to descend is
  * an inner run, which lies wholly inside the child: with align == 1 the
  * descent never fails, so one root-to-block path is walked (O(64 x depth)
- * word operations; the masks skip full and empty children with ctz). Inside
- * a block, run starts of n <= 64 zeros in a word are found with log2(n)
- * shift-and steps and masked by the alignment pattern; longer runs are
- * handled by the carried run. With align > 1 a child whose inner run is
- * long enough but misaligned is searched and left (the scan goes on): this
- * keeps the result exact; runs of n + align - 1 units always succeed.
+ * word operations). Children are first put through one test, max(open run
+ * + prefix, suffix, inner) < n, which rejects most of them; at level 0 SSE2
+ * applies it to four blocks at a time. Inside a block, run starts of n <= 64
+ * zeros in a word are found with log2(n) shift-and steps and masked by the
+ * alignment pattern; longer runs are handled by the carried run. With
+ * align > 1 a child whose inner run is long enough but misaligned is
+ * searched and left (the scan goes on): this keeps the result exact; runs
+ * of n + align - 1 units always succeed.
  *
  * Updates. After bits change in one block the block summary is recomputed
- * from its 8 words and, while a summary actually changes, the parent is
- * updated incrementally: its prefix and suffix come from the masks in O(1),
- * and its inner run from the runs that touch the changed child (bounded
- * with one ctz/clz each side); only when the changed child held the old
- * maximum and the new runs are shorter is the node recomputed from its 64
- * children. Ranges spanning many blocks recompute the covered nodes level by
- * level.
+ * and, while a summary actually changes, the parent is updated
+ * incrementally: its prefix and suffix come from the masks in O(1), and its
+ * inner run from the runs that touch the changed child (one ctz/clz each
+ * side, skipped for a side whose end did not move); only when the changed
+ * child held the old maximum and the new runs are shorter is the node
+ * recomputed from its 64 children (four blocks per SSE2 step at level 0).
+ * The same rule updates a block from a single recorded change (one run
+ * carved or two merged) without reading its other words. Ranges spanning
+ * many blocks recompute the covered nodes level by level.
  *
  * Pending block. Summary updates for a block are deferred while operations
  * stay inside it: mutations confined to one block only change its bits and
- * make it the pending block; its summary and its ancestors' go stale until
- * an operation elsewhere flushes it (recompute and propagate). Searches,
+ * make it the pending block (the first change is recorded); its summary and
+ * its ancestors' go stale until an operation elsewhere flushes it. Searches,
  * statistics and validation never read the stale summaries: a search
  * flushes first; the statistics recompute the pending path on the side.
- * Allocation has a fast path for sequential use: it caches the longest free
- * run lying wholly before the pending block (before_max) and the free run
- * ending at its first unit (before_suffix); if before_max < n no fit starts
- * before that run, so the lowest fit found by scanning the pending block's
- * words from that run on is the global first fit. This makes filling and
- * emptying in address order cost a few word operations per call, with the
- * tree walked once per block.
+ * Allocation has a fast path for sequential use, armed when an allocation
+ * starts where the previous one ended: it caches the longest free run lying
+ * wholly before the pending block (before_max) and the free run ending at
+ * its first unit (before_suffix); if both are shorter than n no fit starts
+ * before the block, so the lowest fit found by scanning the pending block's
+ * words is the global first fit. This makes filling and emptying in address
+ * order cost a few word operations per call, with the tree walked once per
+ * block.
  *
  * What never allocates: everything but rg_hbitmap_create() and
  * rg_hbitmap_resize(), which allocate the handle and one array holding
