@@ -398,8 +398,78 @@ static void test_model_a_prealloc(void **state)
 	run_model_a(RG_MT_FLAGS_ALLOC_RANGE | RG_MT_FLAGS_NO_VACANCY, ops_a(),
 		    300, true);
 	/* RCU mode: node stores build new nodes instead of editing. */
-	run_model_a(RG_MT_FLAGS_ALLOC_RANGE | RG_MT_FLAGS_USE_RCU, ops_a(),
-		    300, true);
+	run_model_a(RG_MT_FLAGS_ALLOC_RANGE | RG_MT_FLAGS_USE_RCU, ops_a(), 300,
+		    true);
+}
+
+/*
+ * Spanning storm: a dense tree of small ranges hit by stores and erases of
+ * random spans (one index to the whole tree), validated after every one.
+ * This is what drives the rebuild through cousins and whole-level runs.
+ */
+static void run_spanning(unsigned int flags, unsigned long ops,
+			 unsigned long dense)
+{
+	struct rg_maple_tree mt;
+	struct model_a m = { NULL, 0, 0 };
+	struct rg_rand r;
+	struct rg_mtree_stats st;
+
+	rg_rand_seed(&r, seed ^ 0x5a5a ^ flags ^ dense);
+	assert_int_equal(rg_mtree_init(&mt, flags), 0);
+	for (unsigned long op = 0; op < ops; op++) {
+		unsigned long f, l, span;
+		void *e;
+
+		if (m.n < dense / 4) {
+			/* Refill densely: ranges of 1..3 with 0..1 holes. */
+			unsigned long pos = rg_rand_below(&r, 16);
+
+			for (unsigned long k = 0; k < dense; k++) {
+				unsigned long len = 1 + rg_rand_below(&r, 3);
+
+				e = new_entry();
+				assert_int_equal(
+					rg_mtree_store_range(&mt, pos,
+							     pos + len - 1, e),
+					0);
+				ma_store(&m, pos, pos + len - 1, e);
+				pos += len + rg_rand_below(&r, 2);
+			}
+			check_valid(&mt);
+		}
+		span = (dense * 4) >> rg_rand_below(&r, 14);
+		f = rg_rand_below(&r, dense * 4);
+		l = f + rg_rand_below(&r, span + 1);
+		e = rg_rand_below(&r, 3) ? NULL : new_entry();
+		if (op & 1)
+			prealloc_store(&mt, f, l, e);
+		else
+			assert_int_equal(rg_mtree_store_range(&mt, f, l, e), 0);
+		ma_store(&m, f, l, e);
+		check_overuse(&mt);
+		check_valid(&mt);
+		if (RG_THOROUGH || op % 16 == 0)
+			ma_compare(&mt, &m);
+	}
+	rg_mtree_get_stats(&mt, &st);
+	printf("# spanning flags %#x dense %lu: spanning stores %lu, "
+	       "rebalances %lu, height %lu\n",
+	       flags, dense, st.store_type[RG_MT_STORE_SPANNING],
+	       st.store_type[RG_MT_STORE_REBALANCE], st.height);
+	rg_mtree_destroy(&mt);
+	free(m.r);
+}
+
+static void test_spanning(void **state)
+{
+	(void)state;
+	run_spanning(0, RG_THOROUGH ? 1500 : 10000, 2000);
+	run_spanning(RG_MT_FLAGS_ALLOC_RANGE, RG_THOROUGH ? 1500 : 6000, 1500);
+	run_spanning(RG_MT_FLAGS_ALLOC_RANGE | RG_MT_FLAGS_USE_RCU,
+		     RG_THOROUGH ? 600 : 3000, 1500);
+	if (!RG_THOROUGH)
+		run_spanning(RG_MT_FLAGS_ALLOC_RANGE, 1500, 20000);
 }
 
 /* ---- model B: per-index arrays over [0, U) for large trees ---- */
@@ -810,6 +880,7 @@ int main(void)
 		cmocka_unit_test(test_model_a_plain),
 		cmocka_unit_test(test_model_a_alloc),
 		cmocka_unit_test(test_model_a_prealloc),
+		cmocka_unit_test(test_spanning),
 		cmocka_unit_test(test_model_b),
 		cmocka_unit_test(test_model_b_prealloc),
 	};
