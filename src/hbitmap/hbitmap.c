@@ -232,9 +232,11 @@ static inline uint64_t hb_run_starts(uint64_t u, uint64_t n)
 /*
  * Summary of the 512 units held in w[0 .. 7]. Built twice where the
  * compiler can dispatch on the CPU: the hardware popcount prunes the
- * inner-run search of most words.
+ * inner-run search of most words. Not under ThreadSanitizer: the ifunc
+ * resolver runs before the sanitizer's runtime is up and crashes.
  */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+	!defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("popcnt", "default")))
 #endif
 static uint32_t
