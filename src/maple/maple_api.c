@@ -100,9 +100,7 @@ static void *mt_load_locked(struct rg_maple_tree *mt, unsigned long index)
 		struct mt_node *n = mt_to_node(e);
 		enum mt_type t = mt_type_of(e);
 
-		__builtin_prefetch((char *)n + 64);
-		__builtin_prefetch((char *)n + 128);
-		__builtin_prefetch((char *)n + 192);
+		mt_prefetch(n);
 		if (t == MT_ARANGE) {
 			e = n->a.slot[mt_slot_of(n->a.pivot, MT_A_PIVOTS,
 						 index)];
@@ -204,6 +202,8 @@ struct mt_gap {
 	unsigned long lo, hi, size;
 	bool alloc;
 	unsigned long found;
+	unsigned int h; /* depth of the leaf found */
+	struct mt_path path; /* root to that leaf */
 };
 
 static bool gap_fits(unsigned long s, unsigned long e, unsigned long size)
@@ -224,7 +224,7 @@ static void gap_span(const struct mt_gap *g, const unsigned long *piv,
 }
 
 static bool gap_fwd(struct mt_gap *g, void *enode, unsigned long min,
-		    unsigned long max)
+		    unsigned long max, unsigned int depth)
 {
 	struct mt_node *n = mt_to_node(enode);
 	enum mt_type t = mt_type_of(enode);
@@ -232,6 +232,9 @@ static bool gap_fwd(struct mt_gap *g, void *enode, unsigned long min,
 	void **sl = mt_slots(n, t);
 	unsigned int np = mt_npivots(t), off, lim;
 
+	g->path.node[depth] = n;
+	g->path.min[depth] = min;
+	g->path.max[depth] = max;
 	gap_span(g, piv, np, min, max, &off, &lim);
 	if (t == MT_LEAF) {
 		for (unsigned int i = off; i <= lim; i++) {
@@ -243,6 +246,8 @@ static bool gap_fwd(struct mt_gap *g, void *enode, unsigned long min,
 			e = RGI_MIN(mt_slot_max(piv, np, i, max), g->hi);
 			if (gap_fits(s, e, g->size)) {
 				g->found = s;
+				g->path.off[depth] = (unsigned char)i;
+				g->h = depth;
 				return true;
 			}
 		}
@@ -251,15 +256,16 @@ static bool gap_fwd(struct mt_gap *g, void *enode, unsigned long min,
 	for (unsigned int i = off; i <= lim; i++) {
 		if (t == MT_ARANGE && n->a.gap[i] < g->size)
 			continue;
+		g->path.off[depth] = (unsigned char)i;
 		if (gap_fwd(g, sl[i], mt_slot_min(piv, i, min),
-			    mt_slot_max(piv, np, i, max)))
+			    mt_slot_max(piv, np, i, max), depth + 1))
 			return true;
 	}
 	return false;
 }
 
 static bool gap_rev(struct mt_gap *g, void *enode, unsigned long min,
-		    unsigned long max)
+		    unsigned long max, unsigned int depth)
 {
 	struct mt_node *n = mt_to_node(enode);
 	enum mt_type t = mt_type_of(enode);
@@ -267,6 +273,9 @@ static bool gap_rev(struct mt_gap *g, void *enode, unsigned long min,
 	void **sl = mt_slots(n, t);
 	unsigned int np = mt_npivots(t), off, lim;
 
+	g->path.node[depth] = n;
+	g->path.min[depth] = min;
+	g->path.max[depth] = max;
 	gap_span(g, piv, np, min, max, &lim, &off);
 	if (t == MT_LEAF) {
 		for (unsigned int i = off + 1; i-- > lim;) {
@@ -278,6 +287,8 @@ static bool gap_rev(struct mt_gap *g, void *enode, unsigned long min,
 			e = RGI_MIN(mt_slot_max(piv, np, i, max), g->hi);
 			if (gap_fits(s, e, g->size)) {
 				g->found = e - (g->size - 1);
+				g->path.off[depth] = (unsigned char)i;
+				g->h = depth;
 				return true;
 			}
 		}
@@ -286,8 +297,9 @@ static bool gap_rev(struct mt_gap *g, void *enode, unsigned long min,
 	for (unsigned int i = off + 1; i-- > lim;) {
 		if (t == MT_ARANGE && n->a.gap[i] < g->size)
 			continue;
+		g->path.off[depth] = (unsigned char)i;
 		if (gap_rev(g, sl[i], mt_slot_min(piv, i, min),
-			    mt_slot_max(piv, np, i, max)))
+			    mt_slot_max(piv, np, i, max), depth + 1))
 			return true;
 	}
 	return false;
@@ -303,15 +315,24 @@ static int mt_window_ok(unsigned long min, unsigned long max,
 	return 0;
 }
 
-/* Lowest (or highest) start of a free window; lock held. */
-static int mt_empty_area(struct rg_maple_tree *mt, unsigned long min,
-			 unsigned long max, unsigned long size, bool rev,
-			 unsigned long *start)
+/*
+ * Lowest (or highest) start of a free window; lock held. On success with a
+ * root node, g->h and g->path hold the path to the leaf of the window.
+ */
+static int mt_empty_area_g(struct rg_maple_tree *mt, struct mt_gap *g,
+			   unsigned long min, unsigned long max,
+			   unsigned long size, bool rev, unsigned long *start)
 {
-	struct mt_gap g = { mt, min, max, size, mt_is_alloc(mt), 0 };
 	void *root = mt->root;
 	int ret = mt_window_ok(min, max, size);
 
+	g->mt = mt;
+	g->lo = min;
+	g->hi = max;
+	g->size = size;
+	g->alloc = mt_is_alloc(mt);
+	g->found = 0;
+	g->h = 0;
 	if (ret)
 		return ret;
 	if (!mt_root_is_node(root)) {
@@ -325,18 +346,38 @@ static int mt_empty_area(struct rg_maple_tree *mt, unsigned long min,
 		*start = rev ? max - (size - 1) : s;
 		return 0;
 	}
-	if (rev ? gap_rev(&g, root, 0, ULONG_MAX) :
-		  gap_fwd(&g, root, 0, ULONG_MAX)) {
-		*start = g.found;
+	if (rev ? gap_rev(g, root, 0, ULONG_MAX, 1) :
+		  gap_fwd(g, root, 0, ULONG_MAX, 1)) {
+		*start = g->found;
 		return 0;
 	}
 	return -EBUSY;
+}
+
+static int mt_empty_area(struct rg_maple_tree *mt, unsigned long min,
+			 unsigned long max, unsigned long size, bool rev,
+			 unsigned long *start)
+{
+	struct mt_gap g;
+
+	return mt_empty_area_g(mt, &g, min, max, size, rev, start);
+}
+
+/* Store @entry in the window a search just found, reusing its path. */
+static int mt_store_found(struct rg_maple_tree *mt, const struct mt_gap *g,
+			  unsigned long start, unsigned long size, void *entry)
+{
+	if (g->h)
+		return rgi_mt_write_path(mt, &g->path, g->h, start,
+					 start + size - 1, entry);
+	return rgi_mt_write(mt, start, start + size - 1, entry, NULL, 0, NULL);
 }
 
 static int mt_alloc(struct rg_maple_tree *mt, unsigned long *startp,
 		    void *entry, unsigned long size, unsigned long min,
 		    unsigned long max, bool rev)
 {
+	struct mt_gap g;
 	unsigned long start;
 	int ret;
 
@@ -347,10 +388,9 @@ static int mt_alloc(struct rg_maple_tree *mt, unsigned long *startp,
 	if (ret)
 		return ret;
 	mt_lock(mt);
-	ret = mt_empty_area(mt, min, max, size, rev, &start);
+	ret = mt_empty_area_g(mt, &g, min, max, size, rev, &start);
 	if (!ret)
-		ret = rgi_mt_write(mt, start, start + size - 1, entry, NULL, 0,
-				   NULL);
+		ret = mt_store_found(mt, &g, start, size, entry);
 	mt_unlock(mt);
 	if (!ret)
 		*startp = start;
@@ -375,6 +415,7 @@ int rg_mtree_alloc_cyclic(struct rg_maple_tree *mt, unsigned long *startp,
 			  void *entry, unsigned long range_lo,
 			  unsigned long range_hi, unsigned long *next)
 {
+	struct mt_gap g;
 	unsigned long from, start;
 	int ret, wrapped = 0;
 
@@ -385,13 +426,14 @@ int rg_mtree_alloc_cyclic(struct rg_maple_tree *mt, unsigned long *startp,
 	if (from < range_lo || from > range_hi)
 		from = range_lo;
 	mt_lock(mt);
-	ret = mt_empty_area(mt, from, range_hi, 1, false, &start);
+	ret = mt_empty_area_g(mt, &g, from, range_hi, 1, false, &start);
 	if (ret == -EBUSY && from > range_lo) {
-		ret = mt_empty_area(mt, range_lo, from - 1, 1, false, &start);
+		ret = mt_empty_area_g(mt, &g, range_lo, from - 1, 1, false,
+				      &start);
 		wrapped = 1;
 	}
 	if (!ret)
-		ret = rgi_mt_write(mt, start, start, entry, NULL, 0, NULL);
+		ret = mt_store_found(mt, &g, start, 1, entry);
 	mt_unlock(mt);
 	if (ret)
 		return ret;

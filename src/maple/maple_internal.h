@@ -196,6 +196,14 @@ static inline unsigned int mt_slot_of(const unsigned long *piv,
 				     mt_slot_of_r(piv, index);
 }
 
+/* Start loading a whole node: its pivots and then its slots are needed. */
+static inline void mt_prefetch(const struct mt_node *n)
+{
+	__builtin_prefetch((const char *)n + 64);
+	__builtin_prefetch((const char *)n + 128);
+	__builtin_prefetch((const char *)n + 192);
+}
+
 /* Last index of slot @off in a node whose range ends at @max. */
 static inline unsigned long mt_slot_max(const unsigned long *piv,
 					unsigned int npiv, unsigned int off,
@@ -244,6 +252,15 @@ RGI_HIDDEN unsigned long rgi_mt_node_min(struct rg_maple_tree *mt,
 RGI_HIDDEN unsigned long rgi_mt_leaf_gap(struct mt_node *n, unsigned long min,
 					 unsigned long max);
 
+#define MT_DEPTHS (RG_MT_MAX_HEIGHT + 2)
+
+/* A root-to-node path; index by depth, 1 = root. */
+struct mt_path {
+	struct mt_node *node[MT_DEPTHS];
+	unsigned char off[MT_DEPTHS]; /* slot taken in node[d] */
+	unsigned long min[MT_DEPTHS], max[MT_DEPTHS];
+};
+
 /* Result of a read walk: the leaf and slot holding an index, or none. */
 struct mt_pos {
 	void *enode; /* the leaf, or NULL when the root is not a node */
@@ -271,6 +288,17 @@ RGI_HIDDEN int rgi_mt_write(struct rg_maple_tree *mt, unsigned long first,
 			    unsigned long last, void *entry,
 			    struct rg_slab_sheaf **sheafp, unsigned int req,
 			    void **old);
+
+/*
+ * rgi_mt_write_path() - store a non-NULL entry over [first, last], which
+ * lies inside slot path->off[h] of the leaf at the end of @path (a path
+ * just walked, e.g. by a gap search), without walking again.
+ * Return: 0 or -ENOMEM (tree unchanged).
+ */
+RGI_HIDDEN int rgi_mt_write_path(struct rg_maple_tree *mt,
+				 const struct mt_path *path, unsigned int h,
+				 unsigned long first, unsigned long last,
+				 void *entry);
 
 /*
  * rgi_mt_erase() - remove the range holding @index (lock held).

@@ -215,9 +215,13 @@ void rgi_mt_walk(struct rg_maple_tree *mt, unsigned long index,
 		enum mt_type t = mt_type_of(e);
 		unsigned long *piv = mt_pivots(n, t);
 		unsigned int np = mt_npivots(t);
-		unsigned int off = mt_slot_of(piv, np, index);
-		unsigned long cmin = mt_slot_min(piv, off, min);
-		unsigned long cmax = mt_slot_max(piv, np, off, max);
+		unsigned int off;
+		unsigned long cmin, cmax;
+
+		mt_prefetch(n);
+		off = mt_slot_of(piv, np, index);
+		cmin = mt_slot_min(piv, off, min);
+		cmax = mt_slot_max(piv, np, off, max);
 
 		if (t == MT_LEAF) {
 			pos->enode = e;
@@ -237,16 +241,8 @@ void rgi_mt_walk(struct rg_maple_tree *mt, unsigned long index,
 
 /* ---- the write path ---- */
 
-#define MT_DEPTHS (RG_MT_MAX_HEIGHT + 2)
 #define MT_BIG 48
 #define MT_EXTRA 512
-
-/* A root-to-node path; index by depth, 1 = root. */
-struct mt_path {
-	struct mt_node *node[MT_DEPTHS];
-	unsigned char off[MT_DEPTHS]; /* slot taken in node[d] */
-	unsigned long min[MT_DEPTHS], max[MT_DEPTHS];
-};
 
 /* The content of one level while it is rebuilt. */
 struct mt_big {
@@ -378,7 +374,10 @@ static void wr_walk_path(struct mt_wr *wr, struct mt_path *p,
 		enum mt_type t = mt_type_of(e);
 		unsigned long *piv = mt_pivots(n, t);
 		unsigned int np = mt_npivots(t);
-		unsigned int off = mt_slot_of(piv, np, index);
+		unsigned int off;
+
+		mt_prefetch(n);
+		off = mt_slot_of(piv, np, index);
 
 		p->node[d] = n;
 		p->off[d] = (unsigned char)off;
@@ -1282,6 +1281,29 @@ int rgi_mt_write(struct rg_maple_tree *mt, unsigned long first,
 	if (old)
 		*old = wr.old;
 	return wr_commit(&wr, need, sheafp, req);
+}
+
+int rgi_mt_write_path(struct rg_maple_tree *mt, const struct mt_path *path,
+		      unsigned int h, unsigned long first, unsigned long last,
+		      void *entry)
+{
+	struct mt_wr wr;
+	unsigned int need;
+
+	wr_init(&wr, mt, first, last, entry);
+	for (unsigned int d = 1; d <= h; d++) {
+		wr.lp.node[d] = path->node[d];
+		wr.lp.off[d] = path->off[d];
+		wr.lp.min[d] = path->min[d];
+		wr.lp.max[d] = path->max[d];
+	}
+	wr.h = h;
+	wr.old = wr.lp.node[h]->r.slot[wr.lp.off[h]];
+	RGI_DEBUG_ASSERT(entry && last <= wr.lp.max[h]);
+	wr.rp.off[h] =
+		(unsigned char)mt_slot_of_r(wr.lp.node[h]->r.pivot, last);
+	need = wr_classify(&wr);
+	return wr_commit(&wr, need, NULL, 0);
 }
 
 int rgi_mt_erase(struct rg_maple_tree *mt, unsigned long index, void **old,
