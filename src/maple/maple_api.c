@@ -5,7 +5,9 @@
  *
  * Theory of operation. Every write goes to rgi_mt_write() (maple_tree.c),
  * which classifies the store, preallocates its worst case and cannot fail
- * after that. The normal API wraps each call in the tree's mutex. The
+ * after that. The normal API wraps each call in the tree's lock, a futex
+ * mutex (0 free, 1 held, 2 held with waiters): one compare-and-swap to take
+ * it, one exchange to release it, a short spin then FUTEX_WAIT when taken. The
  * advanced API leaves locking to the caller and keeps a cursor: in state
  * RG_MAS_ACTIVE the state remembers the leaf, slot and leaf range of the
  * current range [index, last], so next/prev step inside the leaf in O(1)
@@ -20,7 +22,8 @@
  * boundary paths of the window can fail after descending: O(height x
  * fan-out). Because no two NULL ranges are adjacent, a free run is one slot
  * and the first fitting slot is the answer. Ordinary trees are searched the
- * same way without the pruning (O(n) in the worst case).
+ * same way without the pruning (O(n) in the worst case). The search records
+ * the path it took, so alloc_range stores without walking again.
  *
  * Nothing here allocates except through rgi_mt_write() and
  * rg_mas_preallocate().

@@ -25,15 +25,37 @@
  * are exact; a root leaf is never all NULL; stored gaps are exact.
  *
  * Writes. Every store, whatever API it comes from, goes through
- * rgi_mt_write(): (1) walk to the leaf of `first`; a NULL store first grows
- * its range over the NULL ranges next to it; a range that ends past the leaf
- * also walks to `last` (a spanning store); (2) classify the store (exact fit,
- * append, slot store, node store, split, rebalance, spanning, new root) and
- * compute its worst-case node count from the tree height h and the vacant (v)
- * and sufficient (s) heights of the path (kernel-semantics.md); (3) prefill
- * a slab sheaf with exactly that many nodes (the only point that can fail:
- * -ENOMEM leaves the tree untouched); (4) store, taking nodes only from the
- * sheaf; (5) give the sheaf back and count requested / used.
+ * rgi_mt_write() (rgi_mt_erase() and rgi_mt_write_path() enter the same
+ * path with a walk already done): (1) walk to the leaf of `first`; a NULL
+ * store first grows its range over the NULL ranges next to it (found in the
+ * same leaf, or by one more walk at a leaf boundary); a range that ends past
+ * the leaf also walks to `last` (a spanning store); (2) classify the store
+ * (exact fit, append, slot store, node store, split, rebalance, spanning,
+ * new root) and compute its worst-case node count from the tree height h
+ * and the vacant (v) and sufficient (s) heights of the path
+ * (kernel-semantics.md); (3) prefill a slab sheaf with exactly that many
+ * nodes (the only point that can fail: -ENOMEM leaves the tree untouched);
+ * (4) store, taking nodes only from the sheaf; (5) give the sheaf back and
+ * count requested / used (stats.overuse counts stores that needed more: it
+ * must stay 0, and the tests check it after every store).
+ *
+ * Heights: depth 1 is the root, the leaves are at depth h. v is the depth
+ * of the lowest internal node on the path with a free slot, s the depth of
+ * the lowest one with more than minimum + 1 entries (the root: more than
+ * 2); 0 when there is none, or always when RG_MT_FLAGS_NO_VACANCY is set.
+ * Split: 2(h - v) + 1; rebalance: 2(h - min(v, s)) + 1; spanning store:
+ * 3(h - min(v, s)) + 1, where v and s are taken over the path down to the
+ * deepest node A holding the whole range, and A counts as sufficient only
+ * if it keeps more than minimum + 1 entries after losing the children the
+ * range covers. The rebuild below never needs more: a split builds 2 nodes
+ * per full level and 1 at the vacant one (or a new root); a rebalance
+ * merges (1 node) until a level redistributes (2 + 1 above) or reaches a
+ * sufficient node; a spanning store builds at most 3 nodes per level below
+ * A, 2 at A, then behaves as a split or a rebalance above A.
+ *
+ * Stores that leave the leaf within its bounds (append, slot and node
+ * stores) rewrite it in place outside RCU mode; an exact fit is one slot
+ * store in any mode.
  *
  * The store itself is one bottom-up rebuild over "runs": at each level the
  * run is the contiguous sequence of nodes being replaced, from the left
@@ -45,6 +67,9 @@
  * taking in one neighbour node first if it is too small, and the run moves
  * up to the parents. A run that covers a whole level ends the write as a new
  * root (the tree shrinks), a root that overflows gets a new root above it.
+ * An overflow at the right edge of the tree (appends, as in an allocation
+ * fill) first fills the left sibling up instead of splitting, so appended
+ * data ends up in full nodes.
  * Per level at most 3 nodes are built (2 for splits and rebalances), and the
  * write stops at the vacant (split) or sufficient (rebalance) node, which is
  * what bounds the node count by the preallocation formulas. Nodes strictly
