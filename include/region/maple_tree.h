@@ -72,7 +72,12 @@ extern "C" {
 
 /* Track the largest free run under every node; required by alloc calls. */
 #define RG_MT_FLAGS_ALLOC_RANGE 0x01u
-/* RCU mode: readers may run under rcu_read_lock without the tree lock. */
+/*
+ * RCU mode: writers replace nodes (built complete, published with one
+ * pointer store) instead of editing live ones. Lock-free readers under
+ * rcu_read_lock also need replaced nodes to be freed after a grace period,
+ * which this release does not do yet: until then readers take the lock.
+ */
 #define RG_MT_FLAGS_USE_RCU 0x02u
 /*
  * Preallocate by height only (2h + 1 / 3h + 1 nodes), ignoring the vacant
