@@ -5,7 +5,9 @@
  * allocator in a seed-000-like fill.
  *
  * Range map: --entries N ranges (default 10^6), range k covering
- * [10k, 10k + len - 1] with len in 1..8 (so ranges never touch). Each run
+ * [10k, 10k + len - 1] with len in 1..8, so a NULL range separates every
+ * two (the tree holds 2N ranges); with --adjacent, [10k, 10k + 9] (the
+ * ranges tile the index space, N ranges in the tree). Each run
  * builds the tree by storing the ranges in a random order (store), looks up
  * N random indices in [0, 10N) (load: ~45% hit a range), walks every entry
  * in order (iterate: ns per step), then erases every range in another
@@ -66,7 +68,8 @@ struct workload {
 	unsigned long *del, *probe;
 };
 
-static int make_workload(struct workload *w, unsigned long n, uint64_t seed)
+static int make_workload(struct workload *w, unsigned long n, uint64_t seed,
+			 bool adjacent)
 {
 	struct rg_rand r;
 
@@ -82,7 +85,8 @@ static int make_workload(struct workload *w, unsigned long n, uint64_t seed)
 		return -1;
 	for (unsigned long k = 0; k < n; k++) {
 		w->ranges[k].start = 10 * k;
-		w->ranges[k].last = 10 * k + rg_rand_below(&r, 8);
+		w->ranges[k].last =
+			10 * k + (adjacent ? 9 : rg_rand_below(&r, 8));
 		w->ranges[k].entry = rg_mt_mk_value(k);
 		perm[k] = k;
 		w->probe[k] = rg_rand_below(&r, 10 * n);
@@ -291,6 +295,7 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "entries", required_argument, NULL, 'n' },
 		{ "units", required_argument, NULL, 'u' },
+		{ "adjacent", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long n = 1000000, units = 1000000, regions = 0;
@@ -300,7 +305,7 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 	struct workload w;
 	struct rb_table *t;
 	size_t bytes = 0, fill_bytes = 0;
-	bool have_gtree = false;
+	bool have_gtree = false, adjacent = false;
 	int o;
 
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -311,10 +316,13 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 		case 'u':
 			units = strtoul(optarg, NULL, 0);
 			break;
+		case 'a':
+			adjacent = true;
+			break;
 		default:
 			fprintf(stderr,
 				"usage: regionbench maple [--entries N] "
-				"[--units U]\n");
+				"[--units U] [--adjacent]\n");
 			return 2;
 		}
 	}
@@ -324,7 +332,7 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 	}
 	if (n == 0 || units == 0)
 		return 2;
-	if (make_workload(&w, n, ctx->seed))
+	if (make_workload(&w, n, ctx->seed, adjacent))
 		return 1;
 #ifdef HAVE_GLIB
 	have_gtree = true;
@@ -354,6 +362,7 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 	t = rb_table_new("maple", cols, 7);
 	rb_table_param(t, "entries", "%lu", n);
 	rb_table_param(t, "units", "%lu", units);
+	rb_table_param(t, "layout", "%s", adjacent ? "adjacent" : "holes");
 	rb_table_param(t, "runs", "%d", runs);
 	rb_table_param(t, "seed", "%llu", (unsigned long long)ctx->seed);
 	for (int i = 0; i < NR_OPS; i++) {
