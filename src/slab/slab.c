@@ -60,6 +60,7 @@
 
 #define SLAB_MAGIC 0x52474c4f42534c41ULL /* "RGLOBSLA" */
 #define SLAB_MIN_SIZE (64UL << 10)
+#define HUGE_SLAB_SIZE (2UL << 20)
 #define SLAB_MIN_OBJECTS 8
 #define SLAB_MAX_OBJECTS 65535
 #define RED_ZONE 16
@@ -259,6 +260,8 @@ static struct rgi_slab *slab_map(struct rg_slab_cache *c)
 		munmap(raw, (size_t)(base - raw));
 	if (base + sz < raw + 2 * sz)
 		munmap(base + sz, (size_t)(raw + 2 * sz - (base + sz)));
+	if (c->flags & RG_SLAB_HUGEPAGE)
+		madvise(base, sz, MADV_HUGEPAGE); /* advice: failure is fine */
 
 	s = (struct rgi_slab *)base;
 	s->magic = SLAB_MAGIC;
@@ -765,7 +768,7 @@ struct rg_slab_cache *rg_slab_create(const char *name, size_t size,
 
 	if (!name || size == 0 || size > RG_SLAB_MAX_OBJECT_SIZE ||
 	    align > RG_SLAB_MAX_ALIGN || (align & (align - 1)) ||
-	    (flags & ~(unsigned int)RG_SLAB_DEBUG)) {
+	    (flags & ~(unsigned int)(RG_SLAB_DEBUG | RG_SLAB_HUGEPAGE))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -796,7 +799,8 @@ struct rg_slab_cache *rg_slab_create(const char *name, size_t size,
 	c->stride = (c->stride + align - 1) & ~(align - 1);
 
 	/* The smallest power-of-two slab that holds SLAB_MIN_OBJECTS. */
-	for (slab_size = SLAB_MIN_SIZE;; slab_size <<= 1) {
+	slab_size = (flags & RG_SLAB_HUGEPAGE) ? HUGE_SLAB_SIZE : SLAB_MIN_SIZE;
+	for (;; slab_size <<= 1) {
 		nobj = slab_size / c->stride;
 		if (nobj > SLAB_MAX_OBJECTS)
 			nobj = SLAB_MAX_OBJECTS;

@@ -218,6 +218,25 @@ static void test_shrink_stats_leaks(void **state)
 	assert_int_equal(rg_slab_destroy(c), 3);
 }
 
+static void test_hugepage(void **state)
+{
+	(void)state;
+	struct rg_slab_cache *c =
+		rg_slab_create("huge", 256, 256, RG_SLAB_HUGEPAGE, NULL);
+	struct rg_slab_stats st;
+	static void *p[10000];
+
+	assert_non_null(c);
+	assert_int_equal(rg_slab_alloc_bulk(c, 10000, p), 10000);
+	rg_slab_get_stats(c, &st);
+	assert_int_equal(st.slab_size, 2UL << 20);
+	for (int i = 0; i < 10000; i++)
+		assert_int_equal((uintptr_t)p[i] % 256, 0);
+	assert_int_equal(rg_slab_validate(c, NULL), 0);
+	rg_slab_free_bulk(c, 10000, p);
+	assert_int_equal(rg_slab_destroy(c), 0);
+}
+
 static int ctor_calls;
 
 static void ctor(void *obj)
@@ -400,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_sheaf),
 		cmocka_unit_test(test_shrink_stats_leaks),
 		cmocka_unit_test(test_ctor),
+		cmocka_unit_test(test_hugepage),
 		cmocka_unit_test(test_debug_checks),
 		cmocka_unit_test(test_default_hook_aborts),
 		cmocka_unit_test(test_kernel_names),
