@@ -16,6 +16,7 @@
 #ifndef REGION_COMMON_H
 #define REGION_COMMON_H
 
+#include <errno.h> /* the -E... codes every call returns */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
