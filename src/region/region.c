@@ -31,15 +31,9 @@
 
 static const struct rgi_region_ops *const backends[RG_REGION_NR_BACKENDS] = {
 	[RG_REGION_BITMAP] = &rgi_region_bitmap_ops,
-#ifdef RGI_REGION_HAVE_IDA
 	[RG_REGION_IDA] = &rgi_region_ida_ops,
-#endif
-#ifdef RGI_REGION_HAVE_MAPLE
 	[RG_REGION_MAPLE] = &rgi_region_maple_ops,
-#endif
-#ifdef RGI_REGION_HAVE_HBITMAP
 	[RG_REGION_HBITMAP] = &rgi_region_hbitmap_ops,
-#endif
 };
 
 static const char *const names[RG_REGION_NR_BACKENDS] = {

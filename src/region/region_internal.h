@@ -67,14 +67,8 @@ struct rg_region {
 };
 
 extern const struct rgi_region_ops rgi_region_bitmap_ops RGI_HIDDEN;
-#ifdef RGI_REGION_HAVE_IDA
 extern const struct rgi_region_ops rgi_region_ida_ops RGI_HIDDEN;
-#endif
-#ifdef RGI_REGION_HAVE_MAPLE
 extern const struct rgi_region_ops rgi_region_maple_ops RGI_HIDDEN;
-#endif
-#ifdef RGI_REGION_HAVE_HBITMAP
 extern const struct rgi_region_ops rgi_region_hbitmap_ops RGI_HIDDEN;
-#endif
 
 #endif /* RGI_REGION_INTERNAL_H */
