@@ -10,48 +10,67 @@
  * the blocks sit levels of nodes with fan-out 64: a level-0 node covers 64
  * blocks (32768 units), a level-k node covers 64 level-(k-1) nodes. A node
  * holds two child masks (any: the child has a free unit; all: the child is
- * entirely free) and the same three lengths for its own span, in 64 bits
- * each. The top level has a single node, the root. Bits past the capacity
- * (padding in the last block) are set, and children past the last block or
- * node are absent from the masks, so no search ever sees them as free.
+ * entirely free), the same three lengths for its own span, in 64 bits
+ * each, and one "g" value per child (below): 16-bit at level 0, 32-bit
+ * above, kept apart in one array per level. The top level has a single
+ * node, the root. Bits past the capacity (padding in the last block) are
+ * set, and children past the last block or node are absent from the masks
+ * (read as entirely allocated), so no search ever sees them as free.
  * Memory at 10^6 units: 125,056 B of bitmap, 7,816 B of block summaries,
- * 1,280 B of nodes: 1.075x the plain bitmap.
+ * 4,224 B of g values, 1,280 B of nodes: 1.110x the plain bitmap.
+ *
+ * g values. Child j's g value is 0 if the child is entirely free, else the
+ * longest of its inner run and, unless j is the node's first child that is
+ * not entirely free, the run that ends in j's prefix (it starts in the
+ * suffix of the last such child before j, through entirely free ones).
+ * These are exactly the node's inner runs, each counted at the child where
+ * it ends (or lies), so the node's inner run is the largest g value, and a
+ * child whose g value is below n holds the end of no inner fit of n.
+ * Values past the field's range (32767, 2^31 - 1) are stored as that
+ * maximum and read as "at least"; the exact value is recomputed when one
+ * decides a node's inner run. Level-0 values never get there (an inner run
+ * of a 32768-unit node is at most 32766).
  *
  * Invariants. For every block other than the pending one (below) bsum equals
  * a recomputation from its words. For every node, the masks match the
- * stored summaries of its children, and its own summary equals a
- * recomputation from those stored child summaries. A fully free span has
+ * stored summaries of its children, each g value matches a recomputation
+ * from them (saturated as above), and the node's own summary equals a
+ * recomputation from its children's stored summaries. A fully free span has
  * prefix = suffix = its size and inner = 0. free_units counts the zero bits
  * below the capacity.
  *
- * Search (first fit). A scan walks a node's children left to right carrying
- * the open free run (where the current run of free units started). For each
- * child it checks exactly whether the open run, extended by the child's
- * prefix, holds an aligned fit; descends into the child only if the
- * child's inner run could hold the request; then checks the child's suffix
- * run and carries it on. Prefix, suffix and spanning runs are therefore
- * decided at the level where they appear, and the only reason to descend is
- * an inner run, which lies wholly inside the child: with align == 1 the
- * descent never fails, so one root-to-block path is walked (O(64 x depth)
- * word operations). Children are first put through one test, max(open run
- * + prefix, suffix, inner) < n, which rejects most of them; at level 0 SSE2
- * applies it to four blocks at a time. Inside a block, run starts of n <= 64
- * zeros in a word are found with log2(n) shift-and steps and masked by the
- * alignment pattern; longer runs are handled by the carried run. With
- * align > 1 a child whose inner run is long enough but misaligned is
- * searched and left (the scan goes on): this keeps the result exact; runs
- * of n + align - 1 units always succeed.
+ * Search (first fit). The root's prefix run is tried, then its inner runs,
+ * then its suffix run. Inside a node, the candidates are the children whose
+ * g value reaches n (capped at the field's maximum): one SIMD compare of the
+ * 64 values (SSE2; a loop elsewhere). Candidates are taken in address
+ * order; for each, the run ending in its prefix (found from the masks and
+ * the previous partly allocated child's suffix) is tried, then, if its inner
+ * run could hold n, the child is searched, then its suffix. A node's own
+ * prefix and suffix runs are tried by its parent (the root's by the search
+ * itself), so each run is tried once, in address order, and the first fit
+ * found is the lowest. With align == 1 the first candidate always holds the
+ * fit, so one root-to-block path is walked. Inside a block, the starts of
+ * runs of n <= 64 free units in a word come from at most six shift-and
+ * steps (a table gives the shifts for each n), masked by the alignment
+ * pattern, and a fit crossing from the previous word's top is checked at
+ * the same time; longer runs are handled by a carried run. With align > 1
+ * a candidate whose runs are long enough but misaligned is searched and
+ * left (the scan goes on): this keeps the result exact; runs of
+ * n + align - 1 units always succeed.
  *
  * Updates. After bits change in one block the block summary is recomputed
- * and, while a summary actually changes, the parent is updated
- * incrementally: its prefix and suffix come from the masks in O(1), and its
- * inner run from the runs that touch the changed child (one ctz/clz each
- * side, skipped for a side whose end did not move); only when the changed
- * child held the old maximum and the new runs are shorter is the node
- * recomputed from its 64 children (four blocks per SSE2 step at level 0).
- * The same rule updates a block from a single recorded change (one run
- * carved or two merged) without reading its other words. Ranges spanning
- * many blocks recompute the covered nodes level by level.
+ * and, while a summary actually changes, the parent is updated: its masks,
+ * the g values of the changed child and of the next child not entirely free
+ * (the only ones that depend on it), its prefix and suffix from the masks
+ * (re-read only when the changed child is or was the first or last one not
+ * entirely free), and its inner run as the largest g value: the new g
+ * values if one reaches the old maximum, else the old one unless a changed
+ * g value held it, else a SIMD maximum of the 64 values. A block's summary
+ * is updated from a single recorded change (one run carved or two merged)
+ * without reading its other words, unless the longest inner run shrank:
+ * then the block is recomputed, runs inside words for all eight words at
+ * once (see hb_block_compute()). Ranges spanning many blocks recompute the
+ * covered nodes level by level.
  *
  * Pending block. Summary updates for a block are deferred while operations
  * stay inside it: mutations confined to one block only change its bits and
@@ -97,6 +116,12 @@
 #define HB_MAX_LEVELS 8
 #define HB_NONE UINT64_MAX
 
+#if defined(__GNUC__)
+#define HB_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define HB_ALWAYS_INLINE inline
+#endif
+
 /* Block summary packing: prefix, suffix, inner run, 10 bits each. */
 #define HB_BS(p, s, i) \
 	((uint32_t)(p) | ((uint32_t)(s) << 10) | ((uint32_t)(i) << 20))
@@ -104,6 +129,10 @@
 #define HB_BS_P(v) ((v)&1023)
 #define HB_BS_S(v) (((v) >> 10) & 1023)
 #define HB_BS_I(v) ((v) >> 20)
+
+/* Stored g values saturate here (a stored maximum means "at least"). */
+#define HB_G16_MAX 32767
+#define HB_G32_MAX 2147483647
 
 struct hb_node {
 	uint64_t any; /* bit i: child i has a free unit */
@@ -122,6 +151,8 @@ struct rg_hbitmap {
 	uint64_t *words;
 	uint32_t *bsum;
 	struct hb_node *lv[HB_MAX_LEVELS];
+	int16_t *g16; /* 64 g values per level-0 node */
+	int32_t *g32[HB_MAX_LEVELS]; /* ... per node of level k >= 1 */
 	uint64_t lv_count[HB_MAX_LEVELS];
 	unsigned nlevels;
 	size_t data_bytes;
@@ -198,87 +229,139 @@ static inline uint64_t hb_max3(uint64_t a, uint64_t b, uint64_t c)
 
 /* ---- word and block level ---------------------------------------------- */
 
-/* Longest run of one bits in u, u not all ones: one step per run. */
-static unsigned hb_longest_ones(uint64_t u)
+#if defined(__GNUC__) && !defined(__clang__)
+#define HB_UNROLL _Pragma("GCC unroll 8")
+#else
+#define HB_UNROLL
+#endif
+
+/*
+ * Shifts that turn a word of free bits into the starts of its runs of n
+ * ones, 1 <= n <= 64: doubling while that stays within n, then the rest,
+ * then zeros. Row n - 1.
+ */
+static const uint8_t hb_shift_tab[64][6] = {
+	{ 0, 0, 0, 0, 0, 0 },	{ 1, 0, 0, 0, 0, 0 },	{ 1, 1, 0, 0, 0, 0 },
+	{ 1, 2, 0, 0, 0, 0 },	{ 1, 2, 1, 0, 0, 0 },	{ 1, 2, 2, 0, 0, 0 },
+	{ 1, 2, 3, 0, 0, 0 },	{ 1, 2, 4, 0, 0, 0 },	{ 1, 2, 4, 1, 0, 0 },
+	{ 1, 2, 4, 2, 0, 0 },	{ 1, 2, 4, 3, 0, 0 },	{ 1, 2, 4, 4, 0, 0 },
+	{ 1, 2, 4, 5, 0, 0 },	{ 1, 2, 4, 6, 0, 0 },	{ 1, 2, 4, 7, 0, 0 },
+	{ 1, 2, 4, 8, 0, 0 },	{ 1, 2, 4, 8, 1, 0 },	{ 1, 2, 4, 8, 2, 0 },
+	{ 1, 2, 4, 8, 3, 0 },	{ 1, 2, 4, 8, 4, 0 },	{ 1, 2, 4, 8, 5, 0 },
+	{ 1, 2, 4, 8, 6, 0 },	{ 1, 2, 4, 8, 7, 0 },	{ 1, 2, 4, 8, 8, 0 },
+	{ 1, 2, 4, 8, 9, 0 },	{ 1, 2, 4, 8, 10, 0 },	{ 1, 2, 4, 8, 11, 0 },
+	{ 1, 2, 4, 8, 12, 0 },	{ 1, 2, 4, 8, 13, 0 },	{ 1, 2, 4, 8, 14, 0 },
+	{ 1, 2, 4, 8, 15, 0 },	{ 1, 2, 4, 8, 16, 0 },	{ 1, 2, 4, 8, 16, 1 },
+	{ 1, 2, 4, 8, 16, 2 },	{ 1, 2, 4, 8, 16, 3 },	{ 1, 2, 4, 8, 16, 4 },
+	{ 1, 2, 4, 8, 16, 5 },	{ 1, 2, 4, 8, 16, 6 },	{ 1, 2, 4, 8, 16, 7 },
+	{ 1, 2, 4, 8, 16, 8 },	{ 1, 2, 4, 8, 16, 9 },	{ 1, 2, 4, 8, 16, 10 },
+	{ 1, 2, 4, 8, 16, 11 }, { 1, 2, 4, 8, 16, 12 }, { 1, 2, 4, 8, 16, 13 },
+	{ 1, 2, 4, 8, 16, 14 }, { 1, 2, 4, 8, 16, 15 }, { 1, 2, 4, 8, 16, 16 },
+	{ 1, 2, 4, 8, 16, 17 }, { 1, 2, 4, 8, 16, 18 }, { 1, 2, 4, 8, 16, 19 },
+	{ 1, 2, 4, 8, 16, 20 }, { 1, 2, 4, 8, 16, 21 }, { 1, 2, 4, 8, 16, 22 },
+	{ 1, 2, 4, 8, 16, 23 }, { 1, 2, 4, 8, 16, 24 }, { 1, 2, 4, 8, 16, 25 },
+	{ 1, 2, 4, 8, 16, 26 }, { 1, 2, 4, 8, 16, 27 }, { 1, 2, 4, 8, 16, 28 },
+	{ 1, 2, 4, 8, 16, 29 }, { 1, 2, 4, 8, 16, 30 }, { 1, 2, 4, 8, 16, 31 },
+	{ 1, 2, 4, 8, 16, 32 },
+};
+
+/* Positions i such that bits i .. i + n - 1 of u are set, no branches. */
+static inline uint64_t hb_starts(uint64_t u, const uint8_t *k)
 {
-	unsigned best = 0;
-
-	while (u) {
-		unsigned len;
-
-		u >>= __builtin_ctzll(u);
-		len = (unsigned)__builtin_ctzll(~u);
-		if (len > best)
-			best = len;
-		u >>= len;
-	}
-	return best;
-}
-
-/* Positions i such that bits i .. i + n - 1 of u are all set (n <= 64). */
-static inline uint64_t hb_run_starts(uint64_t u, uint64_t n)
-{
-	uint64_t have = 1;
-
-	while (have < n && u) {
-		uint64_t k = have < n - have ? have : n - have;
-
-		u &= u >> k;
-		have += k;
-	}
+	u &= u >> k[0];
+	u &= u >> k[1];
+	u &= u >> k[2];
+	u &= u >> k[3];
+	u &= u >> k[4];
+	u &= u >> k[5];
 	return u;
 }
 
 /*
- * Summary of the 512 units held in w[0 .. 7]. Built twice where the
- * compiler can dispatch on the CPU: the hardware popcount prunes the
- * inner-run search of most words. Not under ThreadSanitizer: the ifunc
- * resolver runs before the sanitizer's runtime is up and crashes.
+ * Summary of the 512 units held in w[0 .. 7], given a lower bound lb on
+ * its inner run (a run known to remain). Runs touching a word boundary
+ * come from one ctz and one clz per word; the runs inside words are found
+ * for all eight words at once: the starts of runs longer than the best so
+ * far, then grown one unit at a time (SSE2: four registers) while any
+ * remains. The only data-dependent branches are the zero-word test and
+ * the end of that growth.
  */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-	!defined(__SANITIZE_THREAD__)
-__attribute__((target_clones("popcnt", "default")))
-#endif
-static uint32_t
-hb_block_compute(const uint64_t *w)
+static uint32_t hb_block_compute(const uint64_t *w, unsigned lb)
 {
-	unsigned rs = 0, p = 0, best = 0, nu = 0;
-	uint64_t us[HB_BLOCK_WORDS];
+	unsigned j0 = 0, p, le, best = lb;
+	uint64_t u[HB_BLOCK_WORDS] __attribute__((aligned(16)));
 
-	/* runs that touch a word boundary first, then the words' inner runs,
-	 * most of which the longest boundary run makes moot */
+	while (!w[j0])
+		if (++j0 == HB_BLOCK_WORDS)
+			return HB_BS_FREE;
+	p = 64 * j0 + (unsigned)__builtin_ctzll(w[j0]);
+	le = p;
+	/* runs that touch a word boundary, and each word's free units
+	 * strictly between its lowest and highest allocated one */
+	HB_UNROLL
 	for (unsigned j = 0; j < HB_BLOCK_WORDS; j++) {
-		uint64_t x = w[j], u;
-		unsigned wb = 64 * j, z, e, top;
+		uint64_t x = w[j];
+		unsigned t, len;
 
+		u[j] = 0;
 		if (!x)
 			continue;
-		z = (unsigned)__builtin_ctzll(x);
-		e = wb + z;
-		if (rs < e) {
-			if (rs == 0)
-				p = e;
-			else if (e - rs > best)
-				best = e - rs;
-		}
-		top = 63 - (unsigned)__builtin_clzll(x);
-		/* zeros strictly between the lowest and highest set bit */
-		u = ~x & (~0ULL << z) & ((2ULL << top) - 1);
-		if (u)
-			us[nu++] = u;
-		rs = wb + 64 - (unsigned)__builtin_clzll(x);
+		t = (unsigned)__builtin_clzll(x);
+		len = 64 * j + (unsigned)__builtin_ctzll(x) - le;
+		best = len > best ? len : best;
+		le = 64 * j + 64 - t;
+		u[j] = ~x & (0 - (x & (0 - x))) & (~0ULL >> t);
 	}
-	for (unsigned j = 0; j < nu; j++) {
-		if ((unsigned)__builtin_popcountll(us[j]) > best) {
-			unsigned l = hb_longest_ones(us[j]);
+	if (best < 62) {
+		/* runs inside words longer than best: their starts, then
+		 * grown one unit at a time while one remains */
+		const uint8_t *k = hb_shift_tab[best];
+#ifdef HB_SIMD
+		__m128i v0 = _mm_load_si128((const __m128i *)u);
+		__m128i v1 = _mm_load_si128((const __m128i *)u + 1);
+		__m128i v2 = _mm_load_si128((const __m128i *)u + 2);
+		__m128i v3 = _mm_load_si128((const __m128i *)u + 3);
+		const __m128i zero = _mm_setzero_si128();
 
-			if (l > best)
-				best = l;
+		for (unsigned i = 0; i < 6; i++) {
+			__m128i c = _mm_cvtsi32_si128(k[i]);
+
+			v0 = _mm_and_si128(v0, _mm_srl_epi64(v0, c));
+			v1 = _mm_and_si128(v1, _mm_srl_epi64(v1, c));
+			v2 = _mm_and_si128(v2, _mm_srl_epi64(v2, c));
+			v3 = _mm_and_si128(v3, _mm_srl_epi64(v3, c));
 		}
+		for (;;) {
+			__m128i any = _mm_or_si128(_mm_or_si128(v0, v1),
+						   _mm_or_si128(v2, v3));
+
+			if (_mm_movemask_epi8(_mm_cmpeq_epi8(any, zero)) ==
+			    0xffff)
+				break;
+			best++;
+			v0 = _mm_and_si128(v0, _mm_srli_epi64(v0, 1));
+			v1 = _mm_and_si128(v1, _mm_srli_epi64(v1, 1));
+			v2 = _mm_and_si128(v2, _mm_srli_epi64(v2, 1));
+			v3 = _mm_and_si128(v3, _mm_srli_epi64(v3, 1));
+		}
+#else
+		uint64_t any = 0;
+
+		for (unsigned j = 0; j < HB_BLOCK_WORDS; j++) {
+			u[j] = hb_starts(u[j], k);
+			any |= u[j];
+		}
+		while (any) {
+			best++;
+			any = 0;
+			for (unsigned j = 0; j < HB_BLOCK_WORDS; j++) {
+				u[j] &= u[j] >> 1;
+				any |= u[j];
+			}
+		}
+#endif
 	}
-	if (rs == 0)
-		return HB_BS_FREE;
-	return HB_BS(p, HB_BLOCK_BITS - rs, best);
+	return HB_BS(p, HB_BLOCK_BITS - le, best);
 }
 
 /* Lowest aligned start of n units inside the free run [a, b) and window. */
@@ -333,7 +416,7 @@ static uint64_t hb_scan_block(const struct rg_hbitmap *hb, uint64_t b,
 		if (!x)
 			continue;
 		if (r->n <= 64) {
-			t = hb_run_starts(~x, r->n);
+			t = hb_starts(~x, hb_shift_tab[r->n - 1]);
 			if (r->amask < 64)
 				t &= r->apat;
 			else if (wb & r->amask)
@@ -352,6 +435,34 @@ static uint64_t hb_scan_block(const struct rg_hbitmap *hb, uint64_t b,
 	return HB_NONE;
 }
 
+/*
+ * hb_scan_block() for the common case: a block entered with no run
+ * carried in, n <= 64, align <= 64 and no window edge inside the block.
+ * Per word, the lowest fit inside it and the lowest fit that crosses in
+ * from the previous word's top are found without branches; one test per
+ * word.
+ */
+static uint64_t hb_block_fit(const uint64_t *w, uint64_t base,
+			     const struct hb_req *r)
+{
+	const uint8_t *k = hb_shift_tab[r->n - 1];
+	uint64_t top = 0; /* free units at the top of the previous word */
+
+	for (unsigned j = 0; j < HB_BLOCK_WORDS; j++) {
+		uint64_t x = w[j], wb = base + 64 * j, a, c, in;
+		uint64_t t = hb_starts(~x, k) & r->apat;
+		uint64_t z = x ? (uint64_t)__builtin_ctzll(x) : 64;
+
+		a = (wb - top + r->amask) & ~r->amask;
+		c = top && a + r->n <= wb + z ? a : HB_NONE;
+		in = t ? wb + (uint64_t)__builtin_ctzll(t) : HB_NONE;
+		if ((c & in) != HB_NONE)
+			return c < in ? c : in;
+		top = x ? (uint64_t)__builtin_clzll(x) : 64;
+	}
+	return HB_NONE;
+}
+
 /* ---- node level -------------------------------------------------------- */
 
 /* Length of the group of set bits of m starting at bit i (bit i set). */
@@ -367,184 +478,312 @@ static inline uint64_t hb_clear_below(uint64_t m, unsigned end)
 	return end >= 64 ? 0 : m & (~0ULL << end);
 }
 
-/* Number of blocks under level-0 node idx. */
-static inline unsigned hb_l0_count(const struct rg_hbitmap *hb, uint64_t idx)
+/* Summary of child j of node nd (zeros if it has no free unit). */
+static inline struct hb_sum hb_child_or0(const struct rg_hbitmap *hb,
+					 unsigned k, uint64_t idx,
+					 const struct hb_node *nd, unsigned j)
 {
-	uint64_t left = hb->nblocks - (idx << HB_FAN_SHIFT);
+	struct hb_sum z = { 0, 0, 0 };
 
-	return left < 64 ? (unsigned)left : 64;
+	if (!((nd->any >> j) & 1))
+		return z;
+	return hb_child(hb, k, (idx << HB_FAN_SHIFT) + j);
 }
 
+/*
+ * Start of the free run that ends at the start of child j: the end of the
+ * suffix of the last child before j that is not entirely free (lm: those
+ * children, not empty).
+ */
+static inline uint64_t hb_run_into(const struct rg_hbitmap *hb, unsigned k,
+				   uint64_t idx, const struct hb_node *nd,
+				   uint64_t lm, unsigned csh)
+{
+	unsigned i = 63 - (unsigned)__builtin_clzll(lm);
+	uint64_t rs = (uint64_t)(i + 1) << csh;
+
+	if ((nd->any >> i) & 1)
+		rs -= hb_child(hb, k, (idx << HB_FAN_SHIFT) + i).s;
+	return rs;
+}
+
+/*
+ * The g value of child j of node (k, idx) (see the top), exact: 0 if the
+ * child is entirely free, else its inner run and, unless it is the first
+ * child not entirely free, the run ending in its prefix.
+ */
+static uint64_t hb_g_exact(const struct rg_hbitmap *hb, unsigned k,
+			   uint64_t idx, const struct hb_node *nd, unsigned j)
+{
+	uint64_t nf = ~nd->all, lm, run;
+	unsigned csh = hb_child_shift(k);
+	struct hb_sum x;
+
+	if (!((nf >> j) & 1))
+		return 0;
+	x = hb_child_or0(hb, k, idx, nd, j);
+	lm = nf & ((1ULL << j) - 1);
+	if (!lm)
+		return x.inner;
+	run = ((uint64_t)j << csh) + x.p - hb_run_into(hb, k, idx, nd, lm, csh);
+	return run > x.inner ? run : x.inner;
+}
+
+/* Largest g value stored exactly at level k; larger ones are stored as it. */
+static inline uint64_t hb_g_cap(unsigned k)
+{
+	return k ? HB_G32_MAX : HB_G16_MAX;
+}
+
+static inline uint64_t hb_g_clamp(unsigned k, uint64_t v)
+{
+	return v < hb_g_cap(k) ? v : hb_g_cap(k);
+}
+
+static inline void hb_g_put(struct rg_hbitmap *hb, unsigned k, uint64_t idx,
+			    unsigned j, uint64_t v)
+{
+	uint64_t at = (idx << HB_FAN_SHIFT) + j;
+
+	if (k == 0)
+		hb->g16[at] = (int16_t)(v < HB_G16_MAX ? v : HB_G16_MAX);
+	else
+		hb->g32[k][at] = (int32_t)(v < HB_G32_MAX ? v : HB_G32_MAX);
+}
+
+static inline uint64_t hb_g_get(const struct rg_hbitmap *hb, unsigned k,
+				uint64_t idx, unsigned j)
+{
+	uint64_t at = (idx << HB_FAN_SHIFT) + j;
+
+	return k == 0 ? (uint64_t)hb->g16[at] : (uint64_t)hb->g32[k][at];
+}
+
+/*
+ * Children of node (k, idx) whose stored g value is at least nq,
+ * 1 <= nq <= hb_g_cap(k).
+ */
+static inline uint64_t hb_g_ge(const struct rg_hbitmap *hb, unsigned k,
+			       uint64_t idx, uint64_t nq)
+{
+	uint64_t m = 0, at = idx << HB_FAN_SHIFT;
+
+	if (k == 0) {
+		const int16_t *g = hb->g16 + at;
 #ifdef HB_SIMD
-/*
- * First block b in [j, cnt - 3) that could start or hold a fit of n <= 512
- * units: the previous block's suffix plus b's prefix, b's suffix or b's
- * inner run reaches n. Four blocks per step; returns where it stopped (the
- * candidate, or the first block of a tail shorter than four). Blocks before
- * the result are no candidates, so none is entirely free and the run open
- * at the result is exactly the suffix of the block before it.
- */
-static unsigned hb_l0_skip(const uint32_t *bs, unsigned j, unsigned cnt,
-			   uint64_t n)
-{
-	const __m128i m10 = _mm_set1_epi32(1023);
-	const __m128i n1 = _mm_set1_epi32((int)n - 1);
+		const __m128i t = _mm_set1_epi16((short)(nq - 1));
 
-	for (; j + 4 <= cnt; j += 4) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(bs + j));
-		__m128i pv = _mm_loadu_si128((const __m128i *)(bs + j - 1));
-		__m128i sp = _mm_and_si128(_mm_srli_epi32(pv, 10), m10);
-		__m128i sv = _mm_and_si128(_mm_srli_epi32(v, 10), m10);
-		__m128i c = _mm_cmpgt_epi32(
-			_mm_add_epi32(sp, _mm_and_si128(v, m10)), n1);
-		int mask;
+		for (unsigned q = 0; q < 4; q++) {
+			__m128i a =
+				_mm_loadu_si128((const __m128i *)(g + 16 * q));
+			__m128i b = _mm_loadu_si128(
+				(const __m128i *)(g + 16 * q + 8));
+			__m128i c = _mm_packs_epi16(_mm_cmpgt_epi16(a, t),
+						    _mm_cmpgt_epi16(b, t));
 
-		c = _mm_or_si128(c, _mm_cmpgt_epi32(sv, n1));
-		c = _mm_or_si128(c, _mm_cmpgt_epi32(_mm_srli_epi32(v, 20), n1));
-		mask = _mm_movemask_ps(_mm_castsi128_ps(c));
-		if (mask)
-			return j + (unsigned)__builtin_ctz((unsigned)mask);
-	}
-	return j;
-}
+			m |= (uint64_t)(uint16_t)_mm_movemask_epi8(c)
+			     << (16 * q);
+		}
+#else
+		for (unsigned j = 0; j < 64; j++)
+			m |= (uint64_t)((uint64_t)g[j] >= nq) << j;
 #endif
-
-/*
- * Scan the blocks of level-0 node idx (r->pos is its start). A block is
- * passed over after one test when neither the open run plus its prefix,
- * nor its inner run, nor its suffix reaches n units (absent and full
- * blocks read as zeros); with SSE2 four blocks are tested at a time. Only
- * blocks that pass the test get the exact checks.
- */
-static uint64_t hb_scan_l0(const struct rg_hbitmap *hb, uint64_t idx,
-			   struct hb_req *r)
-{
-	const uint32_t *bs = hb->bsum + (idx << HB_FAN_SHIFT);
-	uint64_t base = idx << (HB_BLOCK_SHIFT + HB_FAN_SHIFT);
-	uint64_t carry = base - r->rs, n = r->n, a;
-	unsigned cnt = hb_l0_count(hb, idx), i = 0;
-
-	if (r->hi < base + ((uint64_t)cnt << HB_BLOCK_SHIFT))
-		cnt = (unsigned)((r->hi - base + HB_BLOCK_BITS - 1) >>
-				 HB_BLOCK_SHIFT);
-	while (i < cnt) {
-		uint32_t v = bs[i];
-		uint64_t p = HB_BS_P(v), s = HB_BS_S(v), in = HB_BS_I(v);
-		uint64_t t = carry + p, cs, ce;
-
-		t = s > t ? s : t;
-		t = in > t ? in : t;
-		if (likely(t < n)) {
-			i++;
-			if (p == HB_BLOCK_BITS) {
-				carry += HB_BLOCK_BITS;
-				continue;
-			}
-			carry = s;
+	} else {
+		const int32_t *g = hb->g32[k] + at;
 #ifdef HB_SIMD
-			if (n <= HB_BLOCK_BITS && i + 4 <= cnt) {
-				unsigned j = hb_l0_skip(bs, i, cnt, n);
+		const __m128i t = _mm_set1_epi32((int)(nq - 1));
 
-				if (j != i) {
-					i = j;
-					carry = HB_BS_S(bs[j - 1]);
-				}
-			}
+		for (unsigned q = 0; q < 4; q++) {
+			const __m128i *v = (const __m128i *)(g + 16 * q);
+			__m128i a = _mm_packs_epi32(
+				_mm_cmpgt_epi32(_mm_loadu_si128(v), t),
+				_mm_cmpgt_epi32(_mm_loadu_si128(v + 1), t));
+			__m128i b = _mm_packs_epi32(
+				_mm_cmpgt_epi32(_mm_loadu_si128(v + 2), t),
+				_mm_cmpgt_epi32(_mm_loadu_si128(v + 3), t));
+
+			m |= (uint64_t)(uint16_t)_mm_movemask_epi8(
+				     _mm_packs_epi16(a, b))
+			     << (16 * q);
+		}
+#else
+		for (unsigned j = 0; j < 64; j++)
+			m |= (uint64_t)((uint64_t)g[j] >= nq) << j;
 #endif
-			continue;
-		}
-		cs = base + ((uint64_t)i << HB_BLOCK_SHIFT);
-		ce = cs + HB_BLOCK_BITS;
-		if (p == HB_BLOCK_BITS) {
-			if ((a = hb_fit(r, cs - carry, ce)) != HB_NONE)
-				return a;
-			carry += HB_BLOCK_BITS;
-			i++;
-			continue;
-		}
-		if ((a = hb_fit(r, cs - carry, cs + p)) != HB_NONE)
-			return a;
-		if (in >= n && ce > r->lo) {
-			r->rs = cs - carry;
-			r->pos = cs;
-			a = hb_scan_block(hb, (idx << HB_FAN_SHIFT) + i, 0, r);
-			if (a != HB_NONE)
-				return a;
-		}
-		if (s && (a = hb_fit(r, ce - s, ce)) != HB_NONE)
-			return a;
-		carry = s;
-		i++;
 	}
-	return HB_NONE;
+	return m;
+}
+
+/* Largest stored g value of node (k, idx). */
+static inline uint64_t hb_g_max(const struct rg_hbitmap *hb, unsigned k,
+				uint64_t idx)
+{
+	uint64_t at = idx << HB_FAN_SHIFT;
+
+	if (k == 0) {
+		const int16_t *g = hb->g16 + at;
+#ifdef HB_SIMD
+		__m128i m = _mm_loadu_si128((const __m128i *)g);
+
+		for (unsigned q = 1; q < 8; q++)
+			m = _mm_max_epi16(
+				m,
+				_mm_loadu_si128((const __m128i *)(g + 8 * q)));
+		m = _mm_max_epi16(m, _mm_srli_si128(m, 8));
+		m = _mm_max_epi16(m, _mm_srli_si128(m, 4));
+		m = _mm_max_epi16(m, _mm_srli_si128(m, 2));
+		return (uint64_t)(_mm_cvtsi128_si32(m) & 0xffff);
+#else
+		int16_t m = 0;
+
+		for (unsigned j = 0; j < 64; j++)
+			m = g[j] > m ? g[j] : m;
+		return (uint64_t)m;
+#endif
+	} else {
+		const int32_t *g = hb->g32[k] + at;
+		int32_t m = 0;
+
+		for (unsigned j = 0; j < 64; j++)
+			m = g[j] > m ? g[j] : m;
+		return (uint64_t)m;
+	}
 }
 
 /*
- * Scan the children of node idx at level k >= 1 (r->pos is its start) with
- * the same one-test rejection as hb_scan_l0(); absent children are not
- * visited and full ones read as zeros.
+ * Summary of node (k, idx) from its masks, the stored summaries of its
+ * first and last children that are not entirely free, and its g values
+ * (exact ones recomputed for the saturated children only).
  */
-static uint64_t hb_scan_node(const struct rg_hbitmap *hb, unsigned k,
-			     uint64_t idx, struct hb_req *r)
+static struct hb_sum hb_node_sum(const struct rg_hbitmap *hb, unsigned k,
+				 uint64_t idx)
 {
-	const struct hb_node *ch = hb->lv[k - 1] + (idx << HB_FAN_SHIFT);
+	const struct hb_node *nd = &hb->lv[k][idx];
+	unsigned csh = hb_child_shift(k), f, l;
+	uint64_t nf = ~nd->all;
+	struct hb_sum out;
+
+	if (!nf) {
+		out.p = out.s = 1ULL << (csh + HB_FAN_SHIFT);
+		out.inner = 0;
+		return out;
+	}
+	f = (unsigned)__builtin_ctzll(nf);
+	l = 63 - (unsigned)__builtin_clzll(nf);
+	out.p = ((uint64_t)f << csh) + hb_child_or0(hb, k, idx, nd, f).p;
+	out.s = ((uint64_t)(63 - l) << csh) + hb_child_or0(hb, k, idx, nd, l).s;
+	out.inner = hb_g_max(hb, k, idx);
+	if (unlikely(out.inner >= hb_g_cap(k))) {
+		uint64_t m = hb_g_ge(hb, k, idx, hb_g_cap(k));
+
+		out.inner = 0;
+		for (; m; m &= m - 1) {
+			uint64_t v = hb_g_exact(hb, k, idx, nd,
+						(unsigned)__builtin_ctzll(m));
+
+			out.inner = v > out.inner ? v : out.inner;
+		}
+	}
+	return out;
+}
+
+/*
+ * Scan node (k, idx), which the caller entered for its inner run: only
+ * runs that touch neither end of the node are its business. The children
+ * whose g value reaches n (capped) are the candidates; for each, in order,
+ * the run ending in its prefix, its inner runs (one level down) and its
+ * suffix are checked exactly. A run that a candidate's suffix starts and a
+ * later child ends is checked again at that child, whose g value counts it.
+ */
+static uint64_t hb_scan_up(const struct rg_hbitmap *hb, unsigned k,
+			   uint64_t idx, struct hb_req *r);
+
+static HB_ALWAYS_INLINE uint64_t hb_scan(const struct rg_hbitmap *hb,
+					 unsigned k, uint64_t idx,
+					 struct hb_req *r)
+{
+	const struct hb_node *nd = &hb->lv[k][idx];
 	unsigned csh = hb_child_shift(k);
 	uint64_t csz = 1ULL << csh, base = idx << (csh + HB_FAN_SHIFT);
-	uint64_t left = hb->lv_count[k - 1] - (idx << HB_FAN_SHIFT);
-	uint64_t carry = base - r->rs, n = r->n, a;
-	unsigned cnt = left < 64 ? (unsigned)left : 64;
+	uint64_t nf = ~nd->all, m, a;
 
-	if (r->hi < base + ((uint64_t)cnt << csh))
-		cnt = (unsigned)((r->hi - base + csz - 1) >> csh);
-	for (unsigned i = 0; i < cnt; i++) {
-		uint64_t p = ch[i].p, s = ch[i].s, in = ch[i].inner;
-		uint64_t t = carry + p, cs, ce;
+	m = hb_g_ge(hb, k, idx, r->n < hb_g_cap(k) ? r->n : hb_g_cap(k));
+	if (unlikely(r->lo > base)) {
+		uint64_t c = (r->lo - base) >> csh;
 
-		t = s > t ? s : t;
-		t = in > t ? in : t;
-		if (likely(t < n)) {
-			carry = p == csz ? carry + csz : s;
-			continue;
-		}
-		cs = base + ((uint64_t)i << csh);
-		ce = cs + csz;
-		if (p == csz) {
-			if ((a = hb_fit(r, cs - carry, ce)) != HB_NONE)
+		m = c >= 64 ? 0 : m & (~0ULL << c);
+	}
+	for (; m; m &= m - 1) {
+		unsigned j = (unsigned)__builtin_ctzll(m);
+		uint64_t cs = base + ((uint64_t)j << csh), ce = cs + csz;
+		uint64_t lm = nf & ((1ULL << j) - 1);
+		struct hb_sum x = hb_child_or0(hb, k, idx, nd, j);
+
+		if (lm) {
+			uint64_t rs =
+				base + hb_run_into(hb, k, idx, nd, lm, csh);
+
+			if ((a = hb_fit(r, rs, cs + x.p)) != HB_NONE)
 				return a;
-			carry += csz;
-			continue;
 		}
-		if ((a = hb_fit(r, cs - carry, cs + p)) != HB_NONE)
-			return a;
-		if (in >= n && ce > r->lo) {
-			uint64_t c = (idx << HB_FAN_SHIFT) + i;
+		if (unlikely(cs >= r->hi))
+			break; /* later runs start past the window */
+		if (x.inner >= r->n) {
+			uint64_t c = (idx << HB_FAN_SHIFT) + j;
 
-			r->rs = cs - carry;
+			r->rs = cs;
 			r->pos = cs;
-			a = k > 1 ? hb_scan_node(hb, k - 1, c, r) :
-				    hb_scan_l0(hb, c, r);
+			if (k > 1)
+				a = hb_scan_up(hb, k - 1, c, r);
+			else if (k)
+				a = hb_scan(hb, 0, c, r);
+			else if (r->n <= 64 && r->amask < 64 && r->lo <= cs &&
+				 r->hi >= ce)
+				a = hb_block_fit(hb->words + c * HB_BLOCK_WORDS,
+						 cs, r);
+			else
+				a = hb_scan_block(hb, c, 0, r);
 			if (a != HB_NONE)
 				return a;
 		}
-		if (s && (a = hb_fit(r, ce - s, ce)) != HB_NONE)
+		if (x.s && (a = hb_fit(r, ce - x.s, ce)) != HB_NONE)
 			return a;
-		carry = s;
 	}
 	return HB_NONE;
 }
 
+/* hb_scan() for levels k >= 1 (level 0 is inlined into level 1). */
+static uint64_t hb_scan_up(const struct rg_hbitmap *hb, unsigned k,
+			   uint64_t idx, struct hb_req *r)
+{
+	return hb_scan(hb, k, idx, r);
+}
+
+/* First fit: the root's prefix run, its inner runs, its suffix run. */
 static uint64_t hb_search(const struct rg_hbitmap *hb, struct hb_req *r)
 {
+	unsigned top = hb->nlevels - 1;
+	const struct hb_node *root = &hb->lv[top][0];
+	uint64_t size = 1ULL << (hb_child_shift(top) + HB_FAN_SHIFT), a;
+
 	r->rs = 0;
 	r->pos = 0;
-	if (hb->nlevels == 1)
-		return hb_scan_l0(hb, 0, r);
-	return hb_scan_node(hb, hb->nlevels - 1, 0, r);
+	if (root->p && (a = hb_fit(r, 0, root->p)) != HB_NONE)
+		return a;
+	if (root->inner >= r->n && (a = top ? hb_scan_up(hb, top, 0, r) :
+					      hb_scan(hb, 0, 0, r)) != HB_NONE)
+		return a;
+	if (root->s && root->p != size &&
+	    (a = hb_fit(r, size - root->s, size)) != HB_NONE)
+		return a;
+	return HB_NONE;
 }
 
 /*
  * Summary of node idx at level k from its masks and its children's stored
- * summaries, child ov_i replaced by *ov when ov is not NULL.
+ * summaries, child ov_i replaced by *ov when ov is not NULL. The reference
+ * computation: statistics use it for the pending path, validation checks
+ * the stored summaries against it.
  */
 static struct hb_sum hb_node_compute_masks(const struct rg_hbitmap *hb,
 					   unsigned k, uint64_t idx,
@@ -610,145 +849,6 @@ static struct hb_sum hb_node_compute_masks(const struct rg_hbitmap *hb,
 	return out;
 }
 
-/*
- * hb_node_compute_masks() for a level-0 node in one straight pass over its
- * packed block summaries (absent and full blocks read as all zero).
- */
-static struct hb_sum hb_l0_compute(const struct rg_hbitmap *hb, uint64_t idx,
-				   unsigned ov_i, const struct hb_sum *ov)
-{
-	const uint32_t *bs = hb->bsum + (idx << HB_FAN_SHIFT);
-	unsigned cnt = hb_l0_count(hb, idx), i = 0;
-	uint64_t run = 0, best = 0, pfx, size = 1ULL << (HB_BLOCK_SHIFT + 6);
-	uint32_t ovv = ov ? HB_BS(ov->p, ov->s, ov->inner) : 0;
-	struct hb_sum out;
-
-	/* the run from the node's start */
-	for (;; i++) {
-		uint32_t v;
-
-		if (i == cnt) {
-			if (cnt == 64) {
-				out.p = out.s = size;
-				out.inner = 0;
-				return out;
-			}
-			out.p = run;
-			out.s = 0;
-			out.inner = 0;
-			return out;
-		}
-		v = (ov && i == ov_i) ? ovv : bs[i];
-		if ((v & 1023) != HB_BLOCK_BITS) {
-			pfx = run + (v & 1023);
-			best = v >> 20;
-			run = (v >> 10) & 1023;
-			i++;
-			break;
-		}
-		run += HB_BLOCK_BITS;
-	}
-	for (; i < cnt; i++) {
-		uint32_t v = (ov && i == ov_i) ? ovv : bs[i];
-		uint64_t p = v & 1023, len = run + p, in = v >> 20;
-
-		if (unlikely(p == HB_BLOCK_BITS)) {
-			run += HB_BLOCK_BITS;
-			continue;
-		}
-		best = len > best ? len : best;
-		best = in > best ? in : best;
-		run = (v >> 10) & 1023;
-	}
-	if (cnt < 64) {
-		best = run > best ? run : best;
-		run = 0;
-	}
-	out.p = pfx;
-	out.s = run;
-	out.inner = best;
-	return out;
-}
-
-#ifdef HB_SIMD
-/*
- * hb_l0_compute() for a full level-0 node without override: the inner
- * runs within a block or across one boundary between two blocks that are
- * not entirely free are maxed four blocks at a time; runs through entirely
- * free blocks, the prefix and the suffix come from the all mask.
- */
-static struct hb_sum hb_l0_compute_simd(const struct rg_hbitmap *hb,
-					uint64_t idx, uint64_t all)
-{
-	const uint32_t *bs = hb->bsum + (idx << HB_FAN_SHIFT);
-	const __m128i m10 = _mm_set1_epi32(1023);
-	const __m128i fr = _mm_set1_epi32((int)HB_BS_FREE);
-	__m128i prev = fr, best = _mm_setzero_si128();
-	uint64_t nf = ~all, inner, m;
-	struct hb_sum out;
-	unsigned f, l;
-
-	if (!nf) {
-		out.p = out.s = 1ULL << (HB_BLOCK_SHIFT + HB_FAN_SHIFT);
-		out.inner = 0;
-		return out;
-	}
-	for (unsigned k = 0; k < 64; k += 4) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(bs + k));
-		__m128i pv = _mm_or_si128(_mm_slli_si128(v, 4),
-					  _mm_srli_si128(prev, 12));
-		__m128i ex = _mm_or_si128(_mm_cmpeq_epi32(v, fr),
-					  _mm_cmpeq_epi32(pv, fr));
-		__m128i pair = _mm_add_epi32(
-			_mm_and_si128(v, m10),
-			_mm_and_si128(_mm_srli_epi32(pv, 10), m10));
-
-		best = _mm_max_epi16(best, _mm_andnot_si128(ex, pair));
-		best = _mm_max_epi16(best, _mm_srli_epi32(v, 20));
-		prev = v;
-	}
-	best = _mm_max_epi16(best, _mm_srli_si128(best, 8));
-	best = _mm_max_epi16(best, _mm_srli_si128(best, 4));
-	inner = (uint32_t)_mm_cvtsi128_si32(best);
-	/* runs through entirely free blocks */
-	for (m = all; m;) {
-		unsigned a = (unsigned)__builtin_ctzll(m);
-		unsigned len = hb_group_len(m, a), b = a + len;
-
-		if (a > 0 && b < 64) {
-			uint64_t run = HB_BS_S(bs[a - 1]) +
-				       ((uint64_t)len << HB_BLOCK_SHIFT) +
-				       HB_BS_P(bs[b]);
-
-			inner = run > inner ? run : inner;
-		}
-		m = hb_clear_below(m, b);
-	}
-	f = (unsigned)__builtin_ctzll(nf);
-	l = 63 - (unsigned)__builtin_clzll(nf);
-	out.p = ((uint64_t)f << HB_BLOCK_SHIFT) + HB_BS_P(bs[f]);
-	out.s = ((uint64_t)(63 - l) << HB_BLOCK_SHIFT) + HB_BS_S(bs[l]);
-	out.inner = inner;
-	return out;
-}
-#endif
-
-static inline struct hb_sum hb_node_compute(const struct rg_hbitmap *hb,
-					    unsigned k, uint64_t idx,
-					    uint64_t any, uint64_t all,
-					    unsigned ov_i,
-					    const struct hb_sum *ov)
-{
-	if (k == 0) {
-#ifdef HB_SIMD
-		if (!ov && hb_l0_count(hb, idx) == 64)
-			return hb_l0_compute_simd(hb, idx, all);
-#endif
-		return hb_l0_compute(hb, idx, ov_i, ov);
-	}
-	return hb_node_compute_masks(hb, k, idx, any, all, ov_i, ov);
-}
-
 static inline void hb_mask_set(struct hb_node *nd, unsigned i,
 			       const struct hb_sum *s, uint64_t csz)
 {
@@ -764,157 +864,210 @@ static inline void hb_mask_set(struct hb_node *nd, unsigned i,
 		nd->all &= ~bit;
 }
 
-/* Inner-class length of the free run [a, b) in a node of size size. */
-static inline uint64_t hb_inner_len(uint64_t a, uint64_t b, uint64_t size)
+/* Recompute every g value and the summary of node (k, idx). */
+static struct hb_sum hb_node_rebuild(struct rg_hbitmap *hb, unsigned k,
+				     uint64_t idx)
 {
-	return (a < b && a != 0 && b != size) ? b - a : 0;
-}
+	struct hb_node *nd = &hb->lv[k][idx];
+	struct hb_sum s;
 
-/* Start of the free run that reaches the start of child i, or i's start. */
-static inline uint64_t hb_run_left(const struct rg_hbitmap *hb, unsigned k,
-				   uint64_t cbase, uint64_t any, uint64_t nf,
-				   unsigned i, unsigned csh)
-{
-	uint64_t lm = nf & ((1ULL << i) - 1), L;
-	unsigned j;
-
-	if (!lm)
-		return 0;
-	j = 63 - (unsigned)__builtin_clzll(lm);
-	L = (uint64_t)(j + 1) << csh;
-	if ((any >> j) & 1)
-		L -= hb_child(hb, k, cbase + j).s;
-	return L;
-}
-
-/* End of the free run that reaches the end of child i, or i's end. */
-static inline uint64_t hb_run_right(const struct rg_hbitmap *hb, unsigned k,
-				    uint64_t cbase, uint64_t any, uint64_t nf,
-				    unsigned i, unsigned csh)
-{
-	uint64_t rm = i == 63 ? 0 : nf & (~0ULL << (i + 1)), R;
-	unsigned j;
-
-	if (!rm)
-		return 64ULL << csh;
-	j = (unsigned)__builtin_ctzll(rm);
-	R = (uint64_t)j << csh;
-	if ((any >> j) & 1)
-		R += hb_child(hb, k, cbase + j).p;
-	return R;
+	for (unsigned j = 0; j < 64; j++)
+		hb_g_put(hb, k, idx, j, hb_g_exact(hb, k, idx, nd, j));
+	s = hb_node_sum(hb, k, idx);
+	nd->p = s.p;
+	nd->s = s.s;
+	nd->inner = s.inner;
+	return s;
 }
 
 /*
- * Child i of node (k, idx) changed from *o to *x: update the node's masks
- * and summary. Returns true if the node's summary changed.
- *
- * Only the runs touching child i change: the one ending in its prefix, the
- * one starting in its suffix (one run through it if it is entirely free)
- * and its inner run. If none of the old ones was the node's longest inner
- * run, or a new one is at least as long, the new inner run follows from
- * them; otherwise the node is recomputed from its children.
+ * Child i of node (k, idx) now has the (stored) summary *x: update the
+ * node's masks, the g values that depend on the child (its own and that
+ * of the next child not entirely free) and the node's summary. The prefix
+ * (suffix) is re-read only if child i is or was the first (last) child not
+ * entirely free; the inner run is the largest g value, re-read only if one
+ * of the two changed g values held it and shrank. Returns true if the
+ * summary changed.
  */
 static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 				  uint64_t idx, unsigned i,
-				  const struct hb_sum *o,
 				  const struct hb_sum *x)
 {
 	struct hb_node *nd = &hb->lv[k][idx];
-	unsigned csh = hb_child_shift(k);
-	uint64_t csz = 1ULL << csh, size = csz << HB_FAN_SHIFT;
-	uint64_t cbase = idx << HB_FAN_SHIFT, cs = (uint64_t)i << csh;
-	uint64_t all, any, nf, oi, ni, inner, p, s, L, R;
-	struct hb_sum old = { nd->p, nd->s, nd->inner }, t;
-	bool o_all = o->p == csz, x_all = x->p == csz;
-	unsigned f, l;
+	unsigned csh = hb_child_shift(k), f, l;
+	uint64_t onf = ~nd->all, nf, lm, rm, rs = 0, vi, vj = 0, oi, oj = 0;
+	uint64_t p = nd->p, s = nd->s, inner = nd->inner;
+	unsigned j = 64;
+	bool open;
 
-	hb_mask_set(nd, i, x, csz);
-	any = nd->any;
-	all = nd->all;
-	nf = ~all;
-	if (!nf) {
+	hb_mask_set(nd, i, x, 1ULL << csh);
+	nf = ~nd->all;
+	if (unlikely(!nf)) {
+		uint64_t size = 1ULL << (csh + HB_FAN_SHIFT);
+
+		hb_g_put(hb, k, idx, i, 0);
 		nd->p = nd->s = size;
 		nd->inner = 0;
-		return !(old.p == size && old.s == size && old.inner == 0);
+		return !(p == size && s == size && inner == 0);
+	}
+	lm = nf & ((1ULL << i) - 1);
+	open = lm != 0; /* a run can end at child i's start */
+	if (open)
+		rs = hb_run_into(hb, k, idx, nd, lm, csh);
+	oi = hb_g_get(hb, k, idx, i);
+	vi = 0;
+	if ((nf >> i) & 1) {
+		vi = x->inner;
+		if (open && ((uint64_t)i << csh) + x->p - rs > vi)
+			vi = ((uint64_t)i << csh) + x->p - rs;
+		/* the run into the next child starts at i's suffix */
+		open = true;
+		rs = ((uint64_t)(i + 1) << csh) - x->s;
+	}
+	hb_g_put(hb, k, idx, i, vi);
+	rm = i == 63 ? 0 : nf & (~0ULL << (i + 1));
+	if (rm) {
+		struct hb_sum y;
+
+		j = (unsigned)__builtin_ctzll(rm);
+		y = hb_child_or0(hb, k, idx, nd, j);
+		oj = hb_g_get(hb, k, idx, j);
+		vj = y.inner;
+		if (open && ((uint64_t)j << csh) + y.p - rs > vj)
+			vj = ((uint64_t)j << csh) + y.p - rs;
+		hb_g_put(hb, k, idx, j, vj);
 	}
 	f = (unsigned)__builtin_ctzll(nf);
 	l = 63 - (unsigned)__builtin_clzll(nf);
-	if (o_all != x_all || f == i) {
+	if (onf != nf || i == f) {
 		p = (uint64_t)f << csh;
-		if ((any >> f) & 1)
-			p += f == i ? x->p : hb_child(hb, k, cbase + f).p;
-	} else {
-		p = old.p; /* the first child not entirely free is another */
+		if ((nd->any >> f) & 1)
+			p += f == i ? x->p :
+				      hb_child(hb, k, (idx << HB_FAN_SHIFT) + f)
+					      .p;
 	}
-	if (o_all != x_all || l == i) {
+	if (onf != nf || i == l) {
 		s = (uint64_t)(63 - l) << csh;
-		if ((any >> l) & 1)
-			s += l == i ? x->s : hb_child(hb, k, cbase + l).s;
-	} else {
-		s = old.s;
+		if ((nd->any >> l) & 1)
+			s += l == i ? x->s :
+				      hb_child(hb, k, (idx << HB_FAN_SHIFT) + l)
+					      .s;
 	}
-
-	oi = o->inner;
-	ni = x->inner;
-	if (o_all || x_all) {
-		L = hb_run_left(hb, k, cbase, any, nf, i, csh);
-		R = hb_run_right(hb, k, cbase, any, nf, i, csh);
-		if (o_all) {
-			oi = hb_inner_len(L, R, size);
-		} else {
-			oi = hb_max3(oi, hb_inner_len(L, cs + o->p, size),
-				     hb_inner_len(cs + csz - o->s, R, size));
-		}
-		if (x_all) {
-			ni = hb_inner_len(L, R, size);
-		} else {
-			ni = hb_max3(ni, hb_inner_len(L, cs + x->p, size),
-				     hb_inner_len(cs + csz - x->s, R, size));
-		}
-	} else {
-		/* a run whose end did not move is no change */
-		if (o->p != x->p) {
-			L = hb_run_left(hb, k, cbase, any, nf, i, csh);
-			oi = hb_max3(oi, hb_inner_len(L, cs + o->p, size), 0);
-			ni = hb_max3(ni, hb_inner_len(L, cs + x->p, size), 0);
-		}
-		if (o->s != x->s) {
-			R = hb_run_right(hb, k, cbase, any, nf, i, csh);
-			oi = hb_max3(oi, hb_inner_len(cs + csz - o->s, R, size),
-				     0);
-			ni = hb_max3(ni, hb_inner_len(cs + csz - x->s, R, size),
-				     0);
-		}
-	}
-	if (oi < old.inner) {
-		inner = old.inner > ni ? old.inner : ni;
-	} else if (ni >= oi) {
-		inner = ni;
-	} else {
-		t = hb_node_compute(hb, k, idx, any, all, 64, NULL);
-		inner = t.inner;
-	}
+	vi = hb_g_clamp(k, vi);
+	vj = hb_g_clamp(k, vj);
+	if (unlikely(inner >= hb_g_cap(k)))
+		inner = hb_g_cap(k); /* saturated: recomputed below */
+	else if (vi >= inner || vj >= inner)
+		inner = vi > vj ? vi : vj;
+	else if (oi == inner || (j < 64 && oj == inner))
+		inner = hb_g_max(hb, k, idx);
+	if (unlikely(inner >= hb_g_cap(k)))
+		inner = hb_node_sum(hb, k, idx).inner;
+	if (p == nd->p && s == nd->s && inner == nd->inner)
+		return false;
 	nd->p = p;
 	nd->s = s;
 	nd->inner = inner;
-	return !(old.p == p && old.s == s && old.inner == inner);
+	return true;
 }
 
-/* Child c at level k - 1 (block if k == 0) changed from o to x. */
-static void hb_propagate(struct rg_hbitmap *hb, uint64_t c, struct hb_sum o,
-			 struct hb_sum x)
+/*
+ * hb_node_child_changed() for level 0, on packed block summaries: block b
+ * (of node idx, child i) now has summary v.
+ */
+static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t v)
 {
-	for (unsigned k = 0; k < hb->nlevels; k++) {
-		uint64_t idx = c >> HB_FAN_SHIFT;
-		struct hb_node *nd = &hb->lv[k][idx];
-		struct hb_sum po = { nd->p, nd->s, nd->inner };
+	uint64_t idx = b >> HB_FAN_SHIFT, bit = 1ULL << (b & 63);
+	unsigned i = (unsigned)(b & 63), f, l;
+	struct hb_node *nd = &hb->lv[0][idx];
+	const uint32_t *bs = hb->bsum + (idx << HB_FAN_SHIFT);
+	int16_t *g = hb->g16 + (idx << HB_FAN_SHIFT);
+	uint64_t onf = ~nd->all, nf, any, lm, rm;
+	uint64_t inner = nd->inner, p = nd->p, s = nd->s, rs = 0;
+	uint64_t vi = 0, vj = 0, oi = (uint64_t)g[i], oj = 0;
+	bool open;
 
-		if (!hb_node_child_changed(hb, k, idx, c & 63, &o, &x))
+	any = (nd->any & ~bit) | (v ? bit : 0);
+	nf = HB_BS_P(v) == HB_BLOCK_BITS ? onf & ~bit : onf | bit;
+	nd->any = any;
+	nd->all = ~nf;
+	if (unlikely(!nf)) {
+		g[i] = 0;
+		nd->p = nd->s = 1ULL << (HB_BLOCK_SHIFT + HB_FAN_SHIFT);
+		nd->inner = 0;
+		return !(p == nd->p && s == nd->s && inner == 0);
+	}
+	/* bsum of a block not entirely free and below another is present:
+	 * a full block reads as 0 */
+	lm = nf & (bit - 1);
+	open = lm != 0;
+	if (open) {
+		unsigned q = 63 - (unsigned)__builtin_clzll(lm);
+
+		rs = ((uint64_t)(q + 1) << HB_BLOCK_SHIFT) - HB_BS_S(bs[q]);
+	}
+	if (nf & bit) {
+		uint64_t run =
+			((uint64_t)i << HB_BLOCK_SHIFT) + HB_BS_P(v) - rs;
+
+		vi = HB_BS_I(v);
+		vi = open && run > vi ? run : vi;
+		open = true;
+		rs = ((uint64_t)(i + 1) << HB_BLOCK_SHIFT) - HB_BS_S(v);
+	}
+	g[i] = (int16_t)(vi < HB_G16_MAX ? vi : HB_G16_MAX);
+	rm = nf & ~(bit | (bit - 1));
+	if (rm) {
+		unsigned j = (unsigned)__builtin_ctzll(rm);
+		uint32_t y = (any >> j) & 1 ? bs[j] : 0;
+		uint64_t run =
+			((uint64_t)j << HB_BLOCK_SHIFT) + HB_BS_P(y) - rs;
+
+		oj = (uint64_t)g[j];
+		vj = HB_BS_I(y);
+		vj = open && run > vj ? run : vj;
+		g[j] = (int16_t)(vj < HB_G16_MAX ? vj : HB_G16_MAX);
+	}
+	f = (unsigned)__builtin_ctzll(nf);
+	l = 63 - (unsigned)__builtin_clzll(nf);
+	if (onf != nf || i == f)
+		p = ((uint64_t)f << HB_BLOCK_SHIFT) +
+		    ((any >> f) & 1 ? HB_BS_P(bs[f]) : 0);
+	if (onf != nf || i == l)
+		s = ((uint64_t)(63 - l) << HB_BLOCK_SHIFT) +
+		    ((any >> l) & 1 ? HB_BS_S(bs[l]) : 0);
+	vi = vi < HB_G16_MAX ? vi : HB_G16_MAX;
+	vj = vj < HB_G16_MAX ? vj : HB_G16_MAX;
+	if (unlikely(inner >= HB_G16_MAX))
+		inner = HB_G16_MAX; /* saturated: recomputed below */
+	else if (vi >= inner || vj >= inner)
+		inner = vi > vj ? vi : vj;
+	else if (oi == inner || (rm && oj == inner))
+		inner = hb_g_max(hb, 0, idx);
+	if (unlikely(inner >= HB_G16_MAX))
+		inner = hb_node_sum(hb, 0, idx).inner;
+	if (p == nd->p && s == nd->s && inner == nd->inner)
+		return false;
+	nd->p = p;
+	nd->s = s;
+	nd->inner = inner;
+	return true;
+}
+
+/* Block b now has (stored) summary v: update the nodes above it. */
+static void hb_propagate(struct rg_hbitmap *hb, uint64_t b, uint32_t v)
+{
+	uint64_t c = b >> HB_FAN_SHIFT;
+
+	if (!hb_l0_changed(hb, b, v))
+		return;
+	for (unsigned k = 1; k < hb->nlevels; k++) {
+		const struct hb_node *nd = &hb->lv[k - 1][c];
+		uint64_t idx = c >> HB_FAN_SHIFT;
+		struct hb_sum x = { nd->p, nd->s, nd->inner };
+
+		if (!hb_node_child_changed(hb, k, idx, c & 63, &x))
 			return;
-		o = po;
-		x.p = nd->p;
-		x.s = nd->s;
-		x.inner = nd->inner;
 		c = idx;
 	}
 }
@@ -985,7 +1138,8 @@ static uint32_t hb_block_incr(const uint64_t *w, uint32_t old, unsigned s,
 		if (L == 0 && R == HB_BLOCK_BITS)
 			return HB_BS(s, HB_BLOCK_BITS - e, 0);
 		if (L != 0 && R != HB_BLOCK_BITS && R - L == in)
-			return hb_block_compute(w);
+			return hb_block_compute(w,
+						s - L > R - e ? s - L : R - e);
 		if (L == 0)
 			p = s;
 		else if (s - L > in)
@@ -1016,7 +1170,7 @@ static uint32_t hb_block_incr(const uint64_t *w, uint32_t old, unsigned s,
 		else if (ni >= oi)
 			in = ni;
 		else
-			return hb_block_compute(w);
+			return hb_block_compute(w, ni);
 		return HB_BS(p, sf, in);
 	}
 }
@@ -1024,12 +1178,12 @@ static uint32_t hb_block_incr(const uint64_t *w, uint32_t old, unsigned s,
 static void hb_update_block(struct rg_hbitmap *hb, uint64_t b)
 {
 	uint32_t ov = hb->bsum[b];
-	uint32_t nv = hb_block_compute(hb->words + b * HB_BLOCK_WORDS);
+	uint32_t nv = hb_block_compute(hb->words + b * HB_BLOCK_WORDS, 0);
 
 	if (ov == nv)
 		return;
 	hb->bsum[b] = nv;
-	hb_propagate(hb, b, hb_unpack(ov), hb_unpack(nv));
+	hb_propagate(hb, b, nv);
 }
 
 /* Recompute blocks b0 .. b1 and every node above them. */
@@ -1043,7 +1197,8 @@ static void hb_update_blocks(struct rg_hbitmap *hb, uint64_t b0, uint64_t b1)
 		return;
 	}
 	for (uint64_t b = b0; b <= b1; b++) {
-		uint32_t v = hb_block_compute(hb->words + b * HB_BLOCK_WORDS);
+		uint32_t v =
+			hb_block_compute(hb->words + b * HB_BLOCK_WORDS, 0);
 		struct hb_sum s = hb_unpack(v);
 
 		hb->bsum[b] = v;
@@ -1056,13 +1211,8 @@ static void hb_update_blocks(struct rg_hbitmap *hb, uint64_t b0, uint64_t b1)
 		uint64_t nsz = 1ULL << (hb_child_shift(k) + HB_FAN_SHIFT);
 
 		for (uint64_t idx = lo; idx <= hi; idx++) {
-			struct hb_node *nd = &hb->lv[k][idx];
-			struct hb_sum s = hb_node_compute(hb, k, idx, nd->any,
-							  nd->all, 64, NULL);
+			struct hb_sum s = hb_node_rebuild(hb, k, idx);
 
-			nd->p = s.p;
-			nd->s = s.s;
-			nd->inner = s.inner;
 			if (k + 1 < hb->nlevels)
 				hb_mask_set(&hb->lv[k + 1][idx >> HB_FAN_SHIFT],
 					    idx & 63, &s, nsz);
@@ -1092,7 +1242,7 @@ static void hb_flush(struct rg_hbitmap *hb)
 
 		if (nv != ov) {
 			hb->bsum[b] = nv;
-			hb_propagate(hb, b, hb_unpack(ov), hb_unpack(nv));
+			hb_propagate(hb, b, nv);
 		}
 	} else if (hb->pend_ops) {
 		hb_update_block(hb, b);
@@ -1288,7 +1438,8 @@ struct hb_geom {
 	uint64_t nblocks;
 	uint64_t count[HB_MAX_LEVELS];
 	unsigned nlevels;
-	size_t words_off, nodes_off[HB_MAX_LEVELS], bsum_off, total;
+	size_t words_off, g_off[HB_MAX_LEVELS], nodes_off[HB_MAX_LEVELS];
+	size_t bsum_off, total;
 };
 
 static void hb_geometry(uint64_t capacity, struct hb_geom *g)
@@ -1306,6 +1457,11 @@ static void hb_geometry(uint64_t capacity, struct hb_geom *g)
 	g->words_off = 0;
 	off = (size_t)g->nblocks * HB_BLOCK_WORDS * sizeof(uint64_t);
 	for (unsigned k = 0; k < g->nlevels; k++) {
+		g->g_off[k] = off;
+		off += (size_t)g->count[k] * 64 *
+		       (k ? sizeof(int32_t) : sizeof(int16_t));
+	}
+	for (unsigned k = 0; k < g->nlevels; k++) {
 		g->nodes_off[k] = off;
 		off += (size_t)g->count[k] * sizeof(struct hb_node);
 	}
@@ -1322,10 +1478,14 @@ static void hb_attach(struct rg_hbitmap *hb, char *data,
 	hb->nlevels = g->nlevels;
 	hb->words = (uint64_t *)(data + g->words_off);
 	hb->bsum = (uint32_t *)(data + g->bsum_off);
+	hb->g16 = (int16_t *)(data + g->g_off[0]);
 	for (unsigned k = 0; k < HB_MAX_LEVELS; k++) {
 		hb->lv[k] = k < g->nlevels ?
 				    (struct hb_node *)(data + g->nodes_off[k]) :
 				    NULL;
+		hb->g32[k] = k > 0 && k < g->nlevels ?
+				     (int32_t *)(data + g->g_off[k]) :
+				     NULL;
 		hb->lv_count[k] = k < g->nlevels ? g->count[k] : 0;
 	}
 	hb->data_bytes = g->total;
@@ -1351,7 +1511,7 @@ static void hb_build(struct rg_hbitmap *hb, bool all_free)
 		uint32_t v = HB_BS_FREE;
 
 		if (!all_free || b + 1 == hb->nblocks)
-			v = hb_block_compute(hb->words + b * HB_BLOCK_WORDS);
+			v = hb_block_compute(hb->words + b * HB_BLOCK_WORDS, 0);
 		hb->bsum[b] = v;
 	}
 	for (unsigned k = 0; k < hb->nlevels; k++) {
@@ -1371,11 +1531,7 @@ static void hb_build(struct rg_hbitmap *hb, bool all_free)
 				s = hb_child(hb, k, c);
 				hb_mask_set(nd, i, &s, csz);
 			}
-			s = hb_node_compute(hb, k, idx, nd->any, nd->all, 64,
-					    NULL);
-			nd->p = s.p;
-			nd->s = s.s;
-			nd->inner = s.inner;
+			hb_node_rebuild(hb, k, idx);
 		}
 	}
 }
@@ -1680,13 +1836,13 @@ static struct hb_sum hb_live_root(const struct rg_hbitmap *hb)
 
 	if (c == HB_NONE)
 		return x;
-	x = hb_unpack(hb_block_compute(hb->words + c * HB_BLOCK_WORDS));
+	x = hb_unpack(hb_block_compute(hb->words + c * HB_BLOCK_WORDS, 0));
 	for (unsigned k = 0; k < hb->nlevels; k++) {
 		uint64_t idx = c >> HB_FAN_SHIFT;
 		struct hb_node t = hb->lv[k][idx];
 
 		hb_mask_set(&t, c & 63, &x, 1ULL << hb_child_shift(k));
-		x = hb_node_compute(hb, k, idx, t.any, t.all, c & 63, &x);
+		x = hb_node_compute_masks(hb, k, idx, t.any, t.all, c & 63, &x);
 		c = idx;
 	}
 	return x;
@@ -1757,7 +1913,7 @@ int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 		if (b == hb->pend)
 			continue;
 		if (hb->bsum[b] !=
-		    hb_block_compute(hb->words + b * HB_BLOCK_WORDS))
+		    hb_block_compute(hb->words + b * HB_BLOCK_WORDS, 0))
 			HB_FAIL("block summary differs from its words");
 	}
 	for (unsigned k = 0; k < hb->nlevels; k++) {
@@ -1781,18 +1937,17 @@ int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 			}
 			if (t.any != nd->any || t.all != nd->all)
 				HB_FAIL("node masks differ from the children");
-			s = hb_node_compute(hb, k, idx, nd->any, nd->all, 64,
-					    NULL);
-			t2 = hb_node_compute_masks(hb, k, idx, nd->any, nd->all,
-						   64, NULL);
+			for (unsigned j = 0; j < 64; j++)
+				if (hb_g_get(hb, k, idx, j) !=
+				    hb_g_clamp(k,
+					       hb_g_exact(hb, k, idx, nd, j)))
+					HB_FAIL("node g value differs from a "
+						"recomputation");
+			s = hb_node_compute_masks(hb, k, idx, nd->any, nd->all,
+						  64, NULL);
+			t2 = hb_node_sum(hb, k, idx);
 			if (!hb_sum_eq(&s, &t2))
 				HB_FAIL("node summary methods disagree");
-			if (k == 0) {
-				t2 = hb_l0_compute(hb, idx, 64, NULL);
-				if (!hb_sum_eq(&s, &t2))
-					HB_FAIL("level-0 summary methods "
-						"disagree");
-			}
 			if (s.p != nd->p || s.s != nd->s ||
 			    s.inner != nd->inner)
 				HB_FAIL("node summary differs from a "

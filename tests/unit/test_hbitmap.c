@@ -329,6 +329,27 @@ static void test_big_capacity(void **state)
 	assert_int_equal(rg_hbitmap_test(hb, (1ULL << 32) + 9), 1);
 	assert_int_equal(rg_hbitmap_free_units(hb), cap - 15);
 	assert_int_equal(rg_hbitmap_largest_free_run(hb), (1ULL << 32) - 5);
+	/* runs past 2^31 saturate the 32-bit search hints of upper levels */
+	assert_int_equal(rg_hbitmap_alloc(hb, (1ULL << 31) + 1, 1, &s), 0);
+	assert_int_equal(s, 5);
+	assert_int_equal(rg_hbitmap_largest_free_run(hb), (1ULL << 31) - 6);
+	assert_int_equal(rg_hbitmap_alloc(hb, (1ULL << 31) - 5, 1, &s),
+			 -ENOSPC);
+	assert_int_equal(rg_hbitmap_alloc(hb, (1ULL << 31) - 6, 1, &s), 0);
+	assert_int_equal(s, (1ULL << 31) + 6);
+	assert_int_equal(rg_hbitmap_free(hb, 5, (1ULL << 31) + 1), 0);
+	assert_int_equal(rg_hbitmap_alloc(hb, (1ULL << 31) + 2, 1, &s),
+			 -ENOSPC);
+	assert_int_equal(rg_hbitmap_largest_free_run(hb), (1ULL << 31) + 1);
+	check_valid(hb);
+	assert_int_equal(rg_hbitmap_alloc(hb, (1ULL << 31) + 1, 1, &s), 0);
+	assert_int_equal(s, 5);
+	assert_int_equal(rg_hbitmap_free(hb, 5, (1ULL << 31) + 1), 0);
+	assert_int_equal(rg_hbitmap_alloc(hb, 1000, 1, &s), 0);
+	assert_int_equal(s, 5);
+	assert_int_equal(rg_hbitmap_alloc(hb, (1ULL << 31) - 999, 1, &s), 0);
+	assert_int_equal(s, 1005);
+	assert_int_equal(rg_hbitmap_largest_free_run(hb), 990);
 	rg_hbitmap_destroy(hb);
 	/* 10^9 units */
 	hb = rg_hbitmap_create(1000000000);
