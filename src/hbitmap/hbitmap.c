@@ -323,7 +323,8 @@ static uint32_t hb_block_compute(const uint64_t *w, unsigned lb)
 		__m128i v3 = _mm_load_si128((const __m128i *)u + 3);
 		const __m128i zero = _mm_setzero_si128();
 
-		for (unsigned i = 0; i < 6; i++) {
+		/* runs of best + 1 <= 16 need four steps, longer ones six */
+		for (unsigned i = 0; i < (best < 16 ? 4u : 6u); i++) {
 			__m128i c = _mm_cvtsi32_si128(k[i]);
 
 			v0 = _mm_and_si128(v0, _mm_srl_epi64(v0, c));
@@ -891,6 +892,7 @@ static struct hb_sum hb_node_rebuild(struct rg_hbitmap *hb, unsigned k,
  */
 static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 				  uint64_t idx, unsigned i,
+				  const struct hb_sum *o,
 				  const struct hb_sum *x)
 {
 	struct hb_node *nd = &hb->lv[k][idx];
@@ -901,6 +903,30 @@ static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 	bool open;
 
 	hb_mask_set(nd, i, x, 1ULL << csh);
+	if (likely(o->p == x->p && o->s == x->s && x->p != 1ULL << csh &&
+		   inner < hb_g_cap(k))) {
+		/* only the inner run changed: only this g value can */
+		oi = hb_g_get(hb, k, idx, i);
+		vi = x->inner;
+		lm = onf & ((1ULL << i) - 1);
+		if (lm) {
+			rs = hb_run_into(hb, k, idx, nd, lm, csh);
+			if (((uint64_t)i << csh) + x->p - rs > vi)
+				vi = ((uint64_t)i << csh) + x->p - rs;
+		}
+		hb_g_put(hb, k, idx, i, vi);
+		vi = hb_g_clamp(k, vi);
+		if (vi >= inner)
+			inner = vi;
+		else if (oi == inner)
+			inner = hb_g_max(hb, k, idx);
+		if (unlikely(inner >= hb_g_cap(k)))
+			inner = hb_node_sum(hb, k, idx).inner;
+		if (inner == nd->inner)
+			return false;
+		nd->inner = inner;
+		return true;
+	}
 	nf = ~nd->all;
 	if (unlikely(!nf)) {
 		uint64_t size = 1ULL << (csh + HB_FAN_SHIFT);
@@ -975,7 +1001,8 @@ static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
  * hb_node_child_changed() for level 0, on packed block summaries: block b
  * (of node idx, child i) now has summary v.
  */
-static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t v)
+static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
+			  uint32_t v)
 {
 	uint64_t idx = b >> HB_FAN_SHIFT, bit = 1ULL << (b & 63);
 	unsigned i = (unsigned)(b & 63), f, l;
@@ -988,6 +1015,30 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t v)
 	bool open;
 
 	any = (nd->any & ~bit) | (v ? bit : 0);
+	if (likely(((ov ^ v) & HB_BS(1023, 1023, 0)) == 0 &&
+		   HB_BS_P(v) != HB_BLOCK_BITS)) {
+		/* only the inner run changed: only this g value can */
+		nd->any = any;
+		vi = HB_BS_I(v);
+		lm = onf & (bit - 1);
+		if (lm) {
+			unsigned q = 63 - (unsigned)__builtin_clzll(lm);
+			uint64_t run = ((uint64_t)i << HB_BLOCK_SHIFT) +
+				       HB_BS_P(v) + HB_BS_S(bs[q]) -
+				       ((uint64_t)(q + 1) << HB_BLOCK_SHIFT);
+
+			vi = run > vi ? run : vi;
+		}
+		g[i] = (int16_t)vi; /* < 32767 at level 0 (see top) */
+		if (vi >= inner)
+			inner = vi;
+		else if (oi == inner)
+			inner = hb_g_max(hb, 0, idx);
+		if (inner == nd->inner)
+			return false;
+		nd->inner = inner;
+		return true;
+	}
 	nf = HB_BS_P(v) == HB_BLOCK_BITS ? onf & ~bit : onf | bit;
 	nd->any = any;
 	nd->all = ~nf;
@@ -1054,20 +1105,26 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t v)
 	return true;
 }
 
-/* Block b now has (stored) summary v: update the nodes above it. */
-static void hb_propagate(struct rg_hbitmap *hb, uint64_t b, uint32_t v)
+/* Block b's summary changed from ov to (stored) v: update the nodes above. */
+static void hb_propagate(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
+			 uint32_t v)
 {
 	uint64_t c = b >> HB_FAN_SHIFT;
+	const struct hb_node *cn = &hb->lv[0][c];
+	struct hb_sum o = { cn->p, cn->s, cn->inner };
 
-	if (!hb_l0_changed(hb, b, v))
+	if (!hb_l0_changed(hb, b, ov, v))
 		return;
 	for (unsigned k = 1; k < hb->nlevels; k++) {
-		const struct hb_node *nd = &hb->lv[k - 1][c];
 		uint64_t idx = c >> HB_FAN_SHIFT;
-		struct hb_sum x = { nd->p, nd->s, nd->inner };
+		const struct hb_node *nd = &hb->lv[k][idx];
+		struct hb_sum x = { cn->p, cn->s, cn->inner };
+		struct hb_sum po = { nd->p, nd->s, nd->inner };
 
-		if (!hb_node_child_changed(hb, k, idx, c & 63, &x))
+		if (!hb_node_child_changed(hb, k, idx, c & 63, &o, &x))
 			return;
+		o = po;
+		cn = nd;
 		c = idx;
 	}
 }
@@ -1183,7 +1240,7 @@ static void hb_update_block(struct rg_hbitmap *hb, uint64_t b)
 	if (ov == nv)
 		return;
 	hb->bsum[b] = nv;
-	hb_propagate(hb, b, nv);
+	hb_propagate(hb, b, ov, nv);
 }
 
 /* Recompute blocks b0 .. b1 and every node above them. */
@@ -1242,7 +1299,7 @@ static void hb_flush(struct rg_hbitmap *hb)
 
 		if (nv != ov) {
 			hb->bsum[b] = nv;
-			hb_propagate(hb, b, nv);
+			hb_propagate(hb, b, ov, nv);
 		}
 	} else if (hb->pend_ops) {
 		hb_update_block(hb, b);
@@ -1693,7 +1750,15 @@ int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	a = hb_search(hb, &r);
 	if (a == HB_NONE)
 		return -ENOSPC;
-	hb_mutate(hb, a, n, true, true);
+	if (likely(n <= 64 &&
+		   (a >> HB_BLOCK_SHIFT) == ((a + n - 1) >> HB_BLOCK_SHIFT))) {
+		hb_set_pend(hb, a >> HB_BLOCK_SHIFT);
+		hb_pend_note(hb, a, a + n, true);
+		hb_set_short(hb->words, a, n);
+		hb->free_units -= n;
+	} else {
+		hb_mutate(hb, a, n, true, true);
+	}
 	/* the fast path pays off when allocations follow each other */
 	hb->pend_alloc = a == hb->last_end;
 	hb->last_end = a + n;
@@ -1734,9 +1799,9 @@ int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 
 	if (unlikely(hb_bad_range(hb, start, n)))
 		return -EINVAL;
-	if (likely(n <= 64 && (start >> HB_BLOCK_SHIFT) == hb->pend &&
-		   ((e - 1) >> HB_BLOCK_SHIFT) == hb->pend)) {
-		/* one or two words of the pending block */
+	if (likely(n <= 64 &&
+		   (start >> HB_BLOCK_SHIFT) == ((e - 1) >> HB_BLOCK_SHIFT))) {
+		/* one or two words of one block, made the pending one */
 		uint64_t *w = &hb->words[start >> 6];
 		unsigned o = (unsigned)(start & 63);
 		unsigned j = (unsigned)(start >> 6) & (HB_BLOCK_WORDS - 1);
@@ -1746,12 +1811,14 @@ int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 
 			if (unlikely((w[0] & m) != m))
 				return -ENOENT;
+			hb_set_pend(hb, start >> HB_BLOCK_SHIFT);
 			w[0] &= ~m;
 		} else {
 			uint64_t m0 = ~0ULL << o, m1 = ~0ULL >> (128 - o - n);
 
 			if (unlikely((w[0] & m0) != m0 || (w[1] & m1) != m1))
 				return -ENOENT;
+			hb_set_pend(hb, start >> HB_BLOCK_SHIFT);
 			w[0] &= ~m0;
 			w[1] &= ~m1;
 		}
