@@ -11,13 +11,13 @@
  * blocks (32768 units), a level-k node covers 64 level-(k-1) nodes. A node
  * holds two child masks (any: the child has a free unit; all: the child is
  * entirely free), the same three lengths for its own span, in 64 bits
- * each, and one "g" value per child (below): 16-bit at level 0, 32-bit
- * above, kept apart in one array per level. The top level has a single
+ * each, and one 16-bit "g" value per child (below), kept apart in one
+ * array per level. The top level has a single
  * node, the root. Bits past the capacity (padding in the last block) are
  * set, and children past the last block or node are absent from the masks
  * (read as entirely allocated), so no search ever sees them as free.
  * Memory at 10^6 units: 125,056 B of bitmap, 7,816 B of block summaries,
- * 4,224 B of g values, 1,280 B of nodes: 1.110x the plain bitmap.
+ * 4,096 B of g values, 1,280 B of nodes: 1.109x the plain bitmap.
  *
  * g values. Child j's g value is 0 if the child is entirely free, else the
  * longest of its inner run and, unless j is the node's first child that is
@@ -26,10 +26,12 @@
  * These are exactly the node's inner runs, each counted at the child where
  * it ends (or lies), so the node's inner run is the largest g value, and a
  * child whose g value is below n holds the end of no inner fit of n.
- * Values past the field's range (32767, 2^31 - 1) are stored as that
- * maximum and read as "at least"; the exact value is recomputed when one
- * decides a node's inner run. Level-0 values never get there (an inner run
- * of a 32768-unit node is at most 32766).
+ * Values past 32767 are stored as 32767 and read as "at least": a search
+ * takes such a child as a candidate and checks it exactly, and the node's
+ * inner run (kept exact, 64-bit) is recomputed from exact values of the
+ * saturated children only when its maximum must be taken again. Level-0
+ * values never saturate (an inner run of a 32768-unit node is at most
+ * 32766).
  *
  * Invariants. For every block other than the pending one (below) bsum equals
  * a recomputation from its words. For every node, the masks match the
@@ -63,10 +65,12 @@
  * the g values of the changed child and of the next child not entirely free
  * (the only ones that depend on it), its prefix and suffix from the masks
  * (re-read only when the changed child is or was the first or last one not
- * entirely free), and its inner run as the largest g value: the new g
- * values if one reaches the old maximum, else the old one unless a changed
- * g value held it, else a SIMD maximum of the 64 values. A block's summary
- * is updated from a single recorded change (one run carved or two merged)
+ * entirely free), and its inner run as the largest exact g value: a new
+ * value that reaches the old maximum is it; else the old one stays unless
+ * the changed child held it, and then the maximum is taken again (one SIMD
+ * pass over the 64 stored values). When only a child's inner run changed
+ * (the usual case), only its own g value is touched. A block's summary is
+ * updated from a single recorded change (one run carved or two merged)
  * without reading its other words, unless the longest inner run shrank:
  * then the block is recomputed, runs inside words for all eight words at
  * once (see hb_block_compute()). Ranges spanning many blocks recompute the
@@ -131,8 +135,7 @@
 #define HB_BS_I(v) ((v) >> 20)
 
 /* Stored g values saturate here (a stored maximum means "at least"). */
-#define HB_G16_MAX 32767
-#define HB_G32_MAX 2147483647
+#define HB_G_MAX 32767
 
 struct hb_node {
 	uint64_t any; /* bit i: child i has a free unit */
@@ -151,8 +154,7 @@ struct rg_hbitmap {
 	uint64_t *words;
 	uint32_t *bsum;
 	struct hb_node *lv[HB_MAX_LEVELS];
-	int16_t *g16; /* 64 g values per level-0 node */
-	int32_t *g32[HB_MAX_LEVELS]; /* ... per node of level k >= 1 */
+	int16_t *gv[HB_MAX_LEVELS]; /* 64 g values per node of level k */
 	uint64_t lv_count[HB_MAX_LEVELS];
 	unsigned nlevels;
 	size_t data_bytes;
@@ -530,88 +532,47 @@ static uint64_t hb_g_exact(const struct rg_hbitmap *hb, unsigned k,
 	return run > x.inner ? run : x.inner;
 }
 
-/* Largest g value stored exactly at level k; larger ones are stored as it. */
-static inline uint64_t hb_g_cap(unsigned k)
+static inline uint64_t hb_g_clamp(uint64_t v)
 {
-	return k ? HB_G32_MAX : HB_G16_MAX;
-}
-
-static inline uint64_t hb_g_clamp(unsigned k, uint64_t v)
-{
-	return v < hb_g_cap(k) ? v : hb_g_cap(k);
+	return v < HB_G_MAX ? v : HB_G_MAX;
 }
 
 static inline void hb_g_put(struct rg_hbitmap *hb, unsigned k, uint64_t idx,
 			    unsigned j, uint64_t v)
 {
-	uint64_t at = (idx << HB_FAN_SHIFT) + j;
-
-	if (k == 0)
-		hb->g16[at] = (int16_t)(v < HB_G16_MAX ? v : HB_G16_MAX);
-	else
-		hb->g32[k][at] = (int32_t)(v < HB_G32_MAX ? v : HB_G32_MAX);
+	hb->gv[k][(idx << HB_FAN_SHIFT) + j] = (int16_t)hb_g_clamp(v);
 }
 
 static inline uint64_t hb_g_get(const struct rg_hbitmap *hb, unsigned k,
 				uint64_t idx, unsigned j)
 {
-	uint64_t at = (idx << HB_FAN_SHIFT) + j;
-
-	return k == 0 ? (uint64_t)hb->g16[at] : (uint64_t)hb->g32[k][at];
+	return (uint64_t)hb->gv[k][(idx << HB_FAN_SHIFT) + j];
 }
 
 /*
  * Children of node (k, idx) whose stored g value is at least nq,
- * 1 <= nq <= hb_g_cap(k).
+ * 1 <= nq <= HB_G_MAX.
  */
 static inline uint64_t hb_g_ge(const struct rg_hbitmap *hb, unsigned k,
 			       uint64_t idx, uint64_t nq)
 {
-	uint64_t m = 0, at = idx << HB_FAN_SHIFT;
-
-	if (k == 0) {
-		const int16_t *g = hb->g16 + at;
+	const int16_t *g = hb->gv[k] + (idx << HB_FAN_SHIFT);
+	uint64_t m = 0;
 #ifdef HB_SIMD
-		const __m128i t = _mm_set1_epi16((short)(nq - 1));
+	const __m128i t = _mm_set1_epi16((short)(nq - 1));
 
-		for (unsigned q = 0; q < 4; q++) {
-			__m128i a =
-				_mm_loadu_si128((const __m128i *)(g + 16 * q));
-			__m128i b = _mm_loadu_si128(
-				(const __m128i *)(g + 16 * q + 8));
-			__m128i c = _mm_packs_epi16(_mm_cmpgt_epi16(a, t),
-						    _mm_cmpgt_epi16(b, t));
+	for (unsigned q = 0; q < 4; q++) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(g + 16 * q));
+		__m128i b = _mm_loadu_si128((const __m128i *)(g + 16 * q + 8));
+		__m128i c = _mm_packs_epi16(_mm_cmpgt_epi16(a, t),
+					    _mm_cmpgt_epi16(b, t));
 
-			m |= (uint64_t)(uint16_t)_mm_movemask_epi8(c)
-			     << (16 * q);
-		}
-#else
-		for (unsigned j = 0; j < 64; j++)
-			m |= (uint64_t)((uint64_t)g[j] >= nq) << j;
-#endif
-	} else {
-		const int32_t *g = hb->g32[k] + at;
-#ifdef HB_SIMD
-		const __m128i t = _mm_set1_epi32((int)(nq - 1));
-
-		for (unsigned q = 0; q < 4; q++) {
-			const __m128i *v = (const __m128i *)(g + 16 * q);
-			__m128i a = _mm_packs_epi32(
-				_mm_cmpgt_epi32(_mm_loadu_si128(v), t),
-				_mm_cmpgt_epi32(_mm_loadu_si128(v + 1), t));
-			__m128i b = _mm_packs_epi32(
-				_mm_cmpgt_epi32(_mm_loadu_si128(v + 2), t),
-				_mm_cmpgt_epi32(_mm_loadu_si128(v + 3), t));
-
-			m |= (uint64_t)(uint16_t)_mm_movemask_epi8(
-				     _mm_packs_epi16(a, b))
-			     << (16 * q);
-		}
-#else
-		for (unsigned j = 0; j < 64; j++)
-			m |= (uint64_t)((uint64_t)g[j] >= nq) << j;
-#endif
+		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(c) << (16 * q);
 	}
+#else
+	for (unsigned j = 0; j < 64; j++)
+		m |= (uint64_t)((uint64_t)g[j] >= nq) << j;
+#endif
 	return m;
 }
 
@@ -619,36 +580,45 @@ static inline uint64_t hb_g_ge(const struct rg_hbitmap *hb, unsigned k,
 static inline uint64_t hb_g_max(const struct rg_hbitmap *hb, unsigned k,
 				uint64_t idx)
 {
-	uint64_t at = idx << HB_FAN_SHIFT;
-
-	if (k == 0) {
-		const int16_t *g = hb->g16 + at;
+	const int16_t *g = hb->gv[k] + (idx << HB_FAN_SHIFT);
 #ifdef HB_SIMD
-		__m128i m = _mm_loadu_si128((const __m128i *)g);
+	__m128i m = _mm_loadu_si128((const __m128i *)g);
 
-		for (unsigned q = 1; q < 8; q++)
-			m = _mm_max_epi16(
-				m,
-				_mm_loadu_si128((const __m128i *)(g + 8 * q)));
-		m = _mm_max_epi16(m, _mm_srli_si128(m, 8));
-		m = _mm_max_epi16(m, _mm_srli_si128(m, 4));
-		m = _mm_max_epi16(m, _mm_srli_si128(m, 2));
-		return (uint64_t)(_mm_cvtsi128_si32(m) & 0xffff);
+	for (unsigned q = 1; q < 8; q++)
+		m = _mm_max_epi16(
+			m, _mm_loadu_si128((const __m128i *)(g + 8 * q)));
+	m = _mm_max_epi16(m, _mm_srli_si128(m, 8));
+	m = _mm_max_epi16(m, _mm_srli_si128(m, 4));
+	m = _mm_max_epi16(m, _mm_srli_si128(m, 2));
+	return (uint64_t)(_mm_cvtsi128_si32(m) & 0xffff);
 #else
-		int16_t m = 0;
+	int16_t m = 0;
 
-		for (unsigned j = 0; j < 64; j++)
-			m = g[j] > m ? g[j] : m;
-		return (uint64_t)m;
+	for (unsigned j = 0; j < 64; j++)
+		m = g[j] > m ? g[j] : m;
+	return (uint64_t)m;
 #endif
-	} else {
-		const int32_t *g = hb->g32[k] + at;
-		int32_t m = 0;
+}
 
-		for (unsigned j = 0; j < 64; j++)
-			m = g[j] > m ? g[j] : m;
-		return (uint64_t)m;
+/*
+ * Exact inner run of node (k, idx): the largest g value, recomputed
+ * exactly for the saturated children if it is saturated.
+ */
+static uint64_t hb_node_inner(const struct rg_hbitmap *hb, unsigned k,
+			      uint64_t idx)
+{
+	uint64_t inner = hb_g_max(hb, k, idx), m;
+
+	if (likely(inner < HB_G_MAX))
+		return inner;
+	inner = 0;
+	for (m = hb_g_ge(hb, k, idx, HB_G_MAX); m; m &= m - 1) {
+		uint64_t v = hb_g_exact(hb, k, idx, &hb->lv[k][idx],
+					(unsigned)__builtin_ctzll(m));
+
+		inner = v > inner ? v : inner;
 	}
+	return inner;
 }
 
 /*
@@ -673,18 +643,7 @@ static struct hb_sum hb_node_sum(const struct rg_hbitmap *hb, unsigned k,
 	l = 63 - (unsigned)__builtin_clzll(nf);
 	out.p = ((uint64_t)f << csh) + hb_child_or0(hb, k, idx, nd, f).p;
 	out.s = ((uint64_t)(63 - l) << csh) + hb_child_or0(hb, k, idx, nd, l).s;
-	out.inner = hb_g_max(hb, k, idx);
-	if (unlikely(out.inner >= hb_g_cap(k))) {
-		uint64_t m = hb_g_ge(hb, k, idx, hb_g_cap(k));
-
-		out.inner = 0;
-		for (; m; m &= m - 1) {
-			uint64_t v = hb_g_exact(hb, k, idx, nd,
-						(unsigned)__builtin_ctzll(m));
-
-			out.inner = v > out.inner ? v : out.inner;
-		}
-	}
+	out.inner = hb_node_inner(hb, k, idx);
 	return out;
 }
 
@@ -708,7 +667,7 @@ static HB_ALWAYS_INLINE uint64_t hb_scan(const struct rg_hbitmap *hb,
 	uint64_t csz = 1ULL << csh, base = idx << (csh + HB_FAN_SHIFT);
 	uint64_t nf = ~nd->all, m, a;
 
-	m = hb_g_ge(hb, k, idx, r->n < hb_g_cap(k) ? r->n : hb_g_cap(k));
+	m = hb_g_ge(hb, k, idx, hb_g_clamp(r->n));
 	if (unlikely(r->lo > base)) {
 		uint64_t c = (r->lo - base) >> csh;
 
@@ -882,13 +841,14 @@ static struct hb_sum hb_node_rebuild(struct rg_hbitmap *hb, unsigned k,
 }
 
 /*
- * Child i of node (k, idx) now has the (stored) summary *x: update the
- * node's masks, the g values that depend on the child (its own and that
- * of the next child not entirely free) and the node's summary. The prefix
- * (suffix) is re-read only if child i is or was the first (last) child not
- * entirely free; the inner run is the largest g value, re-read only if one
- * of the two changed g values held it and shrank. Returns true if the
- * summary changed.
+ * Child i of node (k, idx) changed its (stored) summary from *o to *x:
+ * update the node's masks, the g values that depend on the child (its own
+ * and that of the next child not entirely free) and the node's summary.
+ * The prefix (suffix) is re-read only if child i is or was the first
+ * (last) child not entirely free. The inner run is the largest exact g
+ * value: a new value that reaches the old inner run is it; otherwise, if
+ * the child's old value held it, the maximum is taken again. Returns true
+ * if the summary changed.
  */
 static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 				  uint64_t idx, unsigned i,
@@ -897,37 +857,31 @@ static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 {
 	struct hb_node *nd = &hb->lv[k][idx];
 	unsigned csh = hb_child_shift(k), f, l;
-	uint64_t onf = ~nd->all, nf, lm, rm, rs = 0, vi, vj = 0, oi, oj = 0;
+	uint64_t onf = ~nd->all, nf, lm, rm, rs = 0, vi = 0, vj = 0, ovi, run;
 	uint64_t p = nd->p, s = nd->s, inner = nd->inner;
-	unsigned j = 64;
 	bool open;
 
 	hb_mask_set(nd, i, x, 1ULL << csh);
-	if (likely(o->p == x->p && o->s == x->s && x->p != 1ULL << csh &&
-		   inner < hb_g_cap(k))) {
+	nf = ~nd->all;
+	lm = onf & ((1ULL << i) - 1); /* the same in nf */
+	open = lm != 0; /* a run can end at child i's start */
+	if (open)
+		rs = hb_run_into(hb, k, idx, nd, lm, csh);
+	if (likely(o->p == x->p && o->s == x->s && x->p != 1ULL << csh)) {
 		/* only the inner run changed: only this g value can */
-		oi = hb_g_get(hb, k, idx, i);
-		vi = x->inner;
-		lm = onf & ((1ULL << i) - 1);
-		if (lm) {
-			rs = hb_run_into(hb, k, idx, nd, lm, csh);
-			if (((uint64_t)i << csh) + x->p - rs > vi)
-				vi = ((uint64_t)i << csh) + x->p - rs;
-		}
+		run = open ? ((uint64_t)i << csh) + x->p - rs : 0;
+		vi = x->inner > run ? x->inner : run;
+		ovi = o->inner > run ? o->inner : run;
 		hb_g_put(hb, k, idx, i, vi);
-		vi = hb_g_clamp(k, vi);
 		if (vi >= inner)
 			inner = vi;
-		else if (oi == inner)
-			inner = hb_g_max(hb, k, idx);
-		if (unlikely(inner >= hb_g_cap(k)))
-			inner = hb_node_sum(hb, k, idx).inner;
+		else if (ovi == inner)
+			inner = hb_node_inner(hb, k, idx);
 		if (inner == nd->inner)
 			return false;
 		nd->inner = inner;
 		return true;
 	}
-	nf = ~nd->all;
 	if (unlikely(!nf)) {
 		uint64_t size = 1ULL << (csh + HB_FAN_SHIFT);
 
@@ -936,16 +890,9 @@ static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 		nd->inner = 0;
 		return !(p == size && s == size && inner == 0);
 	}
-	lm = nf & ((1ULL << i) - 1);
-	open = lm != 0; /* a run can end at child i's start */
-	if (open)
-		rs = hb_run_into(hb, k, idx, nd, lm, csh);
-	oi = hb_g_get(hb, k, idx, i);
-	vi = 0;
 	if ((nf >> i) & 1) {
-		vi = x->inner;
-		if (open && ((uint64_t)i << csh) + x->p - rs > vi)
-			vi = ((uint64_t)i << csh) + x->p - rs;
+		run = open ? ((uint64_t)i << csh) + x->p - rs : 0;
+		vi = x->inner > run ? x->inner : run;
 		/* the run into the next child starts at i's suffix */
 		open = true;
 		rs = ((uint64_t)(i + 1) << csh) - x->s;
@@ -953,14 +900,11 @@ static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 	hb_g_put(hb, k, idx, i, vi);
 	rm = i == 63 ? 0 : nf & (~0ULL << (i + 1));
 	if (rm) {
-		struct hb_sum y;
+		unsigned j = (unsigned)__builtin_ctzll(rm);
+		struct hb_sum y = hb_child_or0(hb, k, idx, nd, j);
 
-		j = (unsigned)__builtin_ctzll(rm);
-		y = hb_child_or0(hb, k, idx, nd, j);
-		oj = hb_g_get(hb, k, idx, j);
-		vj = y.inner;
-		if (open && ((uint64_t)j << csh) + y.p - rs > vj)
-			vj = ((uint64_t)j << csh) + y.p - rs;
+		run = open ? ((uint64_t)j << csh) + y.p - rs : 0;
+		vj = y.inner > run ? y.inner : run;
 		hb_g_put(hb, k, idx, j, vj);
 	}
 	f = (unsigned)__builtin_ctzll(nf);
@@ -979,16 +923,11 @@ static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 				      hb_child(hb, k, (idx << HB_FAN_SHIFT) + l)
 					      .s;
 	}
-	vi = hb_g_clamp(k, vi);
-	vj = hb_g_clamp(k, vj);
-	if (unlikely(inner >= hb_g_cap(k)))
-		inner = hb_g_cap(k); /* saturated: recomputed below */
-	else if (vi >= inner || vj >= inner)
+	/* two g values changed: unless one reaches it, take the maximum */
+	if (vi >= inner || vj >= inner)
 		inner = vi > vj ? vi : vj;
-	else if (oi == inner || (j < 64 && oj == inner))
-		inner = hb_g_max(hb, k, idx);
-	if (unlikely(inner >= hb_g_cap(k)))
-		inner = hb_node_sum(hb, k, idx).inner;
+	else
+		inner = hb_node_inner(hb, k, idx);
 	if (p == nd->p && s == nd->s && inner == nd->inner)
 		return false;
 	nd->p = p;
@@ -999,7 +938,7 @@ static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 
 /*
  * hb_node_child_changed() for level 0, on packed block summaries: block b
- * (of node idx, child i) now has summary v.
+ * (child i of node idx) changed its (stored) summary from ov to v.
  */
 static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 			  uint32_t v)
@@ -1008,31 +947,34 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 	unsigned i = (unsigned)(b & 63), f, l;
 	struct hb_node *nd = &hb->lv[0][idx];
 	const uint32_t *bs = hb->bsum + (idx << HB_FAN_SHIFT);
-	int16_t *g = hb->g16 + (idx << HB_FAN_SHIFT);
-	uint64_t onf = ~nd->all, nf, any, lm, rm;
+	int16_t *g = hb->gv[0] + (idx << HB_FAN_SHIFT);
+	uint64_t onf = ~nd->all, nf, any, lm, rm, run;
 	uint64_t inner = nd->inner, p = nd->p, s = nd->s, rs = 0;
-	uint64_t vi = 0, vj = 0, oi = (uint64_t)g[i], oj = 0;
+	uint64_t vi = 0, vj = 0, ovi;
 	bool open;
 
+	/* the bsum of a block below i that is not entirely free is present
+	 * (a full block reads as 0); g values here stay below HB_G_MAX */
 	any = (nd->any & ~bit) | (v ? bit : 0);
+	nd->any = any;
+	lm = onf & (bit - 1);
+	open = lm != 0;
+	if (open) {
+		unsigned q = 63 - (unsigned)__builtin_clzll(lm);
+
+		rs = ((uint64_t)(q + 1) << HB_BLOCK_SHIFT) - HB_BS_S(bs[q]);
+	}
 	if (likely(((ov ^ v) & HB_BS(1023, 1023, 0)) == 0 &&
 		   HB_BS_P(v) != HB_BLOCK_BITS)) {
 		/* only the inner run changed: only this g value can */
-		nd->any = any;
-		vi = HB_BS_I(v);
-		lm = onf & (bit - 1);
-		if (lm) {
-			unsigned q = 63 - (unsigned)__builtin_clzll(lm);
-			uint64_t run = ((uint64_t)i << HB_BLOCK_SHIFT) +
-				       HB_BS_P(v) + HB_BS_S(bs[q]) -
-				       ((uint64_t)(q + 1) << HB_BLOCK_SHIFT);
-
-			vi = run > vi ? run : vi;
-		}
-		g[i] = (int16_t)vi; /* < 32767 at level 0 (see top) */
+		run = open ? ((uint64_t)i << HB_BLOCK_SHIFT) + HB_BS_P(v) - rs :
+			     0;
+		vi = HB_BS_I(v) > run ? HB_BS_I(v) : run;
+		ovi = HB_BS_I(ov) > run ? HB_BS_I(ov) : run;
+		g[i] = (int16_t)vi;
 		if (vi >= inner)
 			inner = vi;
-		else if (oi == inner)
+		else if (ovi == inner)
 			inner = hb_g_max(hb, 0, idx);
 		if (inner == nd->inner)
 			return false;
@@ -1040,7 +982,6 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 		return true;
 	}
 	nf = HB_BS_P(v) == HB_BLOCK_BITS ? onf & ~bit : onf | bit;
-	nd->any = any;
 	nd->all = ~nf;
 	if (unlikely(!nf)) {
 		g[i] = 0;
@@ -1048,36 +989,23 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 		nd->inner = 0;
 		return !(p == nd->p && s == nd->s && inner == 0);
 	}
-	/* bsum of a block not entirely free and below another is present:
-	 * a full block reads as 0 */
-	lm = nf & (bit - 1);
-	open = lm != 0;
-	if (open) {
-		unsigned q = 63 - (unsigned)__builtin_clzll(lm);
-
-		rs = ((uint64_t)(q + 1) << HB_BLOCK_SHIFT) - HB_BS_S(bs[q]);
-	}
 	if (nf & bit) {
-		uint64_t run =
-			((uint64_t)i << HB_BLOCK_SHIFT) + HB_BS_P(v) - rs;
-
-		vi = HB_BS_I(v);
-		vi = open && run > vi ? run : vi;
+		run = open ? ((uint64_t)i << HB_BLOCK_SHIFT) + HB_BS_P(v) - rs :
+			     0;
+		vi = HB_BS_I(v) > run ? HB_BS_I(v) : run;
 		open = true;
 		rs = ((uint64_t)(i + 1) << HB_BLOCK_SHIFT) - HB_BS_S(v);
 	}
-	g[i] = (int16_t)(vi < HB_G16_MAX ? vi : HB_G16_MAX);
+	g[i] = (int16_t)vi;
 	rm = nf & ~(bit | (bit - 1));
 	if (rm) {
 		unsigned j = (unsigned)__builtin_ctzll(rm);
 		uint32_t y = (any >> j) & 1 ? bs[j] : 0;
-		uint64_t run =
-			((uint64_t)j << HB_BLOCK_SHIFT) + HB_BS_P(y) - rs;
 
-		oj = (uint64_t)g[j];
-		vj = HB_BS_I(y);
-		vj = open && run > vj ? run : vj;
-		g[j] = (int16_t)(vj < HB_G16_MAX ? vj : HB_G16_MAX);
+		run = open ? ((uint64_t)j << HB_BLOCK_SHIFT) + HB_BS_P(y) - rs :
+			     0;
+		vj = HB_BS_I(y) > run ? HB_BS_I(y) : run;
+		g[j] = (int16_t)vj;
 	}
 	f = (unsigned)__builtin_ctzll(nf);
 	l = 63 - (unsigned)__builtin_clzll(nf);
@@ -1087,16 +1015,10 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 	if (onf != nf || i == l)
 		s = ((uint64_t)(63 - l) << HB_BLOCK_SHIFT) +
 		    ((any >> l) & 1 ? HB_BS_S(bs[l]) : 0);
-	vi = vi < HB_G16_MAX ? vi : HB_G16_MAX;
-	vj = vj < HB_G16_MAX ? vj : HB_G16_MAX;
-	if (unlikely(inner >= HB_G16_MAX))
-		inner = HB_G16_MAX; /* saturated: recomputed below */
-	else if (vi >= inner || vj >= inner)
+	if (vi >= inner || vj >= inner)
 		inner = vi > vj ? vi : vj;
-	else if (oi == inner || (rm && oj == inner))
+	else
 		inner = hb_g_max(hb, 0, idx);
-	if (unlikely(inner >= HB_G16_MAX))
-		inner = hb_node_sum(hb, 0, idx).inner;
 	if (p == nd->p && s == nd->s && inner == nd->inner)
 		return false;
 	nd->p = p;
@@ -1515,8 +1437,7 @@ static void hb_geometry(uint64_t capacity, struct hb_geom *g)
 	off = (size_t)g->nblocks * HB_BLOCK_WORDS * sizeof(uint64_t);
 	for (unsigned k = 0; k < g->nlevels; k++) {
 		g->g_off[k] = off;
-		off += (size_t)g->count[k] * 64 *
-		       (k ? sizeof(int32_t) : sizeof(int16_t));
+		off += (size_t)g->count[k] * 64 * sizeof(int16_t);
 	}
 	for (unsigned k = 0; k < g->nlevels; k++) {
 		g->nodes_off[k] = off;
@@ -1535,14 +1456,12 @@ static void hb_attach(struct rg_hbitmap *hb, char *data,
 	hb->nlevels = g->nlevels;
 	hb->words = (uint64_t *)(data + g->words_off);
 	hb->bsum = (uint32_t *)(data + g->bsum_off);
-	hb->g16 = (int16_t *)(data + g->g_off[0]);
 	for (unsigned k = 0; k < HB_MAX_LEVELS; k++) {
 		hb->lv[k] = k < g->nlevels ?
 				    (struct hb_node *)(data + g->nodes_off[k]) :
 				    NULL;
-		hb->g32[k] = k > 0 && k < g->nlevels ?
-				     (int32_t *)(data + g->g_off[k]) :
-				     NULL;
+		hb->gv[k] =
+			k < g->nlevels ? (int16_t *)(data + g->g_off[k]) : NULL;
 		hb->lv_count[k] = k < g->nlevels ? g->count[k] : 0;
 	}
 	hb->data_bytes = g->total;
@@ -2006,8 +1925,7 @@ int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 				HB_FAIL("node masks differ from the children");
 			for (unsigned j = 0; j < 64; j++)
 				if (hb_g_get(hb, k, idx, j) !=
-				    hb_g_clamp(k,
-					       hb_g_exact(hb, k, idx, nd, j)))
+				    hb_g_clamp(hb_g_exact(hb, k, idx, nd, j)))
 					HB_FAIL("node g value differs from a "
 						"recomputation");
 			s = hb_node_compute_masks(hb, k, idx, nd->any, nd->all,
