@@ -450,10 +450,39 @@ static uint64_t hb_block_fit(const uint64_t *w, uint64_t base,
 {
 	const uint8_t *k = hb_shift_tab[r->n - 1];
 	uint64_t top = 0; /* free units at the top of the previous word */
+	uint64_t ts[HB_BLOCK_WORDS] __attribute__((aligned(16)));
 
+#ifdef HB_SIMD
+	{
+		/* the starts of runs of n free units, all words at once */
+		const __m128i ones = _mm_set1_epi32(-1);
+		const __m128i ap = _mm_set1_epi64x((long long)r->apat);
+		const __m128i *wv = (const __m128i *)w;
+		__m128i v0 = _mm_xor_si128(_mm_load_si128(wv), ones);
+		__m128i v1 = _mm_xor_si128(_mm_load_si128(wv + 1), ones);
+		__m128i v2 = _mm_xor_si128(_mm_load_si128(wv + 2), ones);
+		__m128i v3 = _mm_xor_si128(_mm_load_si128(wv + 3), ones);
+
+		/* n <= 32 needs five steps, more six */
+		for (unsigned i = 0; i < (r->n <= 32 ? 5u : 6u); i++) {
+			__m128i c = _mm_cvtsi32_si128(k[i]);
+
+			v0 = _mm_and_si128(v0, _mm_srl_epi64(v0, c));
+			v1 = _mm_and_si128(v1, _mm_srl_epi64(v1, c));
+			v2 = _mm_and_si128(v2, _mm_srl_epi64(v2, c));
+			v3 = _mm_and_si128(v3, _mm_srl_epi64(v3, c));
+		}
+		_mm_store_si128((__m128i *)ts, _mm_and_si128(v0, ap));
+		_mm_store_si128((__m128i *)ts + 1, _mm_and_si128(v1, ap));
+		_mm_store_si128((__m128i *)ts + 2, _mm_and_si128(v2, ap));
+		_mm_store_si128((__m128i *)ts + 3, _mm_and_si128(v3, ap));
+	}
+#else
+	for (unsigned j = 0; j < HB_BLOCK_WORDS; j++)
+		ts[j] = hb_starts(~w[j], k) & r->apat;
+#endif
 	for (unsigned j = 0; j < HB_BLOCK_WORDS; j++) {
-		uint64_t x = w[j], wb = base + 64 * j, a, c, in;
-		uint64_t t = hb_starts(~x, k) & r->apat;
+		uint64_t x = w[j], wb = base + 64 * j, a, c, in, t = ts[j];
 		uint64_t z = x ? (uint64_t)__builtin_ctzll(x) : 64;
 
 		a = (wb - top + r->amask) & ~r->amask;
@@ -561,6 +590,7 @@ static inline uint64_t hb_g_ge(const struct rg_hbitmap *hb, unsigned k,
 #ifdef HB_SIMD
 	const __m128i t = _mm_set1_epi16((short)(nq - 1));
 
+	HB_UNROLL
 	for (unsigned q = 0; q < 4; q++) {
 		__m128i a = _mm_loadu_si128((const __m128i *)(g + 16 * q));
 		__m128i b = _mm_loadu_si128((const __m128i *)(g + 16 * q + 8));
@@ -584,6 +614,7 @@ static inline uint64_t hb_g_max(const struct rg_hbitmap *hb, unsigned k,
 #ifdef HB_SIMD
 	__m128i m = _mm_loadu_si128((const __m128i *)g);
 
+	HB_UNROLL
 	for (unsigned q = 1; q < 8; q++)
 		m = _mm_max_epi16(
 			m, _mm_loadu_si128((const __m128i *)(g + 8 * q)));
