@@ -51,6 +51,45 @@
  * expects the caller to hold it (rg_mtree_lock()). Errors follow libregion's
  * convention: 0 or a negative errno; the library never prints, except
  * rg_mtree_dump().
+ *
+ * RCU mode (RG_MT_FLAGS_USE_RCU at init, or rg_mtree_set_rcu()): readers
+ * take no tree lock, only liburcu's read lock, in the "memb" flavour that
+ * libregion uses (<urcu/urcu-memb.h>; <urcu.h> selects the same flavour
+ * by default, with rcu_read_lock() etc. as names of the calls below):
+ *	urcu_memb_register_thread();		// every thread using it
+ *	p = rg_mtree_load(&mt, 15);		// takes the read lock
+ *	urcu_memb_read_lock();			// advanced API: caller
+ *	RG_MA_STATE(mas, &mt, 0, 0);
+ *	rg_mas_for_each(&mas, p, ULONG_MAX)	// no tree lock
+ *		use(p);
+ *	urcu_memb_read_unlock();
+ *	rg_mtree_store_range(&mt, 5, 9, ptr);	// writers: tree lock as always
+ *	rg_mtree_destroy(&mt);			// frees after a grace period
+ *	rg_mtree_rcu_barrier();			// wait for the deferred frees
+ *	urcu_memb_unregister_thread();
+ * Rules: every thread that reads or writes an RCU-mode tree is registered
+ * with urcu_memb_register_thread() (liburcu's rule for the read lock and
+ * for call_rcu(), which writers use) and unregisters before it exits.
+ * rg_mtree_load(), rg_mtree_find() and rg_mtree_find_after() take
+ * urcu_memb_read_lock() themselves; rg_mas_walk(), rg_mas_find*(),
+ * rg_mas_next*() and rg_mas_prev*() run under the caller's
+ * urcu_memb_read_lock() (or the tree lock). Keep the read lock across an
+ * iteration, or rg_mas_pause() before dropping it. Writes, gap searches
+ * (rg_mas_empty_area*()), validate and dump take the tree lock in every
+ * mode. Never wait for the tree lock inside a read-side critical section,
+ * and call rg_mtree_clear_rcu() and rg_mtree_rcu_barrier() outside one.
+ * What a reader sees: each index maps to its entry before or after any
+ * concurrent store, never to a range no store made; iteration reports
+ * strictly increasing, non-overlapping ranges (a range a concurrent store
+ * extended backwards is reported from where the iteration had got to).
+ * Writers never edit a live node in RCU mode except to replace one slot's
+ * entry (an exact-fit store); appends, slot and node stores build one new
+ * leaf (1 node preallocated, where the kernel edits some of them in place:
+ * they change a pivot and a slot, two words). Replaced nodes are marked
+ * dead, so a reader that reaches one walks again from the root, and are
+ * freed in one call_rcu() batch per store. rg_mtree_destroy() defers its
+ * frees the same way: the rg_maple_tree itself may be freed at once, but
+ * only once no reader can still be using it.
  */
 #ifndef REGION_MAPLE_TREE_H
 #define REGION_MAPLE_TREE_H
@@ -73,10 +112,9 @@ extern "C" {
 /* Track the largest free run under every node; required by alloc calls. */
 #define RG_MT_FLAGS_ALLOC_RANGE 0x01u
 /*
- * RCU mode: writers replace nodes (built complete, published with one
- * pointer store) instead of editing live ones. Lock-free readers under
- * rcu_read_lock also need replaced nodes to be freed after a grace period,
- * which this release does not do yet: until then readers take the lock.
+ * RCU mode: readers run without the tree lock (see "RCU mode" above);
+ * writers replace nodes instead of editing live ones and free them after a
+ * grace period. Also rg_mtree_set_rcu() / rg_mtree_clear_rcu().
  */
 #define RG_MT_FLAGS_USE_RCU 0x02u
 /*
@@ -254,6 +292,10 @@ RG_API int rg_mtree_init(struct rg_maple_tree *mt, unsigned int flags);
  * rg_mtree_destroy() - free every node; the tree is left empty and usable.
  * @mt: the tree.
  *
+ * In RCU mode the nodes are unlinked at once and freed after a grace period
+ * (rg_mtree_rcu_barrier() waits for that); lock-free readers still inside
+ * the tree keep reading valid, if stale, nodes.
+ *
  * Context: takes the tree lock; the caller owns the entries.
  */
 RG_API void rg_mtree_destroy(struct rg_maple_tree *mt);
@@ -263,7 +305,8 @@ RG_API void rg_mtree_destroy(struct rg_maple_tree *mt);
  * @mt: the tree.
  * @index: the index.
  *
- * Context: takes the tree lock.
+ * Context: takes the tree lock; in RCU mode takes urcu_memb_read_lock()
+ * instead (the thread must be registered with liburcu).
  * Return: the entry, or NULL if no range holds @index.
  */
 RG_API void *rg_mtree_load(struct rg_maple_tree *mt, unsigned long index);
@@ -412,7 +455,7 @@ RG_API int rg_mtree_alloc_cyclic(struct rg_maple_tree *mt,
  *         that range ends at ULONG_MAX). Unchanged if nothing is found.
  * @max: the search stops at ranges starting above @max.
  *
- * Context: takes the tree lock.
+ * Context: takes the tree lock; in RCU mode urcu_memb_read_lock() instead.
  * Return: the entry, or NULL if none.
  */
 RG_API void *rg_mtree_find(struct rg_maple_tree *mt, unsigned long *index,
@@ -424,7 +467,7 @@ RG_API void *rg_mtree_find(struct rg_maple_tree *mt, unsigned long *index,
  * @index: as left by the previous call.
  * @max: as for rg_mtree_find().
  *
- * Context: takes the tree lock.
+ * Context: takes the tree lock; in RCU mode urcu_memb_read_lock() instead.
  * Return: the next entry, or NULL if none (also when the previous range
  * ended at ULONG_MAX, i.e. *@index is 0).
  */
@@ -493,6 +536,58 @@ RG_API void rg_mtree_reset_stats(struct rg_maple_tree *mt);
  * Context: takes the tree lock.
  */
 RG_API void rg_mtree_set_vacancy(struct rg_maple_tree *mt, bool on);
+
+/**
+ * rg_mtree_set_rcu() - switch RCU mode on: readers may go lock-free.
+ * @mt: the tree (NULL is ignored).
+ *
+ * Sets RG_MT_FLAGS_USE_RCU (kernel: mt_set_in_rcu()). From now on writers
+ * replace nodes instead of editing them and free them after a grace period.
+ *
+ * Context: takes the tree lock.
+ */
+RG_API void rg_mtree_set_rcu(struct rg_maple_tree *mt);
+
+/**
+ * rg_mtree_clear_rcu() - switch RCU mode off: writers edit nodes in place.
+ * @mt: the tree (NULL is ignored).
+ *
+ * Clears RG_MT_FLAGS_USE_RCU (kernel: mt_clear_in_rcu()) and waits for a
+ * grace period, so no lock-free reader that started in RCU mode is still
+ * walking when the next writer edits a node in place. Afterwards readers
+ * take the tree lock (the normal API does so by itself). Nodes retired in
+ * RCU mode are still freed by their callbacks.
+ *
+ * Context: takes the tree lock; may sleep for a grace period; the caller
+ * must not be in an RCU read-side critical section.
+ */
+RG_API void rg_mtree_clear_rcu(struct rg_maple_tree *mt);
+
+/**
+ * rg_mtree_in_rcu() - tell whether the tree is in RCU mode.
+ * @mt: the tree.
+ *
+ * Context: lock-free read of the flags.
+ * Return: true if RG_MT_FLAGS_USE_RCU is set (false for NULL).
+ */
+RG_API bool rg_mtree_in_rcu(const struct rg_maple_tree *mt);
+
+/**
+ * rg_mtree_rcu_barrier() - wait until every deferred node free has run.
+ *
+ * Nodes that RCU-mode stores and destroys retired go back to the node
+ * cache in call_rcu() callbacks; after this call they all have (for every
+ * tree). Tests call it before comparing rg_mtree_node_stats().
+ *
+ * Under ThreadSanitizer, liburcu (not instrumented) shows its own
+ * rcu_barrier() bookkeeping as a race; suppress it with
+ * "called_from_lib:liburcu.so". The ordering of the tree's own deferred
+ * frees is annotated by libregion.
+ *
+ * Context: may sleep; not inside an RCU read-side critical section nor
+ * from a call_rcu() callback (liburcu's rcu_barrier() rules).
+ */
+RG_API void rg_mtree_rcu_barrier(void);
 
 /**
  * rg_mtree_lock() - take the tree's lock (for the advanced API).
@@ -612,7 +707,7 @@ struct rg_ma_state {
  * Sets mas->index and mas->last to the range holding the index, empty or
  * not.
  *
- * Context: the caller holds the tree lock.
+ * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
  * Return: the entry, or NULL if the range is empty.
  */
 RG_API void *rg_mas_walk(struct rg_ma_state *mas);
@@ -627,7 +722,7 @@ RG_API void *rg_mas_walk(struct rg_ma_state *mas);
  * calls return the entry after the current one. mas->index and mas->last
  * are set to the range found.
  *
- * Context: the caller holds the tree lock.
+ * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
  * Return: the entry, or NULL (status RG_MAS_OVERFLOW; index and last keep
  * the last range found).
  */
@@ -638,7 +733,7 @@ RG_API void *rg_mas_find(struct rg_ma_state *mas, unsigned long max);
  * @mas: the state.
  * @max: ranges starting above @max are not returned.
  *
- * Context: the caller holds the tree lock.
+ * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
  * Return: the entry of the range (NULL for an empty range); at the end NULL
  * with status RG_MAS_OVERFLOW.
  */
@@ -649,7 +744,7 @@ RG_API void *rg_mas_find_range(struct rg_ma_state *mas, unsigned long max);
  * @mas: the state.
  * @min: ranges ending below @min are not returned.
  *
- * Context: the caller holds the tree lock.
+ * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
  * Return: the entry, or NULL (status RG_MAS_UNDERFLOW).
  */
 RG_API void *rg_mas_find_rev(struct rg_ma_state *mas, unsigned long min);
@@ -659,7 +754,7 @@ RG_API void *rg_mas_find_rev(struct rg_ma_state *mas, unsigned long min);
  * @mas: the state (from RG_MAS_START: after the range holding mas->index).
  * @max: ranges starting above @max are not returned.
  *
- * Context: the caller holds the tree lock.
+ * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
  * Return: the entry, or NULL (status RG_MAS_OVERFLOW).
  */
 RG_API void *rg_mas_next(struct rg_ma_state *mas, unsigned long max);
@@ -669,7 +764,7 @@ RG_API void *rg_mas_next(struct rg_ma_state *mas, unsigned long max);
  * @mas: the state.
  * @max: ranges starting above @max are not returned.
  *
- * Context: the caller holds the tree lock.
+ * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
  * Return: its entry (NULL if empty); at the end NULL with RG_MAS_OVERFLOW.
  */
 RG_API void *rg_mas_next_range(struct rg_ma_state *mas, unsigned long max);
@@ -679,7 +774,7 @@ RG_API void *rg_mas_next_range(struct rg_ma_state *mas, unsigned long max);
  * @mas: the state (from RG_MAS_START: before the range holding mas->index).
  * @min: ranges ending below @min are not returned.
  *
- * Context: the caller holds the tree lock.
+ * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
  * Return: the entry, or NULL (status RG_MAS_UNDERFLOW).
  */
 RG_API void *rg_mas_prev(struct rg_ma_state *mas, unsigned long min);
@@ -689,7 +784,7 @@ RG_API void *rg_mas_prev(struct rg_ma_state *mas, unsigned long min);
  * @mas: the state.
  * @min: ranges ending below @min are not returned.
  *
- * Context: the caller holds the tree lock.
+ * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
  * Return: its entry (NULL if empty); at the end NULL with RG_MAS_UNDERFLOW.
  */
 RG_API void *rg_mas_prev_range(struct rg_ma_state *mas, unsigned long min);

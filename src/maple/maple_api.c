@@ -25,8 +25,31 @@
  * same way without the pruning (O(n) in the worst case). The search records
  * the path it took, so alloc_range stores without walking again.
  *
+ * RCU mode readers never take the tree lock. rg_mtree_load(),
+ * rg_mtree_find() and rg_mtree_find_after() take liburcu's (memb) read lock
+ * themselves, after reading RG_MT_FLAGS_USE_RCU, and read it again inside
+ * the read-side critical section: rg_mtree_clear_rcu() waits for a grace
+ * period after clearing it, so no lock-free reader overlaps an in-place
+ * write. rg_mas_* readers run under the caller's read lock. Readers load
+ * the root, slots and parent words with acquire and read pivots plainly:
+ * they never change while a node is live in RCU mode (maple_tree.c). A walk
+ * down needs no check on the way: a node, live or retired (frozen from its
+ * death), describes one moment of the tree, and a child pointer is only
+ * ever swapped for a node with the same range, so the entry found was the
+ * index's entry at some moment of the walk; a dead leaf at the end sends
+ * the walk back to the root for a fresher answer. Iteration steps inside a
+ * leaf and climbs through parent words like the locked one; a dead node
+ * (the leaf or one climbed to), or a node without a parent on the way up (a
+ * transition), makes it walk again from the root at the first index not yet
+ * reported; a range found there that starts (going backwards: ends) beyond
+ * that point is reported from it, so ranges never repeat or go back. Steps
+ * use the slot's own bounds, not the reported index and last. The locked
+ * readers are the same code with plain loads (a constant `rcu` argument)
+ * or the unchanged locked steppers.
+ *
  * Nothing here allocates except through rgi_mt_write() and
- * rg_mas_preallocate().
+ * rg_mas_preallocate() (which, in RCU mode, also reserves the store's
+ * deferred-free batch).
  */
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -86,41 +109,117 @@ void rg_mtree_destroy(struct rg_maple_tree *mt)
 	if (!mt)
 		return;
 	mt_lock(mt);
-	if (mt_root_is_node(mt->root))
-		rgi_mt_free_subtree(mt, mt->root);
-	mt->root = NULL;
-	mt->height = 0;
+	if (mt_root_is_node(mt->root)) {
+		if (mt_in_rcu(mt)) {
+			rgi_mt_destroy_rcu(mt);
+		} else {
+			rgi_mt_free_subtree(mt, mt->root);
+			mt_set_height(mt, 0);
+		}
+	}
+	__atomic_store_n(&mt->root, NULL, __ATOMIC_RELEASE);
 	mt_unlock(mt);
 }
 
-static void *mt_load_locked(struct rg_maple_tree *mt, unsigned long index)
-{
-	void *e = mt->root;
+/* ---- RCU mode ---- */
 
+void rg_mtree_set_rcu(struct rg_maple_tree *mt)
+{
+	if (!mt)
+		return;
+	mt_lock(mt);
+	__atomic_store_n(&mt->flags, mt->flags | RG_MT_FLAGS_USE_RCU,
+			 __ATOMIC_RELEASE);
+	mt_unlock(mt);
+}
+
+void rg_mtree_clear_rcu(struct rg_maple_tree *mt)
+{
+	if (!mt)
+		return;
+	mt_lock(mt);
+	if (mt_in_rcu(mt)) {
+		__atomic_store_n(&mt->flags, mt->flags & ~RG_MT_FLAGS_USE_RCU,
+				 __ATOMIC_RELEASE);
+		/*
+		 * Lock-free readers that saw the flag may still be walking:
+		 * writers (this lock) edit nodes in place only after them.
+		 */
+		rgi_mt_synchronize();
+	}
+	mt_unlock(mt);
+}
+
+bool rg_mtree_in_rcu(const struct rg_maple_tree *mt)
+{
+	return mt && mt_rcu_readers(mt);
+}
+
+/*
+ * Enter a lock-free read: true with the RCU read lock held if the tree is
+ * in RCU mode. The flag is read again inside the read-side critical
+ * section: rg_mtree_clear_rcu() waits for every section that saw it set.
+ */
+static bool mt_rcu_enter(struct rg_maple_tree *mt)
+{
+	if (likely(!mt_rcu_readers(mt)))
+		return false;
+	rgi_mt_rcu_read_lock();
+	if (likely(mt_rcu_readers(mt)))
+		return true;
+	rgi_mt_rcu_read_unlock();
+	return false;
+}
+
+static void mt_rcu_exit(void)
+{
+	mt_rcu_read_done();
+	rgi_mt_rcu_read_unlock();
+}
+
+static inline __attribute__((always_inline)) void *
+mt_load_impl(struct rg_maple_tree *mt, unsigned long index, bool rcu)
+{
+	void *e;
+	struct mt_node *n;
+
+retry:
+	e = rcu ? mt_rcu_slot(&mt->root) : mt->root;
 	if (!mt_root_is_node(e))
 		return index == 0 ? e : NULL;
 	for (;;) {
-		struct mt_node *n = mt_to_node(e);
 		enum mt_type t = mt_type_of(e);
+		void **slot;
 
+		n = mt_to_node(e);
 		mt_prefetch(n);
 		if (t == MT_ARANGE) {
-			e = n->a.slot[mt_slot_of(n->a.pivot, MT_A_PIVOTS,
-						 index)];
+			slot = &n->a.slot[mt_slot_of(n->a.pivot, MT_A_PIVOTS,
+						     index)];
+			e = rcu ? mt_rcu_slot(slot) : *slot;
 			continue;
 		}
-		e = n->r.slot[mt_slot_of(n->r.pivot, MT_R_PIVOTS, index)];
+		slot = &n->r.slot[mt_slot_of(n->r.pivot, MT_R_PIVOTS, index)];
+		e = rcu ? mt_rcu_slot(slot) : *slot;
 		if (t == MT_LEAF)
-			return e;
+			break;
 	}
+	if (rcu && unlikely(mt_pword_dead(mt_rcu_pword(n), n)))
+		goto retry;
+	return e;
 }
 
 void *rg_mtree_load(struct rg_maple_tree *mt, unsigned long index)
 {
 	void *e;
 
+	if (mt_rcu_enter(mt)) {
+		e = mt_load_impl(mt, index, true);
+		mt_rcu_exit();
+		return e;
+	}
 	mt_lock(mt);
-	e = mt_load_locked(mt, index);
+	e = mt_load_impl(mt, index, false);
 	mt_unlock(mt);
 	return e;
 }
@@ -138,7 +237,7 @@ int rg_mtree_store_range(struct rg_maple_tree *mt, unsigned long first,
 	if (!mt || first > last || mt_check_entry(entry))
 		return -EINVAL;
 	mt_lock(mt);
-	ret = rgi_mt_write(mt, first, last, entry, NULL, 0, NULL);
+	ret = rgi_mt_write(mt, first, last, entry, NULL, 0, NULL, NULL);
 	mt_unlock(mt);
 	return ret;
 }
@@ -161,7 +260,7 @@ int rg_mtree_insert_range(struct rg_maple_tree *mt, unsigned long first,
 	if (pos.entry || pos.rmax < last)
 		ret = -EEXIST;
 	else if (entry)
-		ret = rgi_mt_write(mt, first, last, entry, NULL, 0, NULL);
+		ret = rgi_mt_write(mt, first, last, entry, NULL, 0, NULL, NULL);
 	mt_unlock(mt);
 	return ret;
 }
@@ -373,7 +472,8 @@ static int mt_store_found(struct rg_maple_tree *mt, const struct mt_gap *g,
 	if (g->h)
 		return rgi_mt_write_path(mt, &g->path, g->h, start,
 					 start + size - 1, entry);
-	return rgi_mt_write(mt, start, start + size - 1, entry, NULL, 0, NULL);
+	return rgi_mt_write(mt, start, start + size - 1, entry, NULL, 0, NULL,
+			    NULL);
 }
 
 static int mt_alloc(struct rg_maple_tree *mt, unsigned long *startp,
@@ -445,22 +545,30 @@ int rg_mtree_alloc_cyclic(struct rg_maple_tree *mt, unsigned long *startp,
 	return wrapped;
 }
 
-/* First entry whose range ends at or after index and starts <= max. */
-static void *mt_find_locked(struct rg_maple_tree *mt, unsigned long *index,
-			    unsigned long max)
+/*
+ * First entry whose range ends at or after index and starts <= max. No two
+ * NULL ranges touch, so under the lock the range after a NULL one holds an
+ * entry; a lock-free reader may see a NULL range again (the tree changed
+ * between its walks) and walks on.
+ */
+static void *mt_find_impl(struct rg_maple_tree *mt, unsigned long *index,
+			  unsigned long max, bool rcu)
 {
 	struct mt_pos pos;
 
 	if (*index > max)
 		return NULL;
-	rgi_mt_walk(mt, *index, &pos);
-	if (!pos.entry) {
-		/* No two NULL ranges touch: the next range holds an entry. */
+	if (rcu)
+		rgi_mt_walk_rcu(mt, *index, &pos);
+	else
+		rgi_mt_walk(mt, *index, &pos);
+	while (!pos.entry) {
 		if (pos.rmax == ULONG_MAX || pos.rmax + 1 > max)
 			return NULL;
-		rgi_mt_walk(mt, pos.rmax + 1, &pos);
-		if (!pos.entry)
-			return NULL;
+		if (rcu)
+			rgi_mt_walk_rcu(mt, pos.rmax + 1, &pos);
+		else
+			rgi_mt_walk(mt, pos.rmax + 1, &pos);
 	}
 	*index = pos.rmax + 1;
 	return pos.entry;
@@ -473,8 +581,13 @@ void *rg_mtree_find(struct rg_maple_tree *mt, unsigned long *index,
 
 	if (!mt || !index)
 		return NULL;
+	if (mt_rcu_enter(mt)) {
+		e = mt_find_impl(mt, index, max, true);
+		mt_rcu_exit();
+		return e;
+	}
 	mt_lock(mt);
-	e = mt_find_locked(mt, index, max);
+	e = mt_find_impl(mt, index, max, false);
 	mt_unlock(mt);
 	return e;
 }
@@ -526,10 +639,10 @@ void rg_mtree_reset_stats(struct rg_maple_tree *mt)
 void rg_mtree_set_vacancy(struct rg_maple_tree *mt, bool on)
 {
 	mt_lock(mt);
-	if (on)
-		mt->flags &= ~RG_MT_FLAGS_NO_VACANCY;
-	else
-		mt->flags |= RG_MT_FLAGS_NO_VACANCY;
+	__atomic_store_n(&mt->flags,
+			 on ? mt->flags & ~RG_MT_FLAGS_NO_VACANCY :
+			      mt->flags | RG_MT_FLAGS_NO_VACANCY,
+			 __ATOMIC_RELAXED);
 	mt_unlock(mt);
 }
 
@@ -539,37 +652,44 @@ static void *mas_set_pos(struct rg_ma_state *mas, const struct mt_pos *pos)
 {
 	mas->node = pos->enode;
 	mas->offset = (unsigned char)pos->off;
-	mas->min = pos->min;
-	mas->max = pos->max;
+	if (pos->enode) {
+		mas->min = pos->min;
+		mas->max = pos->max;
+	} else {
+		/* No leaf: min and max hold the range itself. */
+		mas->min = pos->rmin;
+		mas->max = pos->rmax;
+	}
 	mas->index = pos->rmin;
 	mas->last = pos->rmax;
 	mas->status = RG_MAS_ACTIVE;
 	return pos->entry;
 }
 
-static void *mas_walk_to(struct rg_ma_state *mas, unsigned long index)
+static void *mas_walk_to(struct rg_ma_state *mas, unsigned long index, bool rcu)
 {
 	struct mt_pos pos;
 
-	rgi_mt_walk(mas->tree, index, &pos);
+	if (rcu)
+		rgi_mt_walk_rcu(mas->tree, index, &pos);
+	else
+		rgi_mt_walk(mas->tree, index, &pos);
 	return mas_set_pos(mas, &pos);
 }
 
 void *rg_mas_walk(struct rg_ma_state *mas)
 {
-	return mas_walk_to(mas, mas->index);
+	void *e = mas_walk_to(mas, mas->index, mt_rcu_readers(mas->tree));
+
+	mt_rcu_read_done();
+	return e;
 }
 
-/* Entry of the current slot of an active state. */
-static void *mas_entry(struct rg_ma_state *mas)
-{
-	if (!mas->node)
-		return mas->offset == 0 ? mas->tree->root : NULL;
-	return mt_to_node(mas->node)->r.slot[mas->offset];
-}
-
-/* Move an active state to the next range; false at the end of the tree. */
-static bool mas_step_next(struct rg_ma_state *mas)
+/*
+ * Locked: move an active state to the next range and read its entry;
+ * false at the end of the tree.
+ */
+static bool mas_step_next(struct rg_ma_state *mas, void **ep)
 {
 	struct rg_maple_tree *mt = mas->tree;
 	enum mt_type it = mt_itype(mt);
@@ -584,8 +704,9 @@ static bool mas_step_next(struct rg_ma_state *mas)
 	if (!mas->node) {
 		/* A root entry: [0, 0] then [1, ULONG_MAX]. */
 		mas->offset = 1;
-		mas->index = 1;
-		mas->last = ULONG_MAX;
+		mas->index = mas->min = 1;
+		mas->last = mas->max = ULONG_MAX;
+		*ep = NULL;
 		return true;
 	}
 	n = mt_to_node(mas->node);
@@ -594,6 +715,7 @@ static bool mas_step_next(struct rg_ma_state *mas)
 		mas->index = mas->last + 1;
 		mas->last = mt_slot_max(n->r.pivot, MT_R_PIVOTS, mas->offset,
 					mas->max);
+		*ep = n->r.slot[mas->offset];
 		return true;
 	}
 	/* Climb to the first ancestor with a next child. */
@@ -619,17 +741,19 @@ static bool mas_step_next(struct rg_ma_state *mas)
 		max = mt_pivots(c, t)[0];
 		e = mt_slots(c, t)[0];
 	}
+	n = mt_to_node(e);
 	mas->node = e;
 	mas->min = min;
 	mas->max = max;
 	mas->offset = 0;
 	mas->index = min;
-	mas->last = mt_to_node(e)->r.pivot[0];
+	mas->last = n->r.pivot[0];
+	*ep = n->r.slot[0];
 	return true;
 }
 
-/* Move an active state to the previous range; false at index 0. */
-static bool mas_step_prev(struct rg_ma_state *mas)
+/* Locked: move an active state to the previous range; false at index 0. */
+static bool mas_step_prev(struct rg_ma_state *mas, void **ep)
 {
 	struct rg_maple_tree *mt = mas->tree;
 	enum mt_type it = mt_itype(mt);
@@ -643,8 +767,9 @@ static bool mas_step_prev(struct rg_ma_state *mas)
 		return false;
 	if (!mas->node) {
 		mas->offset = 0;
-		mas->index = 0;
-		mas->last = 0;
+		mas->index = mas->min = 0;
+		mas->last = mas->max = 0;
+		*ep = mt->root;
 		return true;
 	}
 	n = mt_to_node(mas->node);
@@ -652,6 +777,7 @@ static bool mas_step_prev(struct rg_ma_state *mas)
 		mas->offset--;
 		mas->last = mas->index - 1;
 		mas->index = mt_slot_min(n->r.pivot, mas->offset, mas->min);
+		*ep = n->r.slot[mas->offset];
 		return true;
 	}
 	for (;;) {
@@ -685,17 +811,247 @@ static bool mas_step_prev(struct rg_ma_state *mas)
 	mas->offset = (unsigned char)end;
 	mas->index = mt_slot_min(n->r.pivot, end, min);
 	mas->last = max;
+	*ep = n->r.slot[end];
 	return true;
+}
+
+/*
+ * RCU mode. A lock-free reader steps like the locked one, with acquire
+ * loads of slots and parent words, and falls back to a walk from the root
+ * whenever what it stands on or climbs to is dead (or, climbing, looks
+ * like a root: a transition it cannot trust). The walk may land in a range
+ * that starts before the point the iteration reached (a store merged
+ * ranges meanwhile): the state then reports only the part not yet covered
+ * (index raised, or last lowered going backwards), so iteration never goes
+ * back or repeats. Stepping uses the bounds of the slot itself, not the
+ * reported index and last.
+ */
+static unsigned long mas_slot_first(const struct rg_ma_state *mas)
+{
+	if (!mas->node)
+		return mas->min;
+	return mt_slot_min(mt_to_node(mas->node)->r.pivot, mas->offset,
+			   mas->min);
+}
+
+static unsigned long mas_slot_last(const struct rg_ma_state *mas)
+{
+	if (!mas->node)
+		return mas->max;
+	return mt_slot_max(mt_to_node(mas->node)->r.pivot, MT_R_PIVOTS,
+			   mas->offset, mas->max);
+}
+
+/* Max of the node whose parent word is @w; false if a dead node is met. */
+static bool mt_rcu_node_max(struct rg_maple_tree *mt, uintptr_t w,
+			    unsigned long *max)
+{
+	enum mt_type it = mt_itype(mt);
+
+	for (;;) {
+		struct mt_node *q = (struct mt_node *)(w & MT_PARENT_MASK);
+		unsigned int s = (unsigned int)((w >> 4) & 0xf);
+		uintptr_t qw;
+
+		if (!q) {
+			*max = ULONG_MAX;
+			return true;
+		}
+		qw = mt_rcu_pword(q);
+		if (mt_pword_dead(qw, q))
+			return false;
+		if (s < mt_npivots(it)) {
+			*max = mt_pivots(q, it)[s];
+			return true;
+		}
+		w = qw;
+	}
+}
+
+static bool mt_rcu_node_min(struct rg_maple_tree *mt, uintptr_t w,
+			    unsigned long *min)
+{
+	enum mt_type it = mt_itype(mt);
+
+	for (;;) {
+		struct mt_node *q = (struct mt_node *)(w & MT_PARENT_MASK);
+		unsigned int s = (unsigned int)((w >> 4) & 0xf);
+		uintptr_t qw;
+
+		if (!q) {
+			*min = 0;
+			return true;
+		}
+		qw = mt_rcu_pword(q);
+		if (mt_pword_dead(qw, q))
+			return false;
+		if (s) {
+			*min = mt_pivots(q, it)[s - 1] + 1;
+			return true;
+		}
+		w = qw;
+	}
+}
+
+static bool mas_rcu_next(struct rg_ma_state *mas, void **ep)
+{
+	struct rg_maple_tree *mt = mas->tree;
+	enum mt_type it = mt_itype(mt);
+	unsigned long from, min, max;
+	struct mt_node *n, *p;
+	uintptr_t w, pw;
+	unsigned int s;
+	void *e;
+
+	from = mas_slot_last(mas);
+	if (from == ULONG_MAX)
+		return false;
+	from++;
+	if (!mas->node)
+		goto rewalk;
+	n = mt_to_node(mas->node);
+	w = mt_rcu_pword(n);
+	if (mt_pword_dead(w, n))
+		goto rewalk;
+	if (mas->offset < (w & 0xf)) {
+		mas->offset++;
+		mas->index = from;
+		mas->last = mt_slot_max(n->r.pivot, MT_R_PIVOTS, mas->offset,
+					mas->max);
+		*ep = mt_rcu_slot(&n->r.slot[mas->offset]);
+		return true;
+	}
+	for (;;) {
+		p = (struct mt_node *)(w & MT_PARENT_MASK);
+		if (!p)
+			goto rewalk;
+		pw = mt_rcu_pword(p);
+		if (mt_pword_dead(pw, p))
+			goto rewalk;
+		s = (unsigned int)((w >> 4) & 0xf);
+		if (s < (pw & 0xf))
+			break;
+		w = pw;
+	}
+	s++;
+	if (s < mt_npivots(it))
+		max = mt_pivots(p, it)[s];
+	else if (!mt_rcu_node_max(mt, pw, &max))
+		goto rewalk;
+	min = mas->max + 1;
+	e = mt_rcu_slot(&mt_slots(p, it)[s]);
+	while (!mt_is_leaf(e)) {
+		struct mt_node *c = mt_to_node(e);
+		enum mt_type t = mt_type_of(e);
+
+		max = mt_pivots(c, t)[0];
+		e = mt_rcu_slot(&mt_slots(c, t)[0]);
+	}
+	n = mt_to_node(e);
+	mas->node = e;
+	mas->min = min;
+	mas->max = max;
+	mas->offset = 0;
+	mas->index = min;
+	mas->last = n->r.pivot[0];
+	*ep = mt_rcu_slot(&n->r.slot[0]);
+	return true;
+rewalk:
+	*ep = mas_walk_to(mas, from, true);
+	if (mas->index < from)
+		mas->index = from;
+	return true;
+}
+
+static bool mas_rcu_prev(struct rg_ma_state *mas, void **ep)
+{
+	struct rg_maple_tree *mt = mas->tree;
+	enum mt_type it = mt_itype(mt);
+	unsigned long to, min, max;
+	struct mt_node *n, *p;
+	uintptr_t w, pw;
+	unsigned int s, end;
+	void *e;
+
+	to = mas_slot_first(mas);
+	if (to == 0)
+		return false;
+	to--;
+	if (!mas->node)
+		goto rewalk;
+	n = mt_to_node(mas->node);
+	w = mt_rcu_pword(n);
+	if (mt_pword_dead(w, n))
+		goto rewalk;
+	if (mas->offset > 0) {
+		mas->offset--;
+		mas->last = to;
+		mas->index = mt_slot_min(n->r.pivot, mas->offset, mas->min);
+		*ep = mt_rcu_slot(&n->r.slot[mas->offset]);
+		return true;
+	}
+	for (;;) {
+		p = (struct mt_node *)(w & MT_PARENT_MASK);
+		if (!p)
+			goto rewalk;
+		pw = mt_rcu_pword(p);
+		if (mt_pword_dead(pw, p))
+			goto rewalk;
+		s = (unsigned int)((w >> 4) & 0xf);
+		if (s > 0)
+			break;
+		w = pw;
+	}
+	s--;
+	max = mas->min - 1;
+	if (s > 0)
+		min = mt_pivots(p, it)[s - 1] + 1;
+	else if (!mt_rcu_node_min(mt, pw, &min))
+		goto rewalk;
+	e = mt_rcu_slot(&mt_slots(p, it)[s]);
+	while (!mt_is_leaf(e)) {
+		struct mt_node *c = mt_to_node(e);
+		enum mt_type t = mt_type_of(e);
+
+		end = (unsigned int)(mt_rcu_pword(c) & 0xf);
+		min = mt_slot_min(mt_pivots(c, t), end, min);
+		e = mt_rcu_slot(&mt_slots(c, t)[end]);
+	}
+	n = mt_to_node(e);
+	end = (unsigned int)(mt_rcu_pword(n) & 0xf);
+	mas->node = e;
+	mas->min = min;
+	mas->max = max;
+	mas->offset = (unsigned char)end;
+	mas->index = mt_slot_min(n->r.pivot, end, min);
+	mas->last = max;
+	*ep = mt_rcu_slot(&n->r.slot[end]);
+	return true;
+rewalk:
+	*ep = mas_walk_to(mas, to, true);
+	if (mas->last > to)
+		mas->last = to;
+	return true;
+}
+
+static bool mas_step(struct rg_ma_state *mas, bool fwd, bool rcu, void **ep)
+{
+	if (rcu)
+		return fwd ? mas_rcu_next(mas, ep) : mas_rcu_prev(mas, ep);
+	return fwd ? mas_step_next(mas, ep) : mas_step_prev(mas, ep);
 }
 
 /*
  * Bring the state to an active position from which stepping forward
  * (@fwd) or backward continues the iteration. Returns 1 when the position
  * reached is itself the answer candidate (a walk that must not be stepped
- * over), 0 when the caller must step, -1 when there is nothing more.
+ * over; its entry in *@ep), 0 when the caller must step, -1 when there is
+ * nothing more.
  */
-static int mas_resume(struct rg_ma_state *mas, bool fwd)
+static int mas_resume(struct rg_ma_state *mas, bool fwd, bool rcu, void **ep)
 {
+	unsigned long at;
+
 	switch (mas->status) {
 	case RG_MAS_ACTIVE:
 		return 0;
@@ -703,58 +1059,41 @@ static int mas_resume(struct rg_ma_state *mas, bool fwd)
 		if (fwd) {
 			if (mas->last == ULONG_MAX)
 				return -1;
-			mas_walk_to(mas, mas->last + 1);
+			at = mas->last + 1;
+			*ep = mas_walk_to(mas, at, rcu);
+			if (rcu && mas->index < at)
+				mas->index = at;
 		} else {
 			if (mas->index == 0)
 				return -1;
-			mas_walk_to(mas, mas->index - 1);
+			at = mas->index - 1;
+			*ep = mas_walk_to(mas, at, rcu);
+			if (rcu && mas->last > at)
+				mas->last = at;
 		}
 		return 1;
 	case RG_MAS_OVERFLOW:
-		mas_walk_to(mas, mas->last);
+		mas_walk_to(mas, mas->last, rcu);
 		return 0;
 	case RG_MAS_UNDERFLOW:
-		mas_walk_to(mas, mas->index);
+		mas_walk_to(mas, mas->index, rcu);
 		return 0;
 	default:
-		mas_walk_to(mas, mas->index);
+		mas_walk_to(mas, mas->index, rcu);
 		return 0;
 	}
-}
-
-/* Next range (any entry) after the current one, starting <= max. */
-static bool mas_next_any(struct rg_ma_state *mas, unsigned long max)
-{
-	struct rg_ma_state save = *mas;
-
-	if (!mas_step_next(mas) || mas->index > max) {
-		*mas = save;
-		mas->status = RG_MAS_OVERFLOW;
-		return false;
-	}
-	return true;
-}
-
-static bool mas_prev_any(struct rg_ma_state *mas, unsigned long min)
-{
-	struct rg_ma_state save = *mas;
-
-	if (!mas_step_prev(mas) || mas->last < min) {
-		*mas = save;
-		mas->status = RG_MAS_UNDERFLOW;
-		return false;
-	}
-	return true;
 }
 
 static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
 {
+	bool rcu = mt_rcu_readers(mas->tree);
 	struct rg_ma_state save;
+	void *e = NULL;
 	int r;
 
 	if (mas->status == RG_MAS_OVERFLOW && mas->last >= max)
 		return NULL;
-	r = mas_resume(mas, true);
+	r = mas_resume(mas, true, rcu, &e);
 	if (r < 0) {
 		mas->status = RG_MAS_OVERFLOW;
 		return NULL;
@@ -764,19 +1103,16 @@ static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
 			mas->status = RG_MAS_OVERFLOW;
 			return NULL;
 		}
-		if (any || mas_entry(mas))
-			return mas_entry(mas);
+		if (any || e)
+			return e;
 	}
 	save = *mas;
 	for (;;) {
-		void *e;
-
-		if (!mas_next_any(mas, max)) {
+		if (!mas_step(mas, true, rcu, &e) || mas->index > max) {
 			*mas = save;
 			mas->status = RG_MAS_OVERFLOW;
 			return NULL;
 		}
-		e = mas_entry(mas);
 		if (e || any)
 			return e;
 	}
@@ -784,12 +1120,14 @@ static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
 
 static void *mas_prev_impl(struct rg_ma_state *mas, unsigned long min, bool any)
 {
+	bool rcu = mt_rcu_readers(mas->tree);
 	struct rg_ma_state save;
+	void *e = NULL;
 	int r;
 
 	if (mas->status == RG_MAS_UNDERFLOW && mas->index <= min)
 		return NULL;
-	r = mas_resume(mas, false);
+	r = mas_resume(mas, false, rcu, &e);
 	if (r < 0) {
 		mas->status = RG_MAS_UNDERFLOW;
 		return NULL;
@@ -799,19 +1137,16 @@ static void *mas_prev_impl(struct rg_ma_state *mas, unsigned long min, bool any)
 			mas->status = RG_MAS_UNDERFLOW;
 			return NULL;
 		}
-		if (any || mas_entry(mas))
-			return mas_entry(mas);
+		if (any || e)
+			return e;
 	}
 	save = *mas;
 	for (;;) {
-		void *e;
-
-		if (!mas_prev_any(mas, min)) {
+		if (!mas_step(mas, false, rcu, &e) || mas->last < min) {
 			*mas = save;
 			mas->status = RG_MAS_UNDERFLOW;
 			return NULL;
 		}
-		e = mas_entry(mas);
 		if (e || any)
 			return e;
 	}
@@ -819,22 +1154,34 @@ static void *mas_prev_impl(struct rg_ma_state *mas, unsigned long min, bool any)
 
 void *rg_mas_next(struct rg_ma_state *mas, unsigned long max)
 {
-	return mas_next_impl(mas, max, false);
+	void *e = mas_next_impl(mas, max, false);
+
+	mt_rcu_read_done();
+	return e;
 }
 
 void *rg_mas_next_range(struct rg_ma_state *mas, unsigned long max)
 {
-	return mas_next_impl(mas, max, true);
+	void *e = mas_next_impl(mas, max, true);
+
+	mt_rcu_read_done();
+	return e;
 }
 
 void *rg_mas_prev(struct rg_ma_state *mas, unsigned long min)
 {
-	return mas_prev_impl(mas, min, false);
+	void *e = mas_prev_impl(mas, min, false);
+
+	mt_rcu_read_done();
+	return e;
 }
 
 void *rg_mas_prev_range(struct rg_ma_state *mas, unsigned long min)
 {
-	return mas_prev_impl(mas, min, true);
+	void *e = mas_prev_impl(mas, min, true);
+
+	mt_rcu_read_done();
+	return e;
 }
 
 static bool mas_fresh(const struct rg_ma_state *mas)
@@ -851,7 +1198,7 @@ static void *mas_find_impl(struct rg_ma_state *mas, unsigned long max, bool any)
 			mas->status = RG_MAS_OVERFLOW;
 			return NULL;
 		}
-		e = mas_walk_to(mas, mas->index);
+		e = mas_walk_to(mas, mas->index, mt_rcu_readers(mas->tree));
 		if (e || any)
 			return e;
 	}
@@ -860,28 +1207,35 @@ static void *mas_find_impl(struct rg_ma_state *mas, unsigned long max, bool any)
 
 void *rg_mas_find(struct rg_ma_state *mas, unsigned long max)
 {
-	return mas_find_impl(mas, max, false);
+	void *e = mas_find_impl(mas, max, false);
+
+	mt_rcu_read_done();
+	return e;
 }
 
 void *rg_mas_find_range(struct rg_ma_state *mas, unsigned long max)
 {
-	return mas_find_impl(mas, max, true);
+	void *e = mas_find_impl(mas, max, true);
+
+	mt_rcu_read_done();
+	return e;
 }
 
 void *rg_mas_find_rev(struct rg_ma_state *mas, unsigned long min)
 {
-	if (mas_fresh(mas)) {
-		void *e;
+	void *e = NULL;
 
+	if (mas_fresh(mas)) {
 		if (mas->index < min) {
 			mas->status = RG_MAS_UNDERFLOW;
 			return NULL;
 		}
-		e = mas_walk_to(mas, mas->index);
-		if (e)
-			return e;
+		e = mas_walk_to(mas, mas->index, mt_rcu_readers(mas->tree));
 	}
-	return mas_prev_impl(mas, min, false);
+	if (!e)
+		e = mas_prev_impl(mas, min, false);
+	mt_rcu_read_done();
+	return e;
 }
 
 void rg_mas_pause(struct rg_ma_state *mas)
@@ -912,6 +1266,25 @@ void rg_mas_set(struct rg_ma_state *mas, unsigned long index)
 
 /* ---- advanced API: writes ---- */
 
+/*
+ * RCU mode: rg_mas_preallocate() also reserves the batch that will carry
+ * the store's retired nodes to call_rcu(); it lives in reserved[0].
+ */
+static void **mas_batchp(struct rg_ma_state *mas)
+{
+	return (void **)(void *)&mas->reserved[0];
+}
+
+static void mas_drop_batch(struct rg_ma_state *mas)
+{
+	void **bp = mas_batchp(mas);
+
+	if (*bp) {
+		rgi_mt_batch_free(*bp);
+		*bp = NULL;
+	}
+}
+
 static int mas_check(struct rg_ma_state *mas, void *entry)
 {
 	if (mas->index > mas->last || mt_check_entry(entry))
@@ -936,11 +1309,13 @@ static int mas_do_store(struct rg_ma_state *mas, void *entry, void **old)
 	}
 	if (mas->sheaf || mas->alloc_req)
 		ret = rgi_mt_write(mas->tree, mas->index, mas->last, entry,
-				   &mas->sheaf, mas->alloc_req, old);
+				   &mas->sheaf, mas->alloc_req, mas_batchp(mas),
+				   old);
 	else
 		ret = rgi_mt_write(mas->tree, mas->index, mas->last, entry,
-				   NULL, 0, old);
+				   NULL, 0, NULL, old);
 	mas->alloc_req = 0;
+	mas_drop_batch(mas);
 	if (ret) {
 		mas_fail(mas, ret);
 		return ret;
@@ -1008,7 +1383,7 @@ int rg_mas_empty_area_rev(struct rg_ma_state *mas, unsigned long min,
 int rg_mas_preallocate(struct rg_ma_state *mas, void *entry, unsigned int gfp)
 {
 	struct rg_slab_cache *c;
-	unsigned int req;
+	unsigned int req, bcap = 0;
 	int ret = mas_check(mas, entry);
 
 	(void)gfp;
@@ -1016,14 +1391,22 @@ int rg_mas_preallocate(struct rg_ma_state *mas, void *entry, unsigned int gfp)
 		return ret;
 	rg_mas_destroy(mas);
 	req = rgi_mt_prealloc_count(mas->tree, mas->index, mas->last, entry,
-				    NULL);
+				    NULL, &bcap);
+	if (bcap) {
+		void *b = rgi_mt_batch_alloc(bcap);
+
+		if (!b)
+			return -ENOMEM;
+		*mas_batchp(mas) = b;
+	}
 	if (req) {
 		c = rgi_mt_cache();
-		if (!c)
+		if (c)
+			mas->sheaf = rg_slab_prefill_sheaf(c, req);
+		if (!mas->sheaf) {
+			mas_drop_batch(mas);
 			return -ENOMEM;
-		mas->sheaf = rg_slab_prefill_sheaf(c, req);
-		if (!mas->sheaf)
-			return -ENOMEM;
+		}
 		rgi_mt_account_request(mas->tree, req);
 	}
 	mas->alloc_req = req;
@@ -1035,9 +1418,10 @@ void rg_mas_store_prealloc(struct rg_ma_state *mas, void *entry)
 	int ret;
 
 	ret = rgi_mt_write(mas->tree, mas->index, mas->last, entry, &mas->sheaf,
-			   mas->alloc_req, NULL);
+			   mas->alloc_req, mas_batchp(mas), NULL);
 	RGI_ASSERT(ret == 0);
 	mas->alloc_req = 0;
+	mas_drop_batch(mas);
 	rg_mas_reset(mas);
 }
 
@@ -1048,4 +1432,5 @@ void rg_mas_destroy(struct rg_ma_state *mas)
 		mas->sheaf = NULL;
 	}
 	mas->alloc_req = 0;
+	mas_drop_batch(mas);
 }

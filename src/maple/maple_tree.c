@@ -54,8 +54,11 @@
  * A, 2 at A, then behaves as a split or a rebalance above A.
  *
  * Stores that leave the leaf within its bounds (append, slot and node
- * stores) rewrite it in place outside RCU mode; an exact fit is one slot
- * store in any mode.
+ * stores) rewrite it in place outside RCU mode and replace it by one new
+ * leaf in RCU mode (1 node: they change a pivot and a slot, two words a
+ * lock-free reader could see torn; the kernel edits some of them in place
+ * with ordered stores and counts 0); an exact fit is one slot store, 0
+ * nodes, in any mode.
  *
  * The store itself is one bottom-up rebuild over "runs": at each level the
  * run is the contiguous sequence of nodes being replaced, from the left
@@ -74,20 +77,59 @@
  * write stops at the vacant (split) or sufficient (rebalance) node, which is
  * what bounds the node count by the preallocation formulas. Nodes strictly
  * between the two original boundary paths are dead with their subtrees;
- * boundary nodes are freed once the new structure is linked. New nodes are
- * complete before they are linked, and live nodes change only by single-
- * word stores (slot, gap, parent word), so RCU mode (issue 6) only has to
- * defer the frees and never rewrite in place.
+ * boundary nodes are freed once the new structure is linked. Outside RCU
+ * mode they are freed at once (a node freed is never read again: the two
+ * boundary paths share nodes, which are retired once).
+ *
+ * RCU mode (lock-free readers; the read side is in maple_api.c). A writer
+ * changes a live node only one word at a time: a slot (an exact-fit entry,
+ * or a child swapped for a new node with the same range, with a release
+ * store), a gap of an allocation node (readers never read gaps) and a
+ * parent word (adoption, the dead mark). Pivots and end of a live node
+ * never change: every other store builds new nodes, complete before one
+ * release store links the top one (a parent's slot or the root). A store
+ * ends in this order: (1) link; (2) mark the replaced boundary nodes dead
+ * (parent word = own address); (3) mark the subtrees cut off whole dead,
+ * node by node (wr_finish_rcu()); (4) point the children that moved under
+ * new parents at them: until then they keep their old parent, dead by now,
+ * so a reader climbing never reaches a node that is not linked yet
+ * (wr_fill() adopts only children built by the same store); (5) hand the
+ * retired nodes and subtrees to call_rcu() in one batch, whose callback
+ * returns them with slab bulk frees. The batch is queued after (4), so a
+ * reader that saw any pointer to a retired node, stale parent words
+ * included, is in a read-side critical section the grace period waits for.
+ * The batch is allocated with the preallocation, its size bounded by the
+ * classification (2 boundary nodes per level, the neighbours taken in, the
+ * subtrees strictly between a spanning store's paths), so a preallocated
+ * store still cannot fail. Node counts are those above: the + 1 of the
+ * split, rebalance and spanning formulas is the node that replaces the top
+ * of the run, which outside RCU mode is rewritten in place. rg_mtree_destroy()
+ * unlinks the root and retires the whole tree in one batch. Callbacks touch
+ * only nodes and their batch, never the tree header. With ASan, freed nodes
+ * are poisoned until reused, so a read of a node after its free is caught;
+ * with TSan, the ordering grace periods give is annotated (maple_internal.h).
  *
  * What never allocates: loads, walks, iteration, gap searches, validate,
- * dump, destroy, and every store classified exact fit, append, slot or node
- * store outside RCU mode. Limits: height at most RG_MT_MAX_HEIGHT (far
- * beyond any memory); 64-bit unsigned long.
+ * dump, and every store classified exact fit, append, slot or node store
+ * outside RCU mode. In RCU mode a store that retires nodes also allocates
+ * its batch (rgi_malloc) and destroy one small batch (waiting for a grace
+ * period instead if that fails). Limits: height at most RG_MT_MAX_HEIGHT
+ * (far beyond any memory); 64-bit unsigned long.
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <urcu/urcu-memb.h>
 
 #include "maple_internal.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define MT_POISON(n) ASAN_POISON_MEMORY_REGION((n), RG_MT_NODE_SIZE)
+#define MT_UNPOISON(n) ASAN_UNPOISON_MEMORY_REGION((n), RG_MT_NODE_SIZE)
+#else
+#define MT_POISON(n) ((void)(n))
+#define MT_UNPOISON(n) ((void)(n))
+#endif
 
 /* ---- node cache ---- */
 
@@ -130,8 +172,182 @@ int rg_mtree_node_stats(struct rg_slab_stats *st)
 
 static void mt_node_free(struct rg_maple_tree *mt, struct mt_node *n)
 {
+	MT_POISON(n);
 	rg_slab_free(atomic_load_explicit(&mt_cache, memory_order_relaxed), n);
-	mt->nodes--;
+	mt_nodes_add(mt, -1);
+}
+
+/* ---- deferred frees (RCU mode) ---- */
+
+char rgi_mt_gp_sync;
+
+void rgi_mt_rcu_read_lock(void)
+{
+	urcu_memb_read_lock();
+}
+
+void rgi_mt_rcu_read_unlock(void)
+{
+	urcu_memb_read_unlock();
+}
+
+/* Wait for a grace period: every lock-free read that began has ended. */
+void rgi_mt_synchronize(void)
+{
+	urcu_memb_synchronize_rcu();
+	mt_tsan_acquire(&rgi_mt_gp_sync);
+}
+
+/*
+ * What one write (or a destroy) retired: node addresses, and encoded
+ * subtree roots | 1 (the whole subtree is dead). Freed by one call_rcu()
+ * callback with bulk frees.
+ */
+struct mt_rcu_batch {
+	struct rcu_head head;
+	unsigned int n, cap;
+	uintptr_t item[];
+};
+
+#define MT_ITEM_SUBTREE 1UL
+
+void *rgi_mt_batch_alloc(unsigned int cap)
+{
+	struct mt_rcu_batch *b =
+		rgi_malloc(sizeof(*b) + (size_t)cap * sizeof(b->item[0]));
+
+	if (b) {
+		b->n = 0;
+		b->cap = cap;
+	}
+	return b;
+}
+
+void rgi_mt_batch_free(void *batch)
+{
+	rgi_free(batch);
+}
+
+struct mt_bulk {
+	struct rg_slab_cache *cache;
+	unsigned int n;
+	void *p[64];
+};
+
+static void bulk_add(struct mt_bulk *bk, struct mt_node *n)
+{
+	MT_POISON(n);
+	bk->p[bk->n++] = n;
+	if (bk->n == RGI_ARRAY_SIZE(bk->p)) {
+		rg_slab_free_bulk(bk->cache, bk->n, bk->p);
+		bk->n = 0;
+	}
+}
+
+/* Free a dead subtree (its nodes keep their slots and end). */
+static void bulk_add_subtree(struct mt_bulk *bk, void *enode)
+{
+	struct mt_node *n = mt_to_node(enode);
+
+	if (!mt_is_leaf(enode)) {
+		void **sl = mt_slots(n, mt_type_of(enode));
+		unsigned int end = mt_end(n);
+
+		for (unsigned int i = 0; i <= end; i++)
+			bulk_add_subtree(bk, sl[i]);
+	}
+	bulk_add(bk, n);
+}
+
+static void mt_batch_release(struct mt_rcu_batch *b)
+{
+	struct mt_bulk bk;
+
+	bk.cache = atomic_load_explicit(&mt_cache, memory_order_acquire);
+	bk.n = 0;
+	for (unsigned int i = 0; i < b->n; i++) {
+		uintptr_t it = b->item[i];
+
+		if (it & MT_ITEM_SUBTREE)
+			bulk_add_subtree(&bk, (void *)(it & ~MT_ITEM_SUBTREE));
+		else
+			bulk_add(&bk, (struct mt_node *)it);
+	}
+	if (bk.n)
+		rg_slab_free_bulk(bk.cache, bk.n, bk.p);
+	rgi_free(b);
+}
+
+static void mt_batch_cb(struct rcu_head *head)
+{
+	struct mt_rcu_batch *b = container_of(head, struct mt_rcu_batch, head);
+
+	mt_tsan_acquire(b);
+	mt_tsan_acquire(&rgi_mt_gp_sync);
+	mt_batch_release(b);
+}
+
+/* Free what a batch holds after a grace period (now, if it is empty). */
+static void mt_batch_defer(struct mt_rcu_batch *b)
+{
+	if (!b->n) {
+		rgi_free(b);
+		return;
+	}
+	mt_tsan_release(b);
+	urcu_memb_call_rcu(&b->head, mt_batch_cb);
+}
+
+/* Mark every node of a retired subtree dead; return how many it holds. */
+static unsigned long mt_kill_mark(void *enode)
+{
+	struct mt_node *n = mt_to_node(enode);
+	unsigned int end = mt_end(n);
+	unsigned long cnt = 1;
+
+	if (!mt_is_leaf(enode)) {
+		void **sl = mt_slots(n, mt_type_of(enode));
+
+		for (unsigned int i = 0; i <= end; i++)
+			cnt += mt_kill_mark(sl[i]);
+	}
+	__atomic_store_n(&n->parent, (uintptr_t)n | end, __ATOMIC_RELEASE);
+	return cnt;
+}
+
+/*
+ * rg_mtree_destroy() in RCU mode: unlink everything, free it after a grace
+ * period (at once after waiting for one if no batch can be had).
+ */
+void rgi_mt_destroy_rcu(struct rg_maple_tree *mt)
+{
+	void *root = mt->root;
+	struct mt_rcu_batch *b = rgi_mt_batch_alloc(1);
+
+	__atomic_store_n(&mt->root, NULL, __ATOMIC_RELEASE);
+	mt_set_height(mt, 0);
+	mt_nodes_add(mt, -(long)mt_kill_mark(root));
+	if (b) {
+		b->item[b->n++] = (uintptr_t)root | MT_ITEM_SUBTREE;
+		mt_batch_defer(b);
+		return;
+	}
+	rgi_mt_synchronize();
+	{
+		struct mt_bulk bk;
+
+		bk.cache =
+			atomic_load_explicit(&mt_cache, memory_order_acquire);
+		bk.n = 0;
+		bulk_add_subtree(&bk, root);
+		if (bk.n)
+			rg_slab_free_bulk(bk.cache, bk.n, bk.p);
+	}
+}
+
+void rg_mtree_rcu_barrier(void)
+{
+	urcu_memb_barrier();
 }
 
 void rgi_mt_free_subtree(struct rg_maple_tree *mt, void *enode)
@@ -208,12 +424,21 @@ unsigned long rgi_mt_leaf_gap(struct mt_node *n, unsigned long min,
 
 /* ---- read walk ---- */
 
-void rgi_mt_walk(struct rg_maple_tree *mt, unsigned long index,
-		 struct mt_pos *pos)
+/*
+ * One walk for both kinds of reader: @rcu is a constant in each caller, so
+ * the locked walk keeps plain loads.
+ */
+static inline __attribute__((always_inline)) void
+mt_walk_impl(struct rg_maple_tree *mt, unsigned long index, struct mt_pos *pos,
+	     bool rcu)
 {
-	void *e = mt->root;
-	unsigned long min = 0, max = ULONG_MAX;
+	void *e;
+	unsigned long min, max;
 
+retry:
+	e = rcu ? mt_rcu_slot(&mt->root) : mt->root;
+	min = 0;
+	max = ULONG_MAX;
 	pos->min = 0;
 	pos->max = ULONG_MAX;
 	if (!mt_root_is_node(e)) {
@@ -255,19 +480,41 @@ void rgi_mt_walk(struct rg_maple_tree *mt, unsigned long index,
 			pos->max = max;
 			pos->rmin = cmin;
 			pos->rmax = cmax;
-			pos->entry = n->r.slot[off];
+			if (!rcu) {
+				pos->entry = n->r.slot[off];
+				return;
+			}
+			pos->entry = mt_rcu_slot(&n->r.slot[off]);
+			/* A dead leaf: its writer is done; see the new tree. */
+			if (unlikely(mt_pword_dead(mt_rcu_pword(n), n)))
+				goto retry;
 			return;
 		}
 		min = cmin;
 		max = cmax;
-		e = mt_slots(n, t)[off];
+		e = rcu ? mt_rcu_slot(&mt_slots(n, t)[off]) :
+			  mt_slots(n, t)[off];
 	}
+}
+
+void rgi_mt_walk(struct rg_maple_tree *mt, unsigned long index,
+		 struct mt_pos *pos)
+{
+	mt_walk_impl(mt, index, pos, false);
+}
+
+void rgi_mt_walk_rcu(struct rg_maple_tree *mt, unsigned long index,
+		     struct mt_pos *pos)
+{
+	mt_walk_impl(mt, index, pos, true);
 }
 
 /* ---- the write path ---- */
 
 #define MT_BIG 48
 #define MT_EXTRA 512
+/* Nodes one store may build: 3 per level (spanning store) and a root. */
+#define MT_BUILT (3 * MT_DEPTHS + 4)
 
 /* The content of one level while it is rebuilt. */
 struct mt_big {
@@ -304,6 +551,11 @@ struct mt_wr {
 	struct rg_slab_cache *cache;
 	struct rg_slab_sheaf *sheaf;
 	unsigned int used;
+	/* RCU mode: retired nodes and subtrees, and the nodes built */
+	bool rcu;
+	struct mt_rcu_batch *batch;
+	void *built[MT_BUILT]; /* encoded */
+	unsigned int nbuilt;
 };
 
 static struct mt_node *wr_alloc(struct mt_wr *wr)
@@ -320,8 +572,9 @@ static struct mt_node *wr_alloc(struct mt_wr *wr)
 		p = rg_slab_alloc(wr->cache);
 		RGI_ASSERT(p);
 	}
+	MT_UNPOISON(p);
 	wr->used++;
-	wr->mt->nodes++;
+	mt_nodes_add(wr->mt, 1);
 	return p;
 }
 
@@ -340,17 +593,44 @@ static void wr_replace(struct mt_wr *wr, struct mt_node *old, void *enode)
 		__atomic_store_n(&wr->mt->root, enode, __ATOMIC_RELEASE);
 }
 
-/* Mark a replaced node dead and free it (RCU mode will defer the free). */
+/* Record an item for the deferred free (RCU mode). */
+static void wr_defer(struct mt_wr *wr, uintptr_t item)
+{
+	struct mt_rcu_batch *b = wr->batch;
+
+	RGI_ASSERT(b && b->n < b->cap);
+	b->item[b->n++] = item;
+}
+
+/*
+ * Mark a replaced node dead (after its replacement is linked) and free it:
+ * at once outside RCU mode, after a grace period in RCU mode.
+ */
 static void wr_retire(struct mt_wr *wr, struct mt_node *n)
 {
 	if (mt_dead(n))
 		return;
-	n->parent = (uintptr_t)n | mt_end(n);
+	__atomic_store_n(&n->parent, (uintptr_t)n | mt_end(n),
+			 __ATOMIC_RELEASE);
+	if (wr->rcu) {
+		wr_defer(wr, (uintptr_t)n);
+		mt_nodes_add(wr->mt, -1);
+		return;
+	}
 	mt_node_free(wr->mt, n);
 }
 
+/*
+ * A subtree cut off whole. RCU mode: it is still linked (the rebuild runs
+ * before the new nodes are), so only record it; wr_finish_rcu() marks it
+ * dead once the new structure is in place.
+ */
 static void wr_kill_subtree(struct mt_wr *wr, void *enode)
 {
+	if (wr->rcu) {
+		wr_defer(wr, (uintptr_t)enode | MT_ITEM_SUBTREE);
+		return;
+	}
 	rgi_mt_free_subtree(wr->mt, enode);
 }
 
@@ -518,8 +798,19 @@ static unsigned long wr_fill(struct mt_wr *wr, struct mt_node *n,
 		memset(n->a.pad, 0, sizeof(n->a.pad));
 		g = n->a.gap[best];
 	}
-	for (unsigned int i = 0; i < cnt; i++)
-		mt_set_parent(mt_to_node(sl[i]), n, i);
+	for (unsigned int i = 0; i < cnt; i++) {
+		struct mt_node *c = mt_to_node(sl[i]);
+
+		/*
+		 * RCU mode: a child still linked under its old parent is
+		 * adopted only after the new nodes are (wr_finish_rcu()), so
+		 * a reader climbing from it never reaches an unlinked node.
+		 * Children built by this store (no parent yet) are adopted
+		 * now: nobody can see them.
+		 */
+		if (!wr->rcu || !mt_parent(c))
+			mt_set_parent(c, n, i);
+	}
 	return g;
 }
 
@@ -529,10 +820,15 @@ static void *wr_build(struct mt_wr *wr, enum mt_type t, const struct mt_big *b,
 		      unsigned long max, unsigned long *gap)
 {
 	struct mt_node *n = wr_alloc(wr);
+	void *enode = mt_mk_enode(n, t);
 
 	n->parent = 0;
 	*gap = wr_fill(wr, n, t, b, lo, hi, min, max);
-	return mt_mk_enode(n, t);
+	if (wr->rcu) {
+		RGI_ASSERT(wr->nbuilt < MT_BUILT);
+		wr->built[wr->nbuilt++] = enode;
+	}
+	return enode;
 }
 
 static void wr_note_extra(struct mt_wr *wr, struct mt_node *n, unsigned int d)
@@ -679,9 +975,10 @@ static void wr_retire_boundaries(struct mt_wr *wr, unsigned int top,
 				 struct mt_node *keep)
 {
 	for (unsigned int d = wr->h; d > top; d--) {
+		/* (a node freed outside RCU mode is not read again) */
 		if (wr->lp0[d] != keep)
 			wr_retire(wr, wr->lp0[d]);
-		if (wr->rp0[d] != keep)
+		if (wr->rp0[d] != keep && wr->rp0[d] != wr->lp0[d])
 			wr_retire(wr, wr->rp0[d]);
 	}
 	for (unsigned int i = 0; i < wr->nextra; i++)
@@ -750,17 +1047,23 @@ static void wr_rebuild(struct mt_wr *wr)
 			if (t == MT_LEAF && b->n == 1 && !b->slot[0]) {
 				__atomic_store_n(&mt->root, NULL,
 						 __ATOMIC_RELEASE);
-				mt->height = 0;
+				mt_set_height(mt, 0);
 				wr_retire_boundaries(wr, 0, NULL);
 			} else if (t != MT_LEAF && b->n == 1) {
 				struct mt_node *c = mt_to_node(b->slot[0]);
 
-				c->parent = mt_end(c);
+				/*
+				 * The root first: until then a reader that
+				 * climbs to c must find its old parent.
+				 */
 				__atomic_store_n(&mt->root, b->slot[0],
 						 __ATOMIC_RELEASE);
-				mt->height = h - d;
+				__atomic_store_n(&c->parent,
+						 (uintptr_t)mt_end(c),
+						 __ATOMIC_RELEASE);
+				mt_set_height(mt, h - d);
 				wr_retire_boundaries(wr, 0, c);
-			} else if (X == Y && d == 1 && !mt_in_rcu(mt)) {
+			} else if (X == Y && d == 1 && !wr->rcu) {
 				wr_fill(wr, X, t, b, 0, b->n, lo, hi);
 				wr_retire_boundaries(wr, 1, NULL);
 			} else {
@@ -770,7 +1073,7 @@ static void wr_rebuild(struct mt_wr *wr)
 
 				__atomic_store_n(&mt->root, r,
 						 __ATOMIC_RELEASE);
-				mt->height = h - d + 1;
+				mt_set_height(mt, h - d + 1);
 				wr_retire_boundaries(wr, 0, NULL);
 			}
 			return;
@@ -779,7 +1082,7 @@ static void wr_rebuild(struct mt_wr *wr)
 			/* The run is one node and the content fits. */
 			unsigned long g;
 
-			if (!mt_in_rcu(mt)) {
+			if (!wr->rcu) {
 				g = wr_fill(wr, X, t, b, 0, b->n, lo, hi);
 				wr_retire_boundaries(wr, d, NULL);
 				if (wr->alloc)
@@ -840,7 +1143,7 @@ static void wr_rebuild(struct mt_wr *wr)
 			r = wr_build(wr, wr->itype, up, 0, up->n, 0, ULONG_MAX,
 				     &g);
 			__atomic_store_n(&mt->root, r, __ATOMIC_RELEASE);
-			mt->height = h + 1;
+			mt_set_height(mt, h + 1);
 			RGI_ASSERT(mt->height <= RG_MT_MAX_HEIGHT);
 			wr_retire_boundaries(wr, 0, NULL);
 			return;
@@ -1182,7 +1485,7 @@ static void wr_root_store(struct mt_wr *wr)
 		big_add(&b, ULONG_MAX, NULL, 0);
 	r = wr_build(wr, MT_LEAF, &b, 0, b.n, 0, ULONG_MAX, &g);
 	__atomic_store_n(&mt->root, r, __ATOMIC_RELEASE);
-	mt->height = 1;
+	mt_set_height(mt, 1);
 }
 
 static void wr_init(struct mt_wr *wr, struct rg_maple_tree *mt,
@@ -1205,6 +1508,9 @@ static void wr_init(struct mt_wr *wr, struct rg_maple_tree *mt,
 	wr->cache = NULL;
 	wr->sheaf = NULL;
 	wr->used = 0;
+	wr->rcu = mt_in_rcu(mt);
+	wr->batch = NULL;
+	wr->nbuilt = 0;
 }
 
 static unsigned int wr_plan(struct mt_wr *wr)
@@ -1238,8 +1544,7 @@ static void wr_execute(struct mt_wr *wr)
 	case RG_MT_STORE_SLOT:
 	case RG_MT_STORE_NODE:
 		/* A root leaf left with one NULL range goes away instead. */
-		if (!mt_in_rcu(wr->mt) &&
-		    !(wr->h == 1 && wr->n_new == 1 && !wr->entry)) {
+		if (!wr->rcu && !(wr->h == 1 && wr->n_new == 1 && !wr->entry)) {
 			wr_leaf_inplace(wr);
 			return;
 		}
@@ -1252,9 +1557,29 @@ static void wr_execute(struct mt_wr *wr)
 	wr_rebuild(wr);
 }
 
+/*
+ * Items a store classified in @wr may retire in RCU mode: the boundary
+ * nodes of both paths (2 per level), nodes that joined a path through a
+ * neighbour (at most d - 1 at level d: h(h - 1) / 2), the replaced node,
+ * and for a spanning store the subtrees strictly between the paths (at most
+ * two nodes' worth of slots per level). 0 when nothing is retired: outside
+ * RCU mode, exact fits (one slot store) and stores into a root that is not
+ * a node.
+ */
+static unsigned int wr_batch_cap(const struct mt_wr *wr)
+{
+	unsigned int h = wr->h;
+
+	if (!wr->rcu || wr->noop || wr->type == RG_MT_STORE_EXACT_FIT ||
+	    wr->type == RG_MT_STORE_NEW_ROOT || !h)
+		return 0;
+	return 2 * h + h * (h - 1) / 2 + 2 +
+	       (wr->spanning ? 2 * MT_R_SLOTS * h : 0);
+}
+
 unsigned int rgi_mt_prealloc_count(struct rg_maple_tree *mt,
 				   unsigned long first, unsigned long last,
-				   void *entry, int *type)
+				   void *entry, int *type, unsigned int *bcap)
 {
 	struct mt_wr wr;
 	unsigned int req;
@@ -1263,14 +1588,63 @@ unsigned int rgi_mt_prealloc_count(struct rg_maple_tree *mt,
 	req = wr_plan(&wr);
 	if (type)
 		*type = wr.type;
+	if (bcap)
+		*bcap = wr_batch_cap(&wr);
 	return req;
+}
+
+/*
+ * RCU mode, after the store linked its new nodes and marked the replaced
+ * ones dead: mark the subtrees it cut off, let the children that moved to
+ * new parents point at them, and hand the batch to call_rcu(). The batch
+ * is queued last, so a reader that saw any pointer to a retired node
+ * (including an old parent word) is inside a read-side critical section
+ * the grace period waits for.
+ */
+static void wr_finish_rcu(struct mt_wr *wr)
+{
+	struct mt_rcu_batch *b = wr->batch;
+	enum mt_type it = wr->itype;
+
+	for (unsigned int i = 0; b && i < b->n; i++) {
+		uintptr_t item = b->item[i];
+
+		if (item & MT_ITEM_SUBTREE)
+			mt_nodes_add(wr->mt,
+				     -(long)mt_kill_mark((
+					     void *)(item & ~MT_ITEM_SUBTREE)));
+	}
+	for (unsigned int k = 0; k < wr->nbuilt; k++) {
+		struct mt_node *n = mt_to_node(wr->built[k]);
+		void **sl;
+		unsigned int end;
+
+		if (mt_is_leaf(wr->built[k]) || mt_dead(n))
+			continue;
+		sl = mt_slots(n, it);
+		end = mt_end(n);
+		for (unsigned int i = 0; i <= end; i++) {
+			struct mt_node *c = mt_to_node(sl[i]);
+			uintptr_t want;
+
+			want = (uintptr_t)n | ((uintptr_t)i << 4) | mt_end(c);
+			if (c->parent != want)
+				__atomic_store_n(&c->parent, want,
+						 __ATOMIC_RELEASE);
+		}
+	}
+	wr->batch = NULL;
+	if (b)
+		mt_batch_defer(b);
 }
 
 /* Preallocate (unless given), store, give the rest back, account. */
 static int wr_commit(struct mt_wr *wr, unsigned int need,
-		     struct rg_slab_sheaf **sheafp, unsigned int req)
+		     struct rg_slab_sheaf **sheafp, unsigned int req,
+		     void **batchp)
 {
 	struct rg_maple_tree *mt = wr->mt;
+	unsigned int bcap = wr_batch_cap(wr);
 
 	if (sheafp) {
 		/* Preallocated by the caller (possibly nothing). */
@@ -1279,19 +1653,35 @@ static int wr_commit(struct mt_wr *wr, unsigned int need,
 			wr->cache = rgi_mt_cache();
 			*sheafp = NULL;
 		}
+		if (batchp && *batchp) {
+			wr->batch = *batchp;
+			*batchp = NULL;
+		}
+		RGI_ASSERT(!bcap || (wr->batch && wr->batch->cap >= bcap));
 	} else {
 		req = need;
+		if (bcap) {
+			wr->batch = rgi_mt_batch_alloc(bcap);
+			if (!wr->batch)
+				return -ENOMEM;
+		}
 		if (need) {
 			wr->cache = rgi_mt_cache();
-			if (!wr->cache)
+			if (wr->cache)
+				wr->sheaf =
+					rg_slab_prefill_sheaf(wr->cache, need);
+			if (!wr->sheaf) {
+				rgi_mt_batch_free(wr->batch);
 				return -ENOMEM;
-			wr->sheaf = rg_slab_prefill_sheaf(wr->cache, need);
-			if (!wr->sheaf)
-				return -ENOMEM;
+			}
 			rgi_mt_account_request(mt, need);
 		}
 	}
 	wr_execute(wr);
+	if (wr->rcu)
+		wr_finish_rcu(wr);
+	else if (wr->batch)
+		rgi_mt_batch_free(wr->batch);
 	if (wr->sheaf)
 		rg_slab_return_sheaf(wr->cache, wr->sheaf);
 	mt->stats.stores++;
@@ -1304,7 +1694,7 @@ static int wr_commit(struct mt_wr *wr, unsigned int need,
 
 int rgi_mt_write(struct rg_maple_tree *mt, unsigned long first,
 		 unsigned long last, void *entry, struct rg_slab_sheaf **sheafp,
-		 unsigned int req, void **old)
+		 unsigned int req, void **batchp, void **old)
 {
 	struct mt_wr wr;
 	unsigned int need;
@@ -1313,7 +1703,7 @@ int rgi_mt_write(struct rg_maple_tree *mt, unsigned long first,
 	need = wr_plan(&wr);
 	if (old)
 		*old = wr.old;
-	return wr_commit(&wr, need, sheafp, req);
+	return wr_commit(&wr, need, sheafp, req, batchp);
 }
 
 int rgi_mt_write_path(struct rg_maple_tree *mt, const struct mt_path *path,
@@ -1336,7 +1726,7 @@ int rgi_mt_write_path(struct rg_maple_tree *mt, const struct mt_path *path,
 	wr.rp.off[h] =
 		(unsigned char)mt_slot_of_r(wr.lp.node[h]->r.pivot, last);
 	need = wr_classify(&wr);
-	return wr_commit(&wr, need, NULL, 0);
+	return wr_commit(&wr, need, NULL, 0, NULL);
 }
 
 int rgi_mt_erase(struct rg_maple_tree *mt, unsigned long index, void **old,
@@ -1376,7 +1766,7 @@ int rgi_mt_erase(struct rg_maple_tree *mt, unsigned long index, void **old,
 	*first = wr.rfirst;
 	*last = wr.rlast;
 	*old = wr.old;
-	ret = wr_commit(&wr, need, NULL, 0);
+	ret = wr_commit(&wr, need, NULL, 0, NULL);
 	if (ret)
 		*old = NULL;
 	return ret;

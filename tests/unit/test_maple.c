@@ -8,12 +8,27 @@
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <urcu/urcu-memb.h>
 
 #include "region/linux.h"
 #include "region/maple_tree.h"
 #include "rg_test.h"
 
 #define V(x) rg_mt_mk_value(x)
+
+#if defined(__SANITIZE_THREAD__)
+/*
+ * liburcu is not instrumented: its own rcu_barrier() bookkeeping (allocated
+ * by the caller, freed by the call_rcu thread) looks like a race. Ignore
+ * what liburcu itself allocates and frees; the tree's nodes and batches
+ * are allocated and freed by libregion, which annotates its ordering.
+ */
+const char *__tsan_default_suppressions(void);
+const char *__tsan_default_suppressions(void)
+{
+	return "called_from_lib:liburcu.so\n";
+}
+#endif
 
 static void check(struct rg_maple_tree *mt)
 {
@@ -468,14 +483,15 @@ static void test_alloc_cyclic(void **state)
 	rg_mtree_destroy(&mt);
 }
 
-static void test_advanced_iteration(void **state)
+/* The advanced API's reads; with @flags RG_MT_FLAGS_USE_RCU, lock-free code. */
+static void advanced_iteration(unsigned int flags)
 {
-	RG_DEFINE_MTREE(mt);
+	struct rg_maple_tree mt;
 	RG_MA_STATE(mas, &mt, 0, 0);
 	void *e;
 	unsigned long n;
 
-	(void)state;
+	assert_int_equal(rg_mtree_init(&mt, flags), 0);
 	/* Ranges [10i, 10i+4] = i for i in 1..300 (several leaves). */
 	for (unsigned long i = 1; i <= 300; i++)
 		assert_int_equal(
@@ -597,6 +613,187 @@ static void test_advanced_iteration(void **state)
 	assert_ptr_equal(rg_mas_prev(&mas, 0), V(1));
 	rg_mtree_unlock(&mt);
 	rg_mtree_destroy(&mt);
+}
+
+static void test_advanced_iteration(void **state)
+{
+	(void)state;
+	advanced_iteration(0);
+}
+
+/* RCU mode: the same answers from the lock-free stepping code. */
+static void test_advanced_iteration_rcu(void **state)
+{
+	(void)state;
+	advanced_iteration(RG_MT_FLAGS_USE_RCU);
+	advanced_iteration(RG_MT_FLAGS_USE_RCU | RG_MT_FLAGS_ALLOC_RANGE);
+	rg_mtree_rcu_barrier();
+}
+
+/* Reset the stats, run one store, return its type; *req / *used nodes. */
+static int one_store(struct rg_maple_tree *mt, unsigned long first,
+		     unsigned long last, void *entry, unsigned long *req,
+		     unsigned long *used)
+{
+	struct rg_mtree_stats st;
+	int type = -1;
+
+	rg_mtree_reset_stats(mt);
+	assert_int_equal(rg_mtree_store_range(mt, first, last, entry), 0);
+	rg_mtree_get_stats(mt, &st);
+	assert_int_equal(st.stores, 1);
+	assert_int_equal(st.overuse, 0);
+	for (int t = 0; t < RG_MT_STORE_TYPES; t++)
+		if (st.store_type[t])
+			type = t;
+	*req = st.nodes_requested;
+	*used = st.nodes_used;
+	check(mt);
+	return type;
+}
+
+/*
+ * RCU mode switches, store kinds and their node counts in both modes,
+ * deferred frees (nodes come back after rg_mtree_rcu_barrier()).
+ */
+static void test_rcu_mode(void **state)
+{
+	struct rg_maple_tree mt;
+	unsigned long base, req, used, rcu;
+
+	(void)state;
+	urcu_memb_register_thread();
+	rg_mtree_init(&mt, 0);
+	rg_mtree_store(&mt, 1, V(1));
+	rg_mtree_destroy(&mt);
+	base = live_nodes();
+	assert_false(rg_mtree_in_rcu(NULL));
+	assert_int_equal(rg_mtree_init(&mt, RG_MT_FLAGS_USE_RCU), 0);
+	assert_true(rg_mtree_in_rcu(&mt));
+	rg_mtree_clear_rcu(&mt);
+	assert_false(rg_mtree_in_rcu(&mt));
+	rg_mtree_set_rcu(&mt);
+	assert_true(rg_mtree_in_rcu(&mt));
+	rg_mtree_set_rcu(NULL);
+	rg_mtree_clear_rcu(NULL);
+	/* The kernel's names. */
+	mt_clear_in_rcu(&mt);
+	assert_false(mt_in_rcu(&mt));
+	mt_set_in_rcu(&mt);
+	assert_true(mt_in_rcu(&mt));
+	assert_int_equal(MT_FLAGS_USE_RCU, RG_MT_FLAGS_USE_RCU);
+
+	/* One leaf: [10i, 10i + 4] = i, i < 5, NULL between. */
+	for (rcu = 1;; rcu = 0) {
+		for (unsigned long i = 0; i < 5; i++)
+			assert_int_equal(rg_mtree_store_range(&mt, 10 * i,
+							      10 * i + 4, V(i)),
+					 0);
+		assert_int_equal(rg_mtree_height(&mt), 1);
+		/* Exact fit: one slot, in place in any mode. */
+		assert_int_equal(one_store(&mt, 10, 14, V(100), &req, &used),
+				 RG_MT_STORE_EXACT_FIT);
+		assert_int_equal(req, 0);
+		assert_int_equal(used, 0);
+		/* Slot store: a pivot and a slot change (two words). */
+		assert_int_equal(one_store(&mt, 10, 16, V(101), &req, &used),
+				 RG_MT_STORE_SLOT);
+		assert_int_equal(req, rcu);
+		assert_int_equal(used, rcu);
+		/* Node store: the leaf gains entries and still fits. */
+		assert_int_equal(one_store(&mt, 22, 23, V(102), &req, &used),
+				 RG_MT_STORE_NODE);
+		assert_int_equal(req, rcu);
+		assert_int_equal(used, rcu);
+		/* Append: after the last used slot. */
+		assert_int_equal(one_store(&mt, 50, 60, V(103), &req, &used),
+				 RG_MT_STORE_APPEND);
+		assert_int_equal(req, rcu);
+		assert_int_equal(used, rcu);
+		assert_ptr_equal(rg_mtree_load(&mt, 16), V(101));
+		assert_ptr_equal(rg_mtree_load(&mt, 22), V(102));
+		assert_ptr_equal(rg_mtree_load(&mt, 24), V(2));
+		assert_ptr_equal(rg_mtree_load(&mt, 60), V(103));
+		rg_mtree_destroy(&mt);
+		rg_mtree_rcu_barrier();
+		assert_int_equal(live_nodes(), base);
+		if (!rcu)
+			break;
+		/* Outside RCU mode the same stores edit the leaf in place. */
+		rg_mtree_clear_rcu(&mt);
+	}
+
+	/* Many nodes: a destroy in RCU mode defers them all. */
+	rg_mtree_set_rcu(&mt);
+	for (unsigned long i = 0; i < 2000; i++)
+		assert_int_equal(
+			rg_mtree_store_range(&mt, 3 * i, 3 * i + 1, V(i)), 0);
+	assert_ptr_equal(rg_mtree_erase(&mt, 300), V(100));
+	assert_int_equal(rg_mtree_store_range(&mt, 100, 4000, NULL), 0);
+	check(&mt);
+	rg_mtree_destroy(&mt);
+	assert_true(rg_mtree_empty(&mt));
+	rg_mtree_rcu_barrier();
+	assert_int_equal(live_nodes(), base);
+	urcu_memb_unregister_thread();
+}
+
+/*
+ * A lock-free reader whose leaf is replaced under it walks again from the
+ * root and reports only what it has not covered yet. Single-threaded: this
+ * thread writes between the reader's steps (inside its read-side critical
+ * section, so the old leaf is not freed yet).
+ */
+static void test_rcu_reader_rewalk(void **state)
+{
+	struct rg_maple_tree mt;
+	RG_MA_STATE(mas, &mt, 100, 100);
+	unsigned long base;
+
+	(void)state;
+	urcu_memb_register_thread();
+	rg_mtree_init(&mt, 0);
+	rg_mtree_store(&mt, 1, V(1));
+	rg_mtree_destroy(&mt);
+	base = live_nodes();
+	rg_mtree_init(&mt, RG_MT_FLAGS_USE_RCU);
+	for (unsigned long i = 0; i < 200; i++)
+		assert_int_equal(
+			rg_mtree_store_range(&mt, 10 * i, 10 * i + 5, V(i)), 0);
+	assert_true(rg_mtree_height(&mt) >= 2);
+
+	urcu_memb_read_lock();
+	assert_ptr_equal(rg_mas_find(&mas, ULONG_MAX), V(10));
+	assert_int_equal(mas.index, 100);
+	assert_int_equal(mas.last, 105);
+	/* [100, 102] keeps 10; a new entry covers 103..136: the leaf dies. */
+	assert_int_equal(rg_mtree_store_range(&mt, 103, 136, V(1000)), 0);
+	assert_ptr_equal(rg_mas_next(&mas, ULONG_MAX), V(1000));
+	assert_int_equal(mas.index, 106); /* 103..105 were reported */
+	assert_int_equal(mas.last, 136);
+	assert_ptr_equal(rg_mas_next(&mas, ULONG_MAX), V(14));
+	assert_int_equal(mas.index, 140);
+	assert_int_equal(mas.last, 145);
+	/* Backwards: 138..142 is new; the state's leaf dies again. */
+	assert_int_equal(rg_mtree_store_range(&mt, 138, 142, V(1001)), 0);
+	assert_ptr_equal(rg_mas_prev(&mas, 0), V(1001));
+	assert_int_equal(mas.index, 138);
+	assert_int_equal(mas.last, 139); /* 140.. was reported */
+	assert_ptr_equal(rg_mas_prev(&mas, 0), V(1000));
+	assert_int_equal(mas.index, 103);
+	assert_int_equal(mas.last, 136);
+	/* And forward again from there: the slot's own bounds count. */
+	assert_ptr_equal(rg_mas_next(&mas, ULONG_MAX), V(1001));
+	assert_int_equal(mas.index, 138);
+	assert_int_equal(mas.last, 142);
+	/* The whole tree goes: its nodes are dead, the reader sees it empty. */
+	rg_mtree_destroy(&mt);
+	assert_null(rg_mas_next(&mas, ULONG_MAX));
+	assert_int_equal(mas.status, RG_MAS_OVERFLOW);
+	urcu_memb_read_unlock();
+	rg_mtree_rcu_barrier();
+	assert_int_equal(live_nodes(), base);
+	urcu_memb_unregister_thread();
 }
 
 static void test_advanced_store(void **state)
@@ -849,6 +1046,9 @@ int main(void)
 		cmocka_unit_test(test_alloc_range),
 		cmocka_unit_test(test_alloc_cyclic),
 		cmocka_unit_test(test_advanced_iteration),
+		cmocka_unit_test(test_advanced_iteration_rcu),
+		cmocka_unit_test(test_rcu_mode),
+		cmocka_unit_test(test_rcu_reader_rewalk),
 		cmocka_unit_test(test_advanced_store),
 		cmocka_unit_test(test_stats_and_vacancy),
 		cmocka_unit_test(test_validate_and_dump),

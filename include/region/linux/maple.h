@@ -17,7 +17,10 @@
  * Differences from the kernel: gfp flags are accepted and ignored; the lock
  * is a mutex; mt_validate() returns 0 or -EINVAL instead of printing;
  * mt_dump() prints to stderr and ignores its format argument;
- * mtree_alloc_range() and friends also reject a NULL entry with -EINVAL.
+ * mtree_alloc_range() and friends also reject a NULL entry with -EINVAL;
+ * in RCU mode readers use liburcu's memb flavour (rcu_read_lock() from
+ * <urcu.h>), every thread that uses the tree registers with it, and the
+ * freeing of replaced nodes is awaited with rg_mtree_rcu_barrier().
  */
 #ifndef REGION_LINUX_MAPLE_H
 #define REGION_LINUX_MAPLE_H
@@ -86,6 +89,22 @@ static inline void mtree_lock(struct rg_maple_tree *mt)
 static inline void mtree_unlock(struct rg_maple_tree *mt)
 {
 	rg_mtree_unlock(mt);
+}
+
+/* RCU mode (see <region/maple_tree.h>: readers register with liburcu). */
+static inline void mt_set_in_rcu(struct rg_maple_tree *mt)
+{
+	rg_mtree_set_rcu(mt);
+}
+
+static inline void mt_clear_in_rcu(struct rg_maple_tree *mt)
+{
+	rg_mtree_clear_rcu(mt);
+}
+
+static inline bool mt_in_rcu(const struct rg_maple_tree *mt)
+{
+	return rg_mtree_in_rcu(mt);
 }
 
 static inline void *mtree_load(struct rg_maple_tree *mt, unsigned long index)
