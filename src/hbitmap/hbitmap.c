@@ -445,8 +445,8 @@ static uint64_t hb_scan_block(const struct rg_hbitmap *hb, uint64_t b,
  * from the previous word's top are found without branches; one test per
  * word.
  */
-static uint64_t hb_block_fit(const uint64_t *w, uint64_t base,
-			     const struct hb_req *r)
+static HB_ALWAYS_INLINE uint64_t hb_block_fit(const uint64_t *w, uint64_t base,
+					      const struct hb_req *r)
 {
 	const uint8_t *k = hb_shift_tab[r->n - 1];
 	uint64_t top = 0; /* free units at the top of the previous word */
@@ -855,20 +855,53 @@ static inline void hb_mask_set(struct hb_node *nd, unsigned i,
 		nd->all &= ~bit;
 }
 
+/*
+ * Children c0 .. c1 of node (k, idx) changed (their masks are set): redo
+ * their g values and that of the next child not entirely free, in one pass
+ * that carries the run open at each child, then the node's summary.
+ */
+static struct hb_sum hb_node_update_range(struct rg_hbitmap *hb, unsigned k,
+					  uint64_t idx, unsigned c0,
+					  unsigned c1)
+{
+	struct hb_node *nd = &hb->lv[k][idx];
+	unsigned csh = hb_child_shift(k);
+	uint64_t nf = ~nd->all, lm = nf & ((1ULL << c0) - 1), rs = 0, rm;
+	bool open = lm != 0; /* a run can end at the next child's start */
+	struct hb_sum out;
+
+	if (open)
+		rs = hb_run_into(hb, k, idx, nd, lm, csh);
+	rm = c1 == 63 ? 0 : nf & (~0ULL << (c1 + 1));
+	if (rm)
+		c1 = (unsigned)__builtin_ctzll(rm);
+	for (unsigned j = c0; j <= c1; j++) {
+		struct hb_sum x;
+		uint64_t v, run;
+
+		if (!((nf >> j) & 1)) {
+			hb_g_put(hb, k, idx, j, 0);
+			continue;
+		}
+		x = hb_child_or0(hb, k, idx, nd, j);
+		run = open ? ((uint64_t)j << csh) + x.p - rs : 0;
+		v = x.inner > run ? x.inner : run;
+		hb_g_put(hb, k, idx, j, v);
+		open = true;
+		rs = ((uint64_t)(j + 1) << csh) - x.s;
+	}
+	out = hb_node_sum(hb, k, idx);
+	nd->p = out.p;
+	nd->s = out.s;
+	nd->inner = out.inner;
+	return out;
+}
+
 /* Recompute every g value and the summary of node (k, idx). */
 static struct hb_sum hb_node_rebuild(struct rg_hbitmap *hb, unsigned k,
 				     uint64_t idx)
 {
-	struct hb_node *nd = &hb->lv[k][idx];
-	struct hb_sum s;
-
-	for (unsigned j = 0; j < 64; j++)
-		hb_g_put(hb, k, idx, j, hb_g_exact(hb, k, idx, nd, j));
-	s = hb_node_sum(hb, k, idx);
-	nd->p = s.p;
-	nd->s = s.s;
-	nd->inner = s.inner;
-	return s;
+	return hb_node_update_range(hb, k, idx, 0, 63);
 }
 
 /*
@@ -1196,8 +1229,13 @@ static void hb_update_block(struct rg_hbitmap *hb, uint64_t b)
 	hb_propagate(hb, b, ov, nv);
 }
 
-/* Recompute blocks b0 .. b1 and every node above them. */
-static void hb_update_blocks(struct rg_hbitmap *hb, uint64_t b0, uint64_t b1)
+/*
+ * Blocks b0 .. b1 changed by setting (set) or clearing [s, e): recompute
+ * them (those inside the range are entirely allocated or free) and every
+ * node above them, each over the children that changed.
+ */
+static void hb_update_blocks(struct rg_hbitmap *hb, uint64_t b0, uint64_t b1,
+			     uint64_t s, uint64_t e, bool set)
 {
 	uint64_t lo, hi;
 
@@ -1207,25 +1245,36 @@ static void hb_update_blocks(struct rg_hbitmap *hb, uint64_t b0, uint64_t b1)
 		return;
 	}
 	for (uint64_t b = b0; b <= b1; b++) {
-		uint32_t v =
-			hb_block_compute(hb->words + b * HB_BLOCK_WORDS, 0);
-		struct hb_sum s = hb_unpack(v);
+		uint64_t bs = b << HB_BLOCK_SHIFT;
+		uint32_t v = set ? 0 : HB_BS_FREE;
+		struct hb_sum x;
 
+		if (bs < s || bs + HB_BLOCK_BITS > e)
+			v = hb_block_compute(hb->words + b * HB_BLOCK_WORDS, 0);
+		x = hb_unpack(v);
 		hb->bsum[b] = v;
-		hb_mask_set(&hb->lv[0][b >> HB_FAN_SHIFT], b & 63, &s,
+		hb_mask_set(&hb->lv[0][b >> HB_FAN_SHIFT], b & 63, &x,
 			    HB_BLOCK_BITS);
 	}
-	lo = b0 >> HB_FAN_SHIFT;
-	hi = b1 >> HB_FAN_SHIFT;
+	lo = b0;
+	hi = b1;
 	for (unsigned k = 0; k < hb->nlevels; k++) {
 		uint64_t nsz = 1ULL << (hb_child_shift(k) + HB_FAN_SHIFT);
 
-		for (uint64_t idx = lo; idx <= hi; idx++) {
-			struct hb_sum s = hb_node_rebuild(hb, k, idx);
+		for (uint64_t idx = lo >> HB_FAN_SHIFT;
+		     idx <= hi >> HB_FAN_SHIFT; idx++) {
+			unsigned c0 = idx == lo >> HB_FAN_SHIFT ?
+					      (unsigned)(lo & 63) :
+					      0;
+			unsigned c1 = idx == hi >> HB_FAN_SHIFT ?
+					      (unsigned)(hi & 63) :
+					      63;
+			struct hb_sum x =
+				hb_node_update_range(hb, k, idx, c0, c1);
 
 			if (k + 1 < hb->nlevels)
 				hb_mask_set(&hb->lv[k + 1][idx >> HB_FAN_SHIFT],
-					    idx & 63, &s, nsz);
+					    idx & 63, &x, nsz);
 		}
 		lo >>= HB_FAN_SHIFT;
 		hi >>= HB_FAN_SHIFT;
@@ -1409,7 +1458,7 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 			hb_flush(hb);
 		}
 		hb_bits(hb->words, s, e, set);
-		hb_update_blocks(hb, lo, hi);
+		hb_update_blocks(hb, lo, hi, s, e, set);
 		if (hb->pend != keep) {
 			hb->pend = keep;
 			hb->pend_hint = 0;
@@ -1702,7 +1751,10 @@ int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 		return -ENOSPC;
 	if (likely(n <= 64 &&
 		   (a >> HB_BLOCK_SHIFT) == ((a + n - 1) >> HB_BLOCK_SHIFT))) {
-		hb_set_pend(hb, a >> HB_BLOCK_SHIFT);
+		/* flushed above: no pending block */
+		hb->pend = a >> HB_BLOCK_SHIFT;
+		hb->pend_hint = 0;
+		hb->pend_ops = 0;
 		hb_pend_note(hb, a, a + n, true);
 		hb_set_short(hb->words, a, n);
 		hb->free_units -= n;
