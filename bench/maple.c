@@ -21,11 +21,27 @@
  * seeded generator, until the first failure; then every region is erased
  * in reverse order. Reported per region, with the bytes the tree holds at
  * its fullest (counted nodes x 256 + header).
+ *
+ * --threads N (a separate mode): lock-free readers against one writer.
+ * The tree holds --entries ranges (default 10^5 here) laid out as above;
+ * N - 1 reader threads load random indices in [0, 10 x entries) while one
+ * writer thread churns: it picks a random range and erases it if present,
+ * stores it again (store_range) if not. Mode "rcu": the tree is in RCU
+ * mode, readers take only liburcu's read lock (inside rg_mtree_load());
+ * mode "locked": the same tree without RCU mode, every load takes the
+ * tree lock the writer takes for every store. Each run lasts --duration
+ * seconds (default 2) per mode, the modes alternate, and the figures are
+ * medians over --runs: reads per second per reader (mean over readers)
+ * and writes per second.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <urcu/urcu-memb.h>
 
 #include "bench.h"
 #include "region/maple_tree.h"
@@ -264,6 +280,213 @@ static void run_fill(unsigned long units, uint64_t seed, double *ns_alloc,
 	free(starts);
 }
 
+/* ---- --threads: lock-free readers against one writer ---- */
+
+struct th_run {
+	struct rg_maple_tree mt;
+	unsigned long n; /* ranges */
+	uint64_t seed;
+	atomic_int ready;
+	atomic_bool go, stop;
+};
+
+struct th_thread {
+	pthread_t tid;
+	struct th_run *run;
+	unsigned int id;
+	unsigned long ops;
+	double secs;
+};
+
+static double th_now(void)
+{
+	return (double)rb_now_ns() * 1e-9;
+}
+
+static void th_wait_go(struct th_run *run)
+{
+	atomic_fetch_add(&run->ready, 1);
+	while (!atomic_load_explicit(&run->go, memory_order_acquire))
+		;
+}
+
+static void *th_reader(void *arg)
+{
+	struct th_thread *t = arg;
+	struct th_run *run = t->run;
+	struct rg_rand r;
+	unsigned long reads = 0, hits = 0, span = 10 * run->n;
+	double t0;
+
+	rg_rand_seed(&r, run->seed + 1000 + t->id);
+	urcu_memb_register_thread();
+	th_wait_go(run);
+	t0 = th_now();
+	while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
+		for (int i = 0; i < 64; i++)
+			hits += rg_mtree_load(&run->mt,
+					      rg_rand_below(&r, span)) != NULL;
+		reads += 64;
+	}
+	t->secs = th_now() - t0;
+	t->ops = reads;
+	rb_keep(hits);
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+static void *th_writer(void *arg)
+{
+	struct th_thread *t = arg;
+	struct th_run *run = t->run;
+	unsigned long n = run->n, writes = 0;
+	unsigned char *present = calloc(n, 1);
+	struct rg_rand r;
+	double t0;
+
+	if (!present)
+		exit(1);
+	memset(present, 1, n);
+	rg_rand_seed(&r, run->seed + 7);
+	urcu_memb_register_thread();
+	th_wait_go(run);
+	t0 = th_now();
+	while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
+		unsigned long k = rg_rand_below(&r, n);
+
+		if (present[k]) {
+			rb_keep(rg_mtree_erase(&run->mt, 10 * k));
+		} else if (rg_mtree_store_range(&run->mt, 10 * k,
+						10 * k + rg_rand_below(&r, 8),
+						rg_mt_mk_value(k))) {
+			rb_note("maple --threads: store failed");
+			exit(1);
+		}
+		present[k] ^= 1;
+		writes++;
+	}
+	t->secs = th_now() - t0;
+	t->ops = writes;
+	urcu_memb_unregister_thread();
+	free(present);
+	return NULL;
+}
+
+/*
+ * One run of one mode: reads per second per reader (mean over readers)
+ * and writes per second.
+ */
+static void th_once(unsigned long n, unsigned int readers, bool rcu,
+		    double secs, uint64_t seed, double *rps, double *wps)
+{
+	struct th_run *run = calloc(1, sizeof(*run));
+	struct th_thread *t = calloc(readers + 1, sizeof(*t));
+	struct timespec ts;
+	double sum = 0;
+
+	if (!run || !t)
+		exit(1);
+	run->n = n;
+	run->seed = seed;
+	rg_mtree_init(&run->mt, rcu ? RG_MT_FLAGS_USE_RCU : 0);
+	for (unsigned long k = 0; k < n; k++)
+		if (rg_mtree_store_range(&run->mt, 10 * k, 10 * k + (k % 8),
+					 rg_mt_mk_value(k))) {
+			rb_note("maple --threads: fill failed");
+			exit(1);
+		}
+	for (unsigned int i = 0; i <= readers; i++) {
+		t[i].run = run;
+		t[i].id = i;
+		if (pthread_create(&t[i].tid, NULL,
+				   i == readers ? th_writer : th_reader,
+				   &t[i])) {
+			rb_note("maple --threads: pthread_create failed");
+			exit(1);
+		}
+	}
+	while ((unsigned int)atomic_load(&run->ready) < readers + 1)
+		sched_yield();
+	atomic_store_explicit(&run->go, true, memory_order_release);
+	ts.tv_sec = (time_t)secs;
+	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+	atomic_store(&run->stop, true);
+	for (unsigned int i = 0; i <= readers; i++)
+		pthread_join(t[i].tid, NULL);
+	for (unsigned int i = 0; i < readers; i++)
+		sum += (double)t[i].ops / t[i].secs;
+	*rps = sum / readers;
+	*wps = (double)t[readers].ops / t[readers].secs;
+	rg_mtree_destroy(&run->mt);
+	rg_mtree_rcu_barrier();
+	free(t);
+	free(run);
+}
+
+static const struct rb_col th_cols[] = {
+	{ "mode", "mode",
+	  "rcu: tree in RCU mode, loads take no tree lock; locked: every "
+	  "load takes the tree lock",
+	  RB_STR, 0 },
+	{ "readers", "readers", "reader threads (plus one writer)", RB_INT, 0 },
+	{ "reads_per_sec_per_reader", "reads/s/reader",
+	  "random loads per second per reader thread, median of runs", RB_NUM,
+	  0 },
+	{ "writes_per_sec", "writes/s",
+	  "erase or store_range per second by the writer, median of runs",
+	  RB_NUM, 0 },
+	{ "reads_vs_locked", "reads vs locked",
+	  "reads per second per reader over the locked mode's (target: at "
+	  "least 2)",
+	  RB_NUM, 2 },
+};
+
+static int run_threads(struct rb_ctx *ctx, unsigned long n,
+		       unsigned int threads, double secs)
+{
+	int runs = ctx->runs < 1 ? 1 : ctx->runs > 64 ? 64 : ctx->runs;
+	unsigned int readers = threads - 1;
+	double rr[64], rw[64], lr[64], lw[64], mr, ml;
+	struct rb_table *t;
+
+	urcu_memb_register_thread();
+	for (int r = 0; r < runs; r++) {
+		uint64_t seed = ctx->seed + (uint64_t)r;
+
+		th_once(n, readers, true, secs, seed, &rr[r], &rw[r]);
+		th_once(n, readers, false, secs, seed, &lr[r], &lw[r]);
+	}
+	urcu_memb_unregister_thread();
+	mr = rb_median(rr, runs);
+	ml = rb_median(lr, runs);
+	t = rb_table_new("maple --threads", th_cols, 5);
+	rb_table_param(t, "entries", "%lu", n);
+	rb_table_param(t, "threads", "%u", threads);
+	rb_table_param(t, "duration_s", "%.2f", secs);
+	rb_table_param(t, "runs", "%d", runs);
+	rb_table_param(t, "seed", "%llu", (unsigned long long)ctx->seed);
+	rb_row(t);
+	rb_set_str(t, "mode", "rcu");
+	rb_set_int(t, "readers", readers);
+	rb_set_num(t, "reads_per_sec_per_reader", mr);
+	rb_set_num(t, "writes_per_sec", rb_median(rw, runs));
+	rb_set_num(t, "reads_vs_locked", ml > 0 ? mr / ml : 0);
+	rb_row(t);
+	rb_set_str(t, "mode", "locked");
+	rb_set_int(t, "readers", readers);
+	rb_set_num(t, "reads_per_sec_per_reader", ml);
+	rb_set_num(t, "writes_per_sec", rb_median(lw, runs));
+	rb_table_note(t, "Target: rcu readers at least 2x locked readers "
+			 "while the writer runs.");
+	rb_table_note(t, "Writes in RCU mode replace nodes and free them "
+			 "through call_rcu(); locked-mode writes edit leaves "
+			 "in place.");
+	rb_table_print(t, ctx);
+	rb_table_free(t);
+	return 0;
+}
+
 static const struct rb_col cols[] = {
 	{ "structure", "structure",
 	  "maple: libregion's Maple Tree; gtree: GLib GTree keyed by range "
@@ -296,8 +519,13 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 		{ "entries", required_argument, NULL, 'n' },
 		{ "units", required_argument, NULL, 'u' },
 		{ "adjacent", no_argument, NULL, 'a' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned int threads = 0;
+	double secs = 2.0;
+	bool have_n = false;
 	unsigned long n = 1000000, units = 1000000, regions = 0;
 	int runs = ctx->runs < 1 ? 1 : ctx->runs > 64 ? 64 : ctx->runs;
 	double mv[NR_OPS][64], gv[NR_OPS][64], av[64], ev[64];
@@ -312,6 +540,21 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 		switch (o) {
 		case 'n':
 			n = strtoul(optarg, NULL, 0);
+			have_n = true;
+			break;
+		case 't':
+			threads = (unsigned int)strtoul(optarg, NULL, 0);
+			if (threads < 2) {
+				fprintf(stderr,
+					"maple: --threads needs at "
+					"least 2 (1 writer, 1 reader)\n");
+				return 2;
+			}
+			break;
+		case 'd':
+			secs = strtod(optarg, NULL);
+			if (!(secs > 0 && secs < 3600))
+				return 2;
 			break;
 		case 'u':
 			units = strtoul(optarg, NULL, 0);
@@ -322,9 +565,20 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 		default:
 			fprintf(stderr,
 				"usage: regionbench maple [--entries N] "
-				"[--units U] [--adjacent]\n");
+				"[--units U] [--adjacent]\n"
+				"       regionbench maple --threads N "
+				"[--entries N] [--duration S]\n");
 			return 2;
 		}
+	}
+	if (threads) {
+		if (!have_n)
+			n = 100000;
+		if (ctx->quick) {
+			n = 2000;
+			secs = 0.1;
+		}
+		return n ? run_threads(ctx, n, threads, secs) : 2;
 	}
 	if (ctx->quick) {
 		n = 2000;

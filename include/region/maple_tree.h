@@ -579,10 +579,9 @@ RG_API bool rg_mtree_in_rcu(const struct rg_maple_tree *mt);
  * cache in call_rcu() callbacks; after this call they all have (for every
  * tree). Tests call it before comparing rg_mtree_node_stats().
  *
- * Under ThreadSanitizer, liburcu (not instrumented) shows its own
- * rcu_barrier() bookkeeping as a race; suppress it with
- * "called_from_lib:liburcu.so". The ordering of the tree's own deferred
- * frees is annotated by libregion.
+ * ThreadSanitizer builds of libregion annotate the ordering liburcu's
+ * grace periods give (liburcu itself is not instrumented), here and for
+ * every deferred free, so no suppression is needed.
  *
  * Context: may sleep; not inside an RCU read-side critical section nor
  * from a call_rcu() callback (liburcu's rcu_barrier() rules).

@@ -284,6 +284,8 @@ RGI_HIDDEN extern char rgi_mt_gp_sync; /* an address to annotate on */
 #ifdef MT_TSAN
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
+void __tsan_ignore_thread_begin(void);
+void __tsan_ignore_thread_end(void);
 static inline void mt_tsan_acquire(void *p)
 {
 	__tsan_acquire(p);

@@ -347,7 +347,17 @@ void rgi_mt_destroy_rcu(struct rg_maple_tree *mt)
 
 void rg_mtree_rcu_barrier(void)
 {
+#ifdef MT_TSAN
+	/*
+	 * liburcu's own bookkeeping (allocated here, freed by the call_rcu
+	 * thread, ordered by code TSan cannot see) would read as a race.
+	 */
+	__tsan_ignore_thread_begin();
 	urcu_memb_barrier();
+	__tsan_ignore_thread_end();
+#else
+	urcu_memb_barrier();
+#endif
 }
 
 void rgi_mt_free_subtree(struct rg_maple_tree *mt, void *enode)

@@ -21,20 +21,6 @@
 
 #define V(x) rg_mt_mk_value(x)
 
-#if defined(__SANITIZE_THREAD__)
-/*
- * liburcu is not instrumented: its own rcu_barrier() bookkeeping (allocated
- * by the caller, freed by the call_rcu thread) looks like a race. Ignore
- * what liburcu itself allocates and frees; the tree's nodes and batches
- * are allocated and freed by libregion, which annotates its ordering.
- */
-const char *__tsan_default_suppressions(void);
-const char *__tsan_default_suppressions(void)
-{
-	return "called_from_lib:liburcu.so\n";
-}
-#endif
-
 struct snap {
 	unsigned long n, cap;
 	unsigned long *s, *l;

@@ -739,20 +739,6 @@ static void run(unsigned int flags, double secs, bool toggle)
 	urcu_memb_unregister_thread();
 }
 
-#if defined(__SANITIZE_THREAD__)
-/*
- * liburcu is not instrumented: its own rcu_barrier() bookkeeping (allocated
- * by the caller, freed by the call_rcu thread) looks like a race. Ignore
- * what liburcu itself allocates and frees; the tree's nodes and batches
- * are allocated and freed by libregion, which annotates its ordering.
- */
-const char *__tsan_default_suppressions(void);
-const char *__tsan_default_suppressions(void)
-{
-	return "called_from_lib:liburcu.so\n";
-}
-#endif
-
 static void test_rcu_readers(void **state)
 {
 	(void)state;
