@@ -290,7 +290,7 @@ static inline uint64_t hb_starts(uint64_t u, const uint8_t *k)
  */
 static uint32_t hb_block_compute(const uint64_t *w, unsigned lb)
 {
-	unsigned j0 = 0, p, le, best = lb;
+	unsigned j0 = 0, j1 = 0, p, le, best = lb;
 	uint64_t u[HB_BLOCK_WORDS] __attribute__((aligned(16)));
 
 	while (!w[j0])
@@ -298,22 +298,30 @@ static uint32_t hb_block_compute(const uint64_t *w, unsigned lb)
 			return HB_BS_FREE;
 	p = 64 * j0 + (unsigned)__builtin_ctzll(w[j0]);
 	le = p;
-	/* runs that touch a word boundary, and each word's free units
-	 * strictly between its lowest and highest allocated one */
+	/*
+	 * Runs that touch a word boundary; each word not entirely free
+	 * gives its free units to the search inside words below. Those
+	 * touching its edges belong to boundary runs, already counted at
+	 * their full length, except the block's prefix and suffix runs,
+	 * which are not inner: they are masked off the first and last such
+	 * word.
+	 */
 	HB_UNROLL
 	for (unsigned j = 0; j < HB_BLOCK_WORDS; j++) {
 		uint64_t x = w[j];
-		unsigned t, len;
+		unsigned len;
 
 		u[j] = 0;
 		if (!x)
 			continue;
-		t = (unsigned)__builtin_clzll(x);
 		len = 64 * j + (unsigned)__builtin_ctzll(x) - le;
 		best = len > best ? len : best;
-		le = 64 * j + 64 - t;
-		u[j] = ~x & (0 - (x & (0 - x))) & (~0ULL >> t);
+		le = 64 * j + 64 - (unsigned)__builtin_clzll(x);
+		u[j] = ~x;
+		j1 = j;
 	}
+	u[j0] &= w[j0] | (0 - w[j0]);
+	u[j1] &= ~0ULL >> __builtin_clzll(w[j1]);
 	if (best < 62) {
 		/* runs inside words longer than best: their starts, then
 		 * grown one unit at a time while one remains */
@@ -1948,6 +1956,33 @@ static uint64_t hb_next_bit(const uint64_t *w, uint64_t from, uint64_t end,
 	return end;
 }
 
+/*
+ * hb_block_compute() the plain way, one free run at a time: validation
+ * checks the stored summaries against this independent reference.
+ */
+static uint32_t hb_block_compute_ref(const uint64_t *w)
+{
+	uint64_t a = 0, b, p = 0, s = 0, best = 0;
+
+	for (;; a = b) {
+		a = hb_next_bit(w, a, HB_BLOCK_BITS, false);
+		if (a == HB_BLOCK_BITS)
+			break;
+		b = hb_next_bit(w, a, HB_BLOCK_BITS, true);
+		if (a == 0)
+			p = b;
+		if (b == HB_BLOCK_BITS)
+			s = b - a;
+		if (a != 0 && b != HB_BLOCK_BITS && b - a > best)
+			best = b - a;
+		if (b == HB_BLOCK_BITS)
+			break;
+	}
+	if (p == HB_BLOCK_BITS)
+		return HB_BS_FREE;
+	return HB_BS(p, s, best);
+}
+
 #define HB_FAIL(msg)                     \
 	do {                             \
 		if (reason)              \
@@ -1979,10 +2014,15 @@ int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 	if (hb->pend != HB_NONE && hb->pend >= hb->nblocks)
 		HB_FAIL("pending block out of range");
 	for (uint64_t b = 0; b < hb->nblocks; b++) {
-		if (b == hb->pend)
+		const uint64_t *w = hb->words + b * HB_BLOCK_WORDS;
+
+		if (b == hb->pend) {
+			/* stale by design; the fast method must still agree */
+			if (hb_block_compute(w, 0) != hb_block_compute_ref(w))
+				HB_FAIL("block summary methods disagree");
 			continue;
-		if (hb->bsum[b] !=
-		    hb_block_compute(hb->words + b * HB_BLOCK_WORDS, 0))
+		}
+		if (hb->bsum[b] != hb_block_compute_ref(w))
 			HB_FAIL("block summary differs from its words");
 	}
 	for (unsigned k = 0; k < hb->nlevels; k++) {
