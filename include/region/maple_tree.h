@@ -296,7 +296,10 @@ RG_API int rg_mtree_init(struct rg_maple_tree *mt, unsigned int flags);
  * (rg_mtree_rcu_barrier() waits for that); lock-free readers still inside
  * the tree keep reading valid, if stale, nodes.
  *
- * Context: takes the tree lock; the caller owns the entries.
+ * Context: takes the tree lock; the caller owns the entries. In RCU mode
+ * not inside a read-side critical section: if the small batch that carries
+ * the nodes to call_rcu() cannot be allocated, it waits for a grace period
+ * and frees them at once.
  */
 RG_API void rg_mtree_destroy(struct rg_maple_tree *mt);
 

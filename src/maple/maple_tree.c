@@ -1667,7 +1667,17 @@ static int wr_commit(struct mt_wr *wr, unsigned int need,
 			wr->batch = *batchp;
 			*batchp = NULL;
 		}
-		RGI_ASSERT(!bcap || (wr->batch && wr->batch->cap >= bcap));
+		if (bcap && (!wr->batch || wr->batch->cap < bcap)) {
+			/* Preallocated for another store (a misuse): retry. */
+			rgi_mt_batch_free(wr->batch);
+			wr->batch = rgi_mt_batch_alloc(bcap);
+			if (!wr->batch) {
+				if (wr->sheaf)
+					rg_slab_return_sheaf(wr->cache,
+							     wr->sheaf);
+				return -ENOMEM;
+			}
+		}
 	} else {
 		req = need;
 		if (bcap) {

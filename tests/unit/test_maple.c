@@ -717,10 +717,37 @@ static void test_rcu_mode(void **state)
 	assert_ptr_equal(rg_mtree_erase(&mt, 300), V(100));
 	assert_int_equal(rg_mtree_store_range(&mt, 100, 4000, NULL), 0);
 	check(&mt);
+	{
+		/* Preallocated for a one-leaf store, used for a spanning one. */
+		RG_MA_STATE(mas, &mt, 4501, 4501);
+
+		rg_mtree_lock(&mt);
+		assert_int_equal(rg_mas_preallocate(&mas, V(7), 0), 0);
+		rg_mas_set_range(&mas, 4100, 5500);
+		assert_null(rg_mas_store(&mas, V(8)));
+		assert_int_equal(mas.status, RG_MAS_START);
+		rg_mas_destroy(&mas);
+		rg_mtree_unlock(&mt);
+		assert_ptr_equal(rg_mtree_load(&mt, 5000), V(8));
+		assert_ptr_equal(rg_mtree_load(&mt, 4099), V(1366));
+		check(&mt);
+	}
 	rg_mtree_destroy(&mt);
 	assert_true(rg_mtree_empty(&mt));
 	rg_mtree_rcu_barrier();
 	assert_int_equal(live_nodes(), base);
+
+	/* No memory for destroy's batch: it waits a grace period instead. */
+	for (unsigned long i = 0; i < 500; i++)
+		assert_int_equal(rg_mtree_store(&mt, 2 * i, V(i)), 0);
+	rg_mtree_rcu_barrier();
+	rg_fault_inject(1);
+	rg_mtree_destroy(&mt);
+	assert_true(rg_fault_fired());
+	rg_fault_inject(0);
+	assert_true(rg_mtree_empty(&mt));
+	assert_int_equal(live_nodes(), base); /* freed already */
+	assert_int_equal(rg_mtree_bytes(&mt), sizeof(mt));
 	urcu_memb_unregister_thread();
 }
 
@@ -748,6 +775,11 @@ static void test_rcu_reader_rewalk(void **state)
 			rg_mtree_store_range(&mt, 10 * i, 10 * i + 5, V(i)), 0);
 	assert_true(rg_mtree_height(&mt) >= 2);
 
+	/*
+	 * Writing inside a read-side critical section is safe here only
+	 * because no other thread could hold the tree lock while it waits
+	 * for a grace period (rg_mtree_clear_rcu()).
+	 */
 	urcu_memb_read_lock();
 	assert_ptr_equal(rg_mas_find(&mas, ULONG_MAX), V(10));
 	assert_int_equal(mas.index, 100);
