@@ -51,11 +51,13 @@
  * prefix and suffix runs are tried by its parent (the root's by the search
  * itself), so each run is tried once, in address order, and the first fit
  * found is the lowest. With align == 1 the first candidate always holds the
- * fit, so one root-to-block path is walked. Inside a block, the starts of
- * runs of n <= 64 free units in a word come from at most six shift-and
- * steps (a table gives the shifts for each n), masked by the alignment
- * pattern, and a fit crossing from the previous word's top is checked at
- * the same time; longer runs are handled by a carried run. With align > 1
+ * fit, so one root-to-block path is walked: plain allocations (align 1,
+ * n <= 64, no window) take it in a loop without backtracking. Inside a
+ * block, the starts of runs of n <= 64 free units in a word come from at
+ * most six shift-and steps (a table gives the shifts for each n), masked
+ * by the alignment pattern, and a fit crossing from the previous word's
+ * top is checked at the same time; longer runs are handled by a carried
+ * run. With align > 1
  * a candidate whose runs are long enough but misaligned is searched and
  * left (the scan goes on): this keeps the result exact; runs of
  * n + align - 1 units always succeed.
@@ -776,6 +778,50 @@ static uint64_t hb_search(const struct rg_hbitmap *hb, struct hb_req *r)
 	    (a = hb_fit(r, size - root->s, size)) != HB_NONE)
 		return a;
 	return HB_NONE;
+}
+
+/*
+ * hb_search() for align 1, n <= 64 and no window. With align 1 the first
+ * candidate at every level holds the first fit: the run ending in its
+ * prefix if that reaches n, else its inner run, which a descent always
+ * finds. So the search is one root-to-block descent, no backtracking.
+ */
+static uint64_t hb_search_plain(const struct rg_hbitmap *hb,
+				const struct hb_req *r)
+{
+	unsigned k = hb->nlevels - 1;
+	const struct hb_node *nd = &hb->lv[k][0];
+	uint64_t n = r->n, idx = 0;
+
+	if (nd->p >= n)
+		return 0;
+	if (nd->inner < n) {
+		uint64_t size = 1ULL << (hb_child_shift(k) + HB_FAN_SHIFT);
+
+		return nd->s >= n && nd->p != size ? size - nd->s : HB_NONE;
+	}
+	for (;;) {
+		unsigned csh = hb_child_shift(k), j;
+		uint64_t m = hb_g_ge(hb, k, idx, n), lm;
+		struct hb_sum x;
+
+		if (unlikely(!m))
+			return HB_NONE; /* cannot happen: inner >= n */
+		j = (unsigned)__builtin_ctzll(m);
+		x = hb_child_or0(hb, k, idx, nd, j);
+		lm = ~nd->all & ((1ULL << j) - 1);
+		if (lm) {
+			uint64_t rs = hb_run_into(hb, k, idx, nd, lm, csh);
+
+			if (((uint64_t)j << csh) + x.p - rs >= n)
+				return (idx << (csh + HB_FAN_SHIFT)) + rs;
+		}
+		idx = (idx << HB_FAN_SHIFT) + j;
+		if (k == 0)
+			return hb_block_fit(hb->words + idx * HB_BLOCK_WORDS,
+					    idx << HB_BLOCK_SHIFT, r);
+		nd = &hb->lv[--k][idx];
+	}
 }
 
 /*
@@ -1754,7 +1800,7 @@ int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	}
 	hb_req_init(&r, n, align, 0, hb->capacity);
 	hb_flush(hb);
-	a = hb_search(hb, &r);
+	a = align == 1 && n <= 64 ? hb_search_plain(hb, &r) : hb_search(hb, &r);
 	if (a == HB_NONE)
 		return -ENOSPC;
 	if (likely(n <= 64 &&
