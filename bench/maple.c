@@ -23,7 +23,10 @@
  * its fullest (counted nodes x 256 + header).
  *
  * --threads N (a separate mode): lock-free readers against one writer.
- * The tree holds --entries ranges (default 10^5 here) laid out as above;
+ * The tree holds --entries ranges (default 10^5 here) laid out as above,
+ * filled outside RCU mode in both modes (a tree filled in RCU mode is
+ * spread over more memory: each store leaves its old leaf to a grace
+ * period, so new leaves come from elsewhere in the slabs);
  * N - 1 reader threads load random indices in [0, 10 x entries) while one
  * writer thread churns: it picks a random range and erases it if present,
  * stores it again (store_range) if not. Mode "rcu": the tree is in RCU
@@ -32,7 +35,10 @@
  * tree lock the writer takes for every store. Each run lasts --duration
  * seconds (default 2) per mode, the modes alternate, and the figures are
  * medians over --runs: reads per second per reader (mean over readers)
- * and writes per second.
+ * and writes per second. When there are at least as many CPUs as threads,
+ * the writer is pinned to CPU 0 and reader i to CPU i, so readers and the
+ * writer really run at the same time (on a loaded 2-CPU machine unpinned
+ * threads often share one CPU, and locked readers then never wait).
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -40,7 +46,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 #include <urcu/urcu-memb.h>
 
 #include "bench.h"
@@ -294,9 +302,21 @@ struct th_thread {
 	pthread_t tid;
 	struct th_run *run;
 	unsigned int id;
+	int cpu; /* -1: not pinned */
 	unsigned long ops;
 	double secs;
 };
+
+static void th_pin(const struct th_thread *t)
+{
+	cpu_set_t set;
+
+	if (t->cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(t->cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
 
 static double th_now(void)
 {
@@ -319,6 +339,7 @@ static void *th_reader(void *arg)
 	double t0;
 
 	rg_rand_seed(&r, run->seed + 1000 + t->id);
+	th_pin(t);
 	urcu_memb_register_thread();
 	th_wait_go(run);
 	t0 = th_now();
@@ -348,6 +369,7 @@ static void *th_writer(void *arg)
 		exit(1);
 	memset(present, 1, n);
 	rg_rand_seed(&r, run->seed + 7);
+	th_pin(t);
 	urcu_memb_register_thread();
 	th_wait_go(run);
 	t0 = th_now();
@@ -377,7 +399,8 @@ static void *th_writer(void *arg)
  * and writes per second.
  */
 static void th_once(unsigned long n, unsigned int readers, bool rcu,
-		    double secs, uint64_t seed, double *rps, double *wps)
+		    double secs, uint64_t seed, bool pin, double *rps,
+		    double *wps)
 {
 	struct th_run *run = calloc(1, sizeof(*run));
 	struct th_thread *t = calloc(readers + 1, sizeof(*t));
@@ -388,16 +411,21 @@ static void th_once(unsigned long n, unsigned int readers, bool rcu,
 		exit(1);
 	run->n = n;
 	run->seed = seed;
-	rg_mtree_init(&run->mt, rcu ? RG_MT_FLAGS_USE_RCU : 0);
+	/* The same tree for both modes: filled outside RCU mode. */
+	rg_mtree_init(&run->mt, 0);
 	for (unsigned long k = 0; k < n; k++)
 		if (rg_mtree_store_range(&run->mt, 10 * k, 10 * k + (k % 8),
 					 rg_mt_mk_value(k))) {
 			rb_note("maple --threads: fill failed");
 			exit(1);
 		}
+	if (rcu)
+		rg_mtree_set_rcu(&run->mt);
 	for (unsigned int i = 0; i <= readers; i++) {
 		t[i].run = run;
 		t[i].id = i;
+		/* writer on CPU 0, reader i on CPU i + 1 */
+		t[i].cpu = !pin ? -1 : i == readers ? 0 : (int)i + 1;
 		if (pthread_create(&t[i].tid, NULL,
 				   i == readers ? th_writer : th_reader,
 				   &t[i])) {
@@ -448,14 +476,16 @@ static int run_threads(struct rb_ctx *ctx, unsigned long n,
 	int runs = ctx->runs < 1 ? 1 : ctx->runs > 64 ? 64 : ctx->runs;
 	unsigned int readers = threads - 1;
 	double rr[64], rw[64], lr[64], lw[64], mr, ml;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	bool pin = ncpu >= (long)threads;
 	struct rb_table *t;
 
 	urcu_memb_register_thread();
 	for (int r = 0; r < runs; r++) {
 		uint64_t seed = ctx->seed + (uint64_t)r;
 
-		th_once(n, readers, true, secs, seed, &rr[r], &rw[r]);
-		th_once(n, readers, false, secs, seed, &lr[r], &lw[r]);
+		th_once(n, readers, true, secs, seed, pin, &rr[r], &rw[r]);
+		th_once(n, readers, false, secs, seed, pin, &lr[r], &lw[r]);
 	}
 	urcu_memb_unregister_thread();
 	mr = rb_median(rr, runs);
@@ -464,6 +494,8 @@ static int run_threads(struct rb_ctx *ctx, unsigned long n,
 	rb_table_param(t, "entries", "%lu", n);
 	rb_table_param(t, "threads", "%u", threads);
 	rb_table_param(t, "duration_s", "%.2f", secs);
+	rb_table_param(t, "cpus", "%ld", ncpu);
+	rb_table_param(t, "pinned", "%s", pin ? "yes" : "no");
 	rb_table_param(t, "runs", "%d", runs);
 	rb_table_param(t, "seed", "%llu", (unsigned long long)ctx->seed);
 	rb_row(t);
