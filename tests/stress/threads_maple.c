@@ -60,7 +60,8 @@
 #define SECS_TOGGLE 2.0
 #endif
 
-#define U 4096UL /* indices the writer uses */
+#define UBITS 14
+#define U (1UL << UBITS) /* indices the writer uses: trees of height 4 */
 #define K 32 /* history records kept per index */
 #define NREADERS 2
 #define MAXPRINT 10
@@ -82,7 +83,8 @@ static uint64_t seed;
 
 static void *mk(uint64_t s, unsigned long first, unsigned long last)
 {
-	return rg_mt_mk_value((unsigned long)(s << 24) | (first << 12) | last);
+	return rg_mt_mk_value((unsigned long)(s << (2 * UBITS)) |
+			      (first << UBITS) | last);
 }
 
 /* Decode an entry: its store's sequence, its range; false if garbage. */
@@ -93,9 +95,9 @@ static bool dec(void *e, uint64_t *s, unsigned long *first, unsigned long *last)
 	if (!rg_mt_is_value(e))
 		return false;
 	v = rg_mt_to_value(e);
-	*s = v >> 24;
-	*first = (v >> 12) & 0xfff;
-	*last = v & 0xfff;
+	*s = v >> (2 * UBITS);
+	*first = (v >> UBITS) & (U - 1);
+	*last = v & (U - 1);
 	return *s != 0 && *first <= *last;
 }
 
@@ -466,6 +468,7 @@ static void *reader(void *arg)
 
 static uint64_t model[U]; /* per index: the sequence stored, 0 NULL */
 static unsigned long nstores;
+static unsigned int max_height;
 
 static void check_model(void)
 {
@@ -519,13 +522,15 @@ static void end(uint64_t s)
 {
 	atomic_store_explicit(&done, s, memory_order_release);
 	nstores++;
+	if (rg_mtree_height(&tree) > max_height)
+		max_height = rg_mtree_height(&tree);
 	if (SLOW || nstores % 4096 == 0) {
 		const char *why;
 
 		if (rg_mtree_validate(&tree, &why))
 			fail_msg("invalid tree: %s (seed %llu)", why,
 				 (unsigned long long)seed);
-		if (nstores % (SLOW ? 64 : 16384) == 0)
+		if (nstores % (SLOW ? 256 : 16384) == 0)
 			check_model();
 	}
 }
@@ -661,6 +666,7 @@ static void run(unsigned int flags, double secs, bool toggle)
 	atomic_store(&reads, 0);
 	atomic_store(&iter_steps, 0);
 	nstores = 0;
+	max_height = 0;
 	assert_int_equal(rg_mtree_init(&tree, flags | RG_MT_FLAGS_USE_RCU), 0);
 	assert_true(rg_mtree_in_rcu(&tree));
 
@@ -720,9 +726,10 @@ static void run(unsigned int flags, double secs, bool toggle)
 
 	check_model();
 	rg_mtree_get_stats(&tree, &st);
-	printf("# flags %#x toggle %d: %lu stores, %lu reads, %lu iteration "
-	       "steps, %lu unverified, %lu mode switches, %lu violations\n",
-	       flags, toggle, nstores, atomic_load(&reads),
+	printf("# flags %#x toggle %d: %lu stores (height up to %u), %lu "
+	       "reads, %lu iteration steps, %lu unverified, %lu mode "
+	       "switches, %lu violations\n",
+	       flags, toggle, nstores, max_height, atomic_load(&reads),
 	       atomic_load(&iter_steps), atomic_load(&unverified), toggles,
 	       atomic_load(&violations));
 	assert_int_equal(st.overuse, 0);
