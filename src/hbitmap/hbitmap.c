@@ -124,8 +124,10 @@
 
 #if defined(__GNUC__)
 #define HB_ALWAYS_INLINE inline __attribute__((always_inline))
+#define HB_NOINLINE __attribute__((noinline))
 #else
 #define HB_ALWAYS_INLINE inline
+#define HB_NOINLINE
 #endif
 
 /* Block summary packing: prefix, suffix, inner run, 10 bits each. */
@@ -1470,14 +1472,18 @@ static bool hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e, bool set)
 	return ((w[last] ^ want) & lm) == 0;
 }
 
-static void hb_set_pend(struct rg_hbitmap *hb, uint64_t b)
+static void hb_switch_pend(struct rg_hbitmap *hb, uint64_t b)
 {
-	if (hb->pend == b)
-		return;
 	hb_flush(hb);
 	hb->pend = b;
 	hb->pend_hint = 0;
 	hb->pend_ops = 0;
+}
+
+static inline void hb_set_pend(struct rg_hbitmap *hb, uint64_t b)
+{
+	if (hb->pend != b)
+		hb_switch_pend(hb, b);
 }
 
 /*
@@ -1771,33 +1777,13 @@ static inline void hb_set_short(uint64_t *w, uint64_t s, uint64_t n)
 	}
 }
 
-int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
-		     uint64_t *start)
+/* rg_hbitmap_alloc() past the pending-block fast path: a search. */
+static HB_NOINLINE int hb_alloc_search(struct rg_hbitmap *hb, uint64_t n,
+				       uint64_t align, uint64_t *start)
 {
 	struct hb_req r;
 	uint64_t a;
 
-	if (unlikely(n == 0 || n > hb->capacity || hb_bad_align(align)))
-		return -EINVAL;
-	if (likely(hb->pend_alloc)) {
-		a = hb_alloc_pending(hb, n, align);
-		if (likely(a != HB_NONE)) {
-			uint64_t ps = hb->pend << HB_BLOCK_SHIFT;
-
-			if (likely(a >= ps && a + n <= ps + HB_BLOCK_BITS &&
-				   n <= 64)) {
-				hb_pend_note(hb, a, a + n, true);
-				hb_set_short(hb->words, a, n);
-				hb->free_units -= n;
-			} else {
-				hb_mutate(hb, a, n, true, true);
-				hb->pend_alloc = true;
-			}
-			hb->last_end = a + n;
-			*start = a;
-			return 0;
-		}
-	}
 	hb_req_init(&r, n, align, 0, hb->capacity);
 	hb_flush(hb);
 	a = align == 1 && n <= 64 ? hb_search_plain(hb, &r) : hb_search(hb, &r);
@@ -1820,6 +1806,38 @@ int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	hb->last_end = a + n;
 	*start = a;
 	return 0;
+}
+
+/* rg_hbitmap_alloc() when allocations follow each other: the fast path. */
+static HB_NOINLINE int hb_alloc_seq(struct rg_hbitmap *hb, uint64_t n,
+				    uint64_t align, uint64_t *start)
+{
+	uint64_t a = hb_alloc_pending(hb, n, align), ps;
+
+	if (unlikely(a == HB_NONE))
+		return hb_alloc_search(hb, n, align, start);
+	ps = hb->pend << HB_BLOCK_SHIFT;
+	if (likely(a >= ps && a + n <= ps + HB_BLOCK_BITS && n <= 64)) {
+		hb_pend_note(hb, a, a + n, true);
+		hb_set_short(hb->words, a, n);
+		hb->free_units -= n;
+	} else {
+		hb_mutate(hb, a, n, true, true);
+		hb->pend_alloc = true;
+	}
+	hb->last_end = a + n;
+	*start = a;
+	return 0;
+}
+
+int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
+		     uint64_t *start)
+{
+	if (unlikely(n == 0 || n > hb->capacity || hb_bad_align(align)))
+		return -EINVAL;
+	if (likely(hb->pend_alloc))
+		return hb_alloc_seq(hb, n, align, start);
+	return hb_alloc_search(hb, n, align, start);
 }
 
 int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
@@ -1849,40 +1867,57 @@ static inline bool hb_bad_range(const struct rg_hbitmap *hb, uint64_t start,
 	return n == 0 || start >= hb->capacity || n > hb->capacity - start;
 }
 
+/*
+ * Free [start, start + n), n <= 64 units within one block: one or two
+ * words. The block becomes the pending one (switch: it was not).
+ */
+static HB_ALWAYS_INLINE int hb_free_short(struct rg_hbitmap *hb, uint64_t start,
+					  uint64_t n, bool switch_pend)
+{
+	uint64_t *w = &hb->words[start >> 6];
+	unsigned o = (unsigned)(start & 63);
+	unsigned j = (unsigned)(start >> 6) & (HB_BLOCK_WORDS - 1);
+	uint64_t m0, m1 = 0;
+
+	if (o + n <= 64) {
+		m0 = (~0ULL >> (64 - n)) << o;
+		if (unlikely((w[0] & m0) != m0))
+			return -ENOENT;
+	} else {
+		m0 = ~0ULL << o;
+		m1 = ~0ULL >> (128 - o - n);
+		if (unlikely((w[0] & m0) != m0 || (w[1] & m1) != m1))
+			return -ENOENT;
+	}
+	if (switch_pend)
+		hb_switch_pend(hb, start >> HB_BLOCK_SHIFT);
+	w[0] &= ~m0;
+	if (m1)
+		w[1] &= ~m1;
+	hb_pend_note(hb, start, start + n, false);
+	hb->free_units += n;
+	if (j < hb->pend_hint)
+		hb->pend_hint = j;
+	return 0;
+}
+
+/* hb_free_short() in a block other than the pending one. */
+static HB_NOINLINE int hb_free_short_switch(struct rg_hbitmap *hb,
+					    uint64_t start, uint64_t n)
+{
+	return hb_free_short(hb, start, n, true);
+}
+
 int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 {
-	uint64_t e = start + n;
+	uint64_t e = start + n, b = start >> HB_BLOCK_SHIFT;
 
 	if (unlikely(hb_bad_range(hb, start, n)))
 		return -EINVAL;
-	if (likely(n <= 64 &&
-		   (start >> HB_BLOCK_SHIFT) == ((e - 1) >> HB_BLOCK_SHIFT))) {
-		/* one or two words of one block, made the pending one */
-		uint64_t *w = &hb->words[start >> 6];
-		unsigned o = (unsigned)(start & 63);
-		unsigned j = (unsigned)(start >> 6) & (HB_BLOCK_WORDS - 1);
-
-		if (o + n <= 64) {
-			uint64_t m = (~0ULL >> (64 - n)) << o;
-
-			if (unlikely((w[0] & m) != m))
-				return -ENOENT;
-			hb_set_pend(hb, start >> HB_BLOCK_SHIFT);
-			w[0] &= ~m;
-		} else {
-			uint64_t m0 = ~0ULL << o, m1 = ~0ULL >> (128 - o - n);
-
-			if (unlikely((w[0] & m0) != m0 || (w[1] & m1) != m1))
-				return -ENOENT;
-			hb_set_pend(hb, start >> HB_BLOCK_SHIFT);
-			w[0] &= ~m0;
-			w[1] &= ~m1;
-		}
-		hb_pend_note(hb, start, e, false);
-		hb->free_units += n;
-		if (j < hb->pend_hint)
-			hb->pend_hint = j;
-		return 0;
+	if (likely(n <= 64 && b == ((e - 1) >> HB_BLOCK_SHIFT))) {
+		if (likely(b == hb->pend))
+			return hb_free_short(hb, start, n, false);
+		return hb_free_short_switch(hb, start, n);
 	}
 	if (unlikely(!hb_bits_are(hb->words, start, e, true)))
 		return -ENOENT;
