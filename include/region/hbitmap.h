@@ -3,8 +3,8 @@
  * libregion hbitmap: a contiguous-range allocator over the units
  * [0, capacity): one bit per unit plus a hierarchy of free-run summaries,
  * so that the lowest-address (first) fit of a run of N units is found in
- * logarithmic time while memory stays within a few percent of the plain
- * bitmap (capacity / 8 bytes).
+ * logarithmic time while memory stays within about 11% of the plain bitmap
+ * (capacity / 8 bytes).
  *
  * Usage:
  *	struct rg_hbitmap *hb = rg_hbitmap_create(1000000);
@@ -54,7 +54,7 @@ struct rg_hbitmap;
  * rg_hbitmap_create() - create an allocator of @capacity units, all free.
  * @capacity: number of units, 1 .. RG_HBITMAP_MAX_CAPACITY.
  *
- * Memory is about capacity / 8 bytes for the bitmap plus 6.5% for the
+ * Memory is about capacity / 8 bytes for the bitmap plus 11% for the
  * summaries, allocated here and nowhere else (except resize).
  *
  * Context: any thread.

@@ -12,10 +12,10 @@
  * holds two child masks (any: the child has a free unit; all: the child is
  * entirely free), the same three lengths for its own span, in 64 bits
  * each, and one 16-bit "g" value per child (below), kept apart in one
- * array per level. The top level has a single
- * node, the root. Bits past the capacity (padding in the last block) are
- * set, and children past the last block or node are absent from the masks
- * (read as entirely allocated), so no search ever sees them as free.
+ * array per level. The top level has a single node, the root. Bits past
+ * the capacity (padding in the last block) are set, and children past the
+ * last block or node are absent from the masks (read as entirely
+ * allocated), so no search ever sees them as free.
  * Memory at 10^6 units: 125,056 B of bitmap, 7,816 B of block summaries,
  * 4,096 B of g values, 1,280 B of nodes: 1.109x the plain bitmap.
  *
@@ -39,7 +39,8 @@
  * from them (saturated as above), and the node's own summary equals a
  * recomputation from its children's stored summaries. A fully free span has
  * prefix = suffix = its size and inner = 0. free_units counts the zero bits
- * below the capacity.
+ * below the capacity. Validation checks the block summaries against a plain
+ * run-by-run reference, independent of hb_block_compute().
  *
  * Search (first fit). The root's prefix run is tried, then its inner runs,
  * then its suffix run. Inside a node, the candidates are the children whose
@@ -54,13 +55,13 @@
  * fit, so one root-to-block path is walked: plain allocations (align 1,
  * n <= 64, no window) take it in a loop without backtracking. Inside a
  * block, the starts of runs of n <= 64 free units in a word come from at
- * most six shift-and steps (a table gives the shifts for each n), masked
- * by the alignment pattern, and a fit crossing from the previous word's
- * top is checked at the same time; longer runs are handled by a carried
- * run. With align > 1
- * a candidate whose runs are long enough but misaligned is searched and
- * left (the scan goes on): this keeps the result exact; runs of
- * n + align - 1 units always succeed.
+ * most six shift-and steps (a table gives the shifts for each n; SSE2 does
+ * the eight words at once), masked by the alignment pattern, and a fit
+ * crossing from the previous word's top is checked at the same time;
+ * longer runs are handled by a carried run. With align > 1 a candidate
+ * whose runs are long enough but misaligned is searched and left (the scan
+ * goes on): this keeps the result exact; runs of n + align - 1 units
+ * always succeed.
  *
  * Updates. After bits change in one block the block summary is recomputed
  * and, while a summary actually changes, the parent is updated: its masks,
@@ -91,12 +92,13 @@
  * before the block, so the lowest fit found by scanning the pending block's
  * words is the global first fit. This makes filling and emptying in address
  * order cost a few word operations per call, with the tree walked once per
- * block.
+ * block. The entry points test for their fast paths before anything else
+ * and reach the slow ones by tail calls, so the fast paths pay no frame.
  *
  * What never allocates: everything but rg_hbitmap_create() and
  * rg_hbitmap_resize(), which allocate the handle and one array holding
- * words, nodes and block summaries (rgi_calloc, so fault injection reaches
- * them).
+ * words, g values, nodes and block summaries (rgi_calloc, so fault
+ * injection reaches them).
  *
  * Limits: capacity 1 .. 2^56 units (8 node levels at most); unit numbers
  * and lengths are 64-bit.
