@@ -1034,7 +1034,8 @@ rewalk:
 	return true;
 }
 
-static bool mas_step(struct rg_ma_state *mas, bool fwd, bool rcu, void **ep)
+static inline __attribute__((always_inline)) bool
+mas_step(struct rg_ma_state *mas, bool fwd, bool rcu, void **ep)
 {
 	if (rcu)
 		return fwd ? mas_rcu_next(mas, ep) : mas_rcu_prev(mas, ep);
@@ -1084,9 +1085,10 @@ static int mas_resume(struct rg_ma_state *mas, bool fwd, bool rcu, void **ep)
 	}
 }
 
-static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
+/* @rcu is a constant in each instance: the locked one stays lean. */
+static inline __attribute__((always_inline)) void *
+mas_next_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
 {
-	bool rcu = mt_rcu_readers(mas->tree);
 	struct rg_ma_state save;
 	void *e = NULL;
 	int r;
@@ -1118,9 +1120,9 @@ static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
 	}
 }
 
-static void *mas_prev_impl(struct rg_ma_state *mas, unsigned long min, bool any)
+static inline __attribute__((always_inline)) void *
+mas_prev_gen(struct rg_ma_state *mas, unsigned long min, bool any, bool rcu)
 {
-	bool rcu = mt_rcu_readers(mas->tree);
 	struct rg_ma_state save;
 	void *e = NULL;
 	int r;
@@ -1150,6 +1152,20 @@ static void *mas_prev_impl(struct rg_ma_state *mas, unsigned long min, bool any)
 		if (e || any)
 			return e;
 	}
+}
+
+static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
+{
+	if (mt_rcu_readers(mas->tree))
+		return mas_next_gen(mas, max, any, true);
+	return mas_next_gen(mas, max, any, false);
+}
+
+static void *mas_prev_impl(struct rg_ma_state *mas, unsigned long min, bool any)
+{
+	if (mt_rcu_readers(mas->tree))
+		return mas_prev_gen(mas, min, any, true);
+	return mas_prev_gen(mas, min, any, false);
 }
 
 void *rg_mas_next(struct rg_ma_state *mas, unsigned long max)

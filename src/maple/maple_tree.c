@@ -808,17 +808,21 @@ static unsigned long wr_fill(struct mt_wr *wr, struct mt_node *n,
 		memset(n->a.pad, 0, sizeof(n->a.pad));
 		g = n->a.gap[best];
 	}
+	if (likely(!wr->rcu)) {
+		for (unsigned int i = 0; i < cnt; i++)
+			mt_set_parent(mt_to_node(sl[i]), n, i);
+		return g;
+	}
+	/*
+	 * RCU mode: a child still linked under its old parent is adopted
+	 * only after the new nodes are (wr_finish_rcu()), so a reader
+	 * climbing from it never reaches an unlinked node. Children built by
+	 * this store (no parent yet) are adopted now: nobody can see them.
+	 */
 	for (unsigned int i = 0; i < cnt; i++) {
 		struct mt_node *c = mt_to_node(sl[i]);
 
-		/*
-		 * RCU mode: a child still linked under its old parent is
-		 * adopted only after the new nodes are (wr_finish_rcu()), so
-		 * a reader climbing from it never reaches an unlinked node.
-		 * Children built by this store (no parent yet) are adopted
-		 * now: nobody can see them.
-		 */
-		if (!wr->rcu || !mt_parent(c))
+		if (!mt_parent(c))
 			mt_set_parent(c, n, i);
 	}
 	return g;
@@ -1611,7 +1615,7 @@ unsigned int rgi_mt_prealloc_count(struct rg_maple_tree *mt,
  * (including an old parent word) is inside a read-side critical section
  * the grace period waits for.
  */
-static void wr_finish_rcu(struct mt_wr *wr)
+static __attribute__((noinline)) void wr_finish_rcu(struct mt_wr *wr)
 {
 	struct mt_rcu_batch *b = wr->batch;
 	enum mt_type it = wr->itype;
@@ -1654,7 +1658,7 @@ static int wr_commit(struct mt_wr *wr, unsigned int need,
 		     void **batchp)
 {
 	struct rg_maple_tree *mt = wr->mt;
-	unsigned int bcap = wr_batch_cap(wr);
+	unsigned int bcap = unlikely(wr->rcu) ? wr_batch_cap(wr) : 0;
 
 	if (sheafp) {
 		/* Preallocated by the caller (possibly nothing). */
@@ -1698,10 +1702,12 @@ static int wr_commit(struct mt_wr *wr, unsigned int need,
 		}
 	}
 	wr_execute(wr);
-	if (wr->rcu)
-		wr_finish_rcu(wr);
-	else if (wr->batch)
-		rgi_mt_batch_free(wr->batch);
+	if (unlikely(wr->rcu || wr->batch)) {
+		if (wr->rcu)
+			wr_finish_rcu(wr);
+		else
+			rgi_mt_batch_free(wr->batch);
+	}
 	if (wr->sheaf)
 		rg_slab_return_sheaf(wr->cache, wr->sheaf);
 	mt->stats.stores++;
