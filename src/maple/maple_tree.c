@@ -147,7 +147,7 @@ struct rg_slab_cache *rgi_mt_cache(void)
 	c = atomic_load_explicit(&mt_cache, memory_order_relaxed);
 	if (!c) {
 		c = rg_slab_create("maple_node", RG_MT_NODE_SIZE,
-				   RG_MT_NODE_SIZE, 0, NULL);
+				   RG_MT_NODE_SIZE, RG_SLAB_HUGEPAGE, NULL);
 		if (c)
 			atomic_store_explicit(&mt_cache, c,
 					      memory_order_release);
