@@ -10,8 +10,6 @@
 
 PREFIX ?= /usr/local
 B := build
-MESON_SETUP = meson setup --wipe
-SETUP_OK = test -f $(1)/build.ninja || meson setup $(1) $(2) >/dev/null
 
 .PHONY: all deps build test bench install clean
 
