@@ -842,9 +842,13 @@ static unsigned long mas_slot_last(const struct rg_ma_state *mas)
 			   mas->offset, mas->max);
 }
 
-/* Max of the node whose parent word is @w; false if a dead node is met. */
-static bool mt_rcu_node_max(struct rg_maple_tree *mt, uintptr_t w,
-			    unsigned long *max)
+/*
+ * A bound of the node whose parent word is @w: its max (@upper) or its min,
+ * found by climbing while the node is its parent's last (first) child.
+ * Returns false if a dead node is met.
+ */
+static bool mt_rcu_node_bound(struct rg_maple_tree *mt, uintptr_t w,
+			      bool upper, unsigned long *bound)
 {
 	enum mt_type it = mt_itype(mt);
 
@@ -854,39 +858,18 @@ static bool mt_rcu_node_max(struct rg_maple_tree *mt, uintptr_t w,
 		uintptr_t qw;
 
 		if (!q) {
-			*max = ULONG_MAX;
+			*bound = upper ? ULONG_MAX : 0;
 			return true;
 		}
 		qw = mt_rcu_pword(q);
 		if (mt_pword_dead(qw, q))
 			return false;
-		if (s < mt_npivots(it)) {
-			*max = mt_pivots(q, it)[s];
+		if (upper && s < mt_npivots(it)) {
+			*bound = mt_pivots(q, it)[s];
 			return true;
 		}
-		w = qw;
-	}
-}
-
-static bool mt_rcu_node_min(struct rg_maple_tree *mt, uintptr_t w,
-			    unsigned long *min)
-{
-	enum mt_type it = mt_itype(mt);
-
-	for (;;) {
-		struct mt_node *q = (struct mt_node *)(w & MT_PARENT_MASK);
-		unsigned int s = (unsigned int)((w >> 4) & 0xf);
-		uintptr_t qw;
-
-		if (!q) {
-			*min = 0;
-			return true;
-		}
-		qw = mt_rcu_pword(q);
-		if (mt_pword_dead(qw, q))
-			return false;
-		if (s) {
-			*min = mt_pivots(q, it)[s - 1] + 1;
+		if (!upper && s) {
+			*bound = mt_pivots(q, it)[s - 1] + 1;
 			return true;
 		}
 		w = qw;
@@ -936,7 +919,7 @@ static bool mas_rcu_next(struct rg_ma_state *mas, void **ep)
 	s++;
 	if (s < mt_npivots(it))
 		max = mt_pivots(p, it)[s];
-	else if (!mt_rcu_node_max(mt, pw, &max))
+	else if (!mt_rcu_node_bound(mt, pw, true, &max))
 		goto rewalk;
 	min = mas->max + 1;
 	e = mt_rcu_slot(&mt_slots(p, it)[s]);
@@ -1006,7 +989,7 @@ static bool mas_rcu_prev(struct rg_ma_state *mas, void **ep)
 	max = mas->min - 1;
 	if (s > 0)
 		min = mt_pivots(p, it)[s - 1] + 1;
-	else if (!mt_rcu_node_min(mt, pw, &min))
+	else if (!mt_rcu_node_bound(mt, pw, false, &min))
 		goto rewalk;
 	e = mt_rcu_slot(&mt_slots(p, it)[s]);
 	while (!mt_is_leaf(e)) {
