@@ -847,8 +847,8 @@ static unsigned long mas_slot_last(const struct rg_ma_state *mas)
  * found by climbing while the node is its parent's last (first) child.
  * Returns false if a dead node is met.
  */
-static bool mt_rcu_node_bound(struct rg_maple_tree *mt, uintptr_t w,
-			      bool upper, unsigned long *bound)
+static bool mt_rcu_node_bound(struct rg_maple_tree *mt, uintptr_t w, bool upper,
+			      unsigned long *bound)
 {
 	enum mt_type it = mt_itype(mt);
 
