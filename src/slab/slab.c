@@ -90,6 +90,7 @@ struct rg_slab_sheaf {
 /* Per-thread cache state. */
 struct rgi_pcs {
 	struct rg_slab_sheaf *main, *spare;
+	struct rg_slab_sheaf *pre; /* empty, kept for the next prefill */
 	_Atomic long allocs, frees; /* written by the owner only */
 	struct rg_slab_cache *cache;
 	struct rgi_pcs *next, *prev;
@@ -120,8 +121,8 @@ struct rg_slab_cache {
 
 /* ---- report hook ---- */
 
-static void default_report(const char *cache, const void *obj,
-			   const char *what, void *arg)
+static void default_report(const char *cache, const void *obj, const char *what,
+			   void *arg)
 {
 	(void)arg;
 	fprintf(stderr, "libregion: slab cache '%s': %s of object %p\n", cache,
@@ -140,17 +141,16 @@ void rg_slab_set_report_hook(rg_slab_report_fn fn, void *arg)
 
 static void report(struct rg_slab_cache *c, const void *obj, const char *what)
 {
-	atomic_load(&report_fn)(c->name, obj, what, atomic_load(&report_arg));
+	atomic_load (&report_fn)(c->name, obj, what, atomic_load(&report_arg));
 }
 
 /* ---- counters ---- */
 
 static inline void ctr_add(_Atomic long *ctr, long v)
 {
-	atomic_store_explicit(ctr,
-			      atomic_load_explicit(ctr, memory_order_relaxed) +
-				      v,
-			      memory_order_relaxed);
+	atomic_store_explicit(
+		ctr, atomic_load_explicit(ctr, memory_order_relaxed) + v,
+		memory_order_relaxed);
 }
 
 static inline long ctr_get(_Atomic long *ctr)
@@ -163,8 +163,8 @@ static inline long ctr_get(_Atomic long *ctr)
 static inline uint64_t *slab_out_map(struct rg_slab_cache *c,
 				     struct rgi_slab *s)
 {
-	size_t off = offsetof(struct rgi_slab, free) +
-		     sizeof(uint16_t) * c->nobj;
+	size_t off =
+		offsetof(struct rgi_slab, free) + sizeof(uint16_t) * c->nobj;
 
 	off = (off + 7) & ~(size_t)7;
 	return (uint64_t *)((char *)s + off);
@@ -339,8 +339,8 @@ static size_t slabs_take(struct rg_slab_cache *c, size_t n, void **p)
 static void slab_put(struct rg_slab_cache *c, void *obj)
 {
 	struct rgi_slab *s = obj_slab(c, obj);
-	size_t off = (size_t)((char *)obj - (char *)s) - c->hdr_size -
-		     c->obj_off;
+	size_t off =
+		(size_t)((char *)obj - (char *)s) - c->hdr_size - c->obj_off;
 	unsigned int i = (unsigned int)(off / c->stride);
 
 	out_flip(slab_out_map(c, s), i);
@@ -546,7 +546,6 @@ static void tls_forget(struct rgi_pcs *pc)
 	}
 }
 
-
 static void pcs_flush_locked(struct rg_slab_cache *c, struct rgi_pcs *pc)
 {
 	struct rg_slab_sheaf *sh[2] = { pc->main, pc->spare };
@@ -560,6 +559,9 @@ static void pcs_flush_locked(struct rg_slab_cache *c, struct rgi_pcs *pc)
 			barn_put_empty(c, sh[i]);
 	}
 	pc->main = pc->spare = NULL;
+	if (pc->pre)
+		barn_put_empty(c, pc->pre);
+	pc->pre = NULL;
 }
 
 static void pcs_unlink(struct rg_slab_cache *c, struct rgi_pcs *pc)
@@ -615,8 +617,7 @@ static struct rgi_pcs *pcs_get_slow(struct rg_slab_cache *c)
 	pthread_mutex_lock(&c->lock);
 	pc->main = barn_get_empty(c);
 	pc->spare = barn_get_empty(c);
-	if (!pc->main || !pc->spare ||
-	    pthread_setspecific(c->key, pc) != 0) {
+	if (!pc->main || !pc->spare || pthread_setspecific(c->key, pc) != 0) {
 		if (pc->main)
 			barn_put_empty(c, pc->main);
 		if (pc->spare)
@@ -645,8 +646,7 @@ static inline void copy_ptrs(void **restrict dst, void *const *restrict src,
 		dst[i] = src[i];
 }
 
-static inline size_t sheaf_take(struct rg_slab_sheaf *sh, size_t n,
-				void **p)
+static inline size_t sheaf_take(struct rg_slab_sheaf *sh, size_t n, void **p)
 {
 	size_t k = RGI_MIN(n, (size_t)sh->size);
 
@@ -687,7 +687,8 @@ static size_t take_objects(struct rg_slab_cache *c, struct rgi_pcs *pc,
 		/* All or nothing: what came from the sheaves goes back. */
 		slabs_put(c, got - local, p + local);
 		if (pc) {
-			size_t back = RGI_MIN(local, (size_t)pc->main->capacity);
+			size_t back =
+				RGI_MIN(local, (size_t)pc->main->capacity);
 
 			memcpy(pc->main->objs, p, back * sizeof(void *));
 			pc->main->size = (unsigned int)back;
@@ -794,8 +795,8 @@ struct rg_slab_cache *rg_slab_create(const char *name, size_t size,
 	c->obj_off = 0;
 	if (flags & RG_SLAB_RED_ZONE)
 		c->obj_off = (RED_ZONE + align - 1) & ~(align - 1);
-	c->stride = c->obj_off + size +
-		    ((flags & RG_SLAB_RED_ZONE) ? RED_ZONE : 0);
+	c->stride =
+		c->obj_off + size + ((flags & RG_SLAB_RED_ZONE) ? RED_ZONE : 0);
 	c->stride = (c->stride + align - 1) & ~(align - 1);
 
 	/* The smallest power-of-two slab that holds SLAB_MIN_OBJECTS. */
@@ -804,8 +805,8 @@ struct rg_slab_cache *rg_slab_create(const char *name, size_t size,
 		nobj = slab_size / c->stride;
 		if (nobj > SLAB_MAX_OBJECTS)
 			nobj = SLAB_MAX_OBJECTS;
-		while (nobj && header_size(nobj, align) + nobj * c->stride >
-				       slab_size)
+		while (nobj &&
+		       header_size(nobj, align) + nobj * c->stride > slab_size)
 			nobj--;
 		if (nobj >= SLAB_MIN_OBJECTS)
 			break;
@@ -814,7 +815,10 @@ struct rg_slab_cache *rg_slab_create(const char *name, size_t size,
 	c->slab_size = slab_size;
 	c->hdr_size = hdr;
 	c->nobj = (unsigned int)nobj;
-	c->sheaf_cap = size < 256 ? 60 : size <= 1024 ? 28 : size <= 4096 ? 12 : 4;
+	c->sheaf_cap = size < 256   ? 60 :
+		       size <= 1024 ? 28 :
+		       size <= 4096 ? 12 :
+				      4;
 
 	pthread_mutex_init(&c->lock, NULL);
 	c->use_sheaves = !(flags & RG_SLAB_DEBUG) &&
@@ -847,6 +851,7 @@ size_t rg_slab_destroy(struct rg_slab_cache *c)
 		c->threads = pc->next;
 		free(pc->main);
 		free(pc->spare);
+		free(pc->pre);
 		free(pc);
 	}
 	while ((sh = barn_get_full(c)))
@@ -864,6 +869,28 @@ size_t rg_slab_destroy(struct rg_slab_cache *c)
 	return st.objects_in_use;
 }
 
+/*
+ * Fill the thread's main sheaf under one lock: an empty main is exchanged
+ * for a full sheaf from the barn, else topped up from the slabs (as far as
+ * memory allows).
+ */
+static void pcs_refill_main(struct rg_slab_cache *c, struct rgi_pcs *pc)
+{
+	struct rg_slab_sheaf *m = pc->main, *full = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	if (m->size == 0)
+		full = barn_get_full(c);
+	if (full) {
+		barn_put_empty(c, m);
+		pc->main = full;
+	} else {
+		m->size += (unsigned int)slabs_take(c, m->capacity - m->size,
+						    m->objs + m->size);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
 /* rg_slab_alloc() when the thread's main sheaf is empty or missing. */
 static __attribute__((noinline)) void *alloc_slow(struct rg_slab_cache *c,
 						  struct rgi_pcs *pc)
@@ -876,19 +903,7 @@ static __attribute__((noinline)) void *alloc_slow(struct rg_slab_cache *c,
 		pc->main = pc->spare;
 		pc->spare = t;
 	} else if (pc) {
-		/* Exchange the empty main for a full sheaf, or refill it. */
-		struct rg_slab_sheaf *full;
-
-		pthread_mutex_lock(&c->lock);
-		full = barn_get_full(c);
-		if (full) {
-			barn_put_empty(c, pc->main);
-			pc->main = full;
-		} else {
-			pc->main->size = (unsigned int)slabs_take(
-				c, pc->main->capacity, pc->main->objs);
-		}
-		pthread_mutex_unlock(&c->lock);
+		pcs_refill_main(c, pc);
 	}
 	if (pc && pc->main->size) {
 		obj = pc->main->objs[--pc->main->size];
@@ -1015,6 +1030,26 @@ struct rg_slab_sheaf *rg_slab_prefill_sheaf(struct rg_slab_cache *c,
 		return NULL;
 	}
 	pc = pcs_get(c);
+	if (pc && n <= c->sheaf_cap && pc->main->size + pc->spare->size < n)
+		pcs_refill_main(c, pc);
+	if (pc && n <= c->sheaf_cap && pc->main->size + pc->spare->size >= n) {
+		/*
+		 * The thread's sheaves hold n (after at most one locked
+		 * refill of a whole sheaf): small prefills, such as the Maple
+		 * Tree's few nodes per store, copy n pointers into the sheaf
+		 * the thread keeps for them.
+		 */
+		sh = pc->pre;
+		pc->pre = NULL;
+		if (!sh)
+			sh = sheaf_new(c->sheaf_cap);
+		if (!sh) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		sh->size = (unsigned int)take_objects(c, pc, n, sh->objs);
+		return sh;
+	}
 	if (pc && n <= c->sheaf_cap) {
 		/* A full sheaf from the barn holds at least n: no copying. */
 		pthread_mutex_lock(&c->lock);
@@ -1098,6 +1133,11 @@ void rg_slab_return_sheaf(struct rg_slab_cache *c, struct rg_slab_sheaf *sh)
 	}
 	/* The rest goes through the thread's sheaves like a bulk free. */
 	give_objects(c, pc, sh->size, sh->objs);
+	if (pc && !pc->pre && sh->capacity == c->sheaf_cap) {
+		sh->size = 0;
+		pc->pre = sh;
+		return;
+	}
 	pthread_mutex_lock(&c->lock);
 	barn_put_empty(c, sh);
 	pthread_mutex_unlock(&c->lock);
@@ -1223,8 +1263,9 @@ static const char *validate_sheaf(struct rg_slab_cache *c,
 			     c->hdr_size - c->obj_off;
 
 		if (s->magic != SLAB_MAGIC || s->cache != c ||
-		    off % c->stride || !out_test(slab_out_map(c, s),
-						 (unsigned int)(off / c->stride)))
+		    off % c->stride ||
+		    !out_test(slab_out_map(c, s),
+			      (unsigned int)(off / c->stride)))
 			return "sheaf holds an object not out of its slab";
 	}
 	return NULL;
@@ -1294,8 +1335,8 @@ void rg_slab_dump(struct rg_slab_cache *c, FILE *f)
 	fprintf(f,
 		"  in use %zu, cached %zu, free in slabs %zu; %zu slabs, "
 		"%zu bytes held (peak %zu)\n",
-		st.objects_in_use, st.objects_cached, st.objects_free,
-		st.slabs, st.bytes_held, st.bytes_held_peak);
+		st.objects_in_use, st.objects_cached, st.objects_free, st.slabs,
+		st.bytes_held, st.bytes_held_peak);
 	pthread_mutex_lock(&c->lock);
 	for (int l = 0; l < NR_LISTS; l++)
 		for (struct rgi_slab *s = c->lists[l]; s; s = s->next)
