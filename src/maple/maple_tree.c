@@ -526,13 +526,31 @@ void rgi_mt_walk_rcu(struct rg_maple_tree *mt, unsigned long index,
 /* Nodes one store may build: 3 per level (spanning store) and a root. */
 #define MT_BUILT (3 * MT_DEPTHS + 4)
 
-/* The content of one level while it is rebuilt. */
+/*
+ * The content of one level while it is rebuilt. orig: for a child that
+ * stays linked, its parent word without end (parent | slot << 4); 0 for
+ * entries and new nodes. A child whose new place equals orig is not
+ * written (outside RCU mode), so a rebuilt parent does not touch the cold
+ * children that kept their slot.
+ */
 struct mt_big {
 	unsigned long piv[MT_BIG];
 	void *slot[MT_BIG];
 	unsigned long gap[MT_BIG];
+	uintptr_t orig[MT_BIG];
 	unsigned int n;
+	/* b[0..same) are slots 0..same-1 of same_node, as they are now. */
+	unsigned int same;
+	struct mt_node *same_node;
 };
+
+static void big_reset(struct mt_big *b, struct mt_node *same_node,
+		      unsigned int same)
+{
+	b->n = 0;
+	b->same_node = same_node;
+	b->same = same;
+}
 
 struct mt_wr {
 	struct rg_maple_tree *mt;
@@ -618,7 +636,7 @@ static void wr_defer(struct mt_wr *wr, uintptr_t item)
  */
 static void wr_retire(struct mt_wr *wr, struct mt_node *n)
 {
-	if (mt_dead(n))
+	if (!n || mt_dead(n))
 		return;
 	__atomic_store_n(&n->parent, (uintptr_t)n | mt_end(n),
 			 __ATOMIC_RELEASE);
@@ -715,7 +733,17 @@ static void big_add(struct mt_big *b, unsigned long piv, void *slot,
 	b->piv[b->n] = piv;
 	b->slot[b->n] = slot;
 	b->gap[b->n] = gap;
+	b->orig[b->n] = 0;
 	b->n++;
+}
+
+/* Add child @i of internal node @from, which keeps its place for now. */
+static void big_add_child(struct mt_big *b, struct mt_node *from,
+			  enum mt_type t, unsigned int i, unsigned long piv)
+{
+	big_add(b, piv, mt_slots(from, t)[i],
+		t == MT_ARANGE ? from->a.gap[i] : 0);
+	b->orig[b->n - 1] = (uintptr_t)from | (uintptr_t)i << 4;
 }
 
 /* Content of the leaf level: left kept part, the new range, right part. */
@@ -729,7 +757,7 @@ static void wr_leaf_content(struct mt_wr *wr, struct mt_big *b)
 	unsigned long r2max = mt_slot_max(R->r.pivot, MT_R_PIVOTS, o2, rmax);
 	unsigned int rend = mt_end(R);
 
-	b->n = 0;
+	big_reset(b, L, o1);
 	for (unsigned int i = 0; i < o1; i++)
 		big_add(b, L->r.pivot[i], L->r.slot[i], 0);
 	if (wr->first > r1min)
@@ -776,10 +804,13 @@ static unsigned long wr_fill(struct mt_wr *wr, struct mt_node *n,
 	unsigned long *piv = mt_pivots(n, t);
 	void **sl = mt_slots(n, t);
 	unsigned long g = 0;
+	/* A node rewritten in place keeps its unchanged first slots. */
+	unsigned int start =
+		n == b->same_node && lo == 0 ? RGI_MIN(b->same, cnt) : 0;
 
 	RGI_DEBUG_ASSERT(cnt >= 1 && cnt <= ns);
 	RGI_DEBUG_ASSERT(b->piv[hi - 1] == max);
-	for (unsigned int i = 0; i < cnt; i++) {
+	for (unsigned int i = start; i < cnt; i++) {
 		sl[i] = b->slot[lo + i];
 		if (i < np)
 			piv[i] = b->piv[lo + i];
@@ -797,11 +828,11 @@ static unsigned long wr_fill(struct mt_wr *wr, struct mt_node *n,
 	if (t == MT_ARANGE) {
 		unsigned int best = 0;
 
-		for (unsigned int i = 0; i < cnt; i++) {
+		for (unsigned int i = start; i < cnt; i++)
 			n->a.gap[i] = b->gap[lo + i];
+		for (unsigned int i = 1; i < cnt; i++)
 			if (n->a.gap[i] > n->a.gap[best])
 				best = i;
-		}
 		for (unsigned int i = cnt; i < ns; i++)
 			n->a.gap[i] = 0;
 		n->a.gslot = (unsigned char)best;
@@ -809,8 +840,10 @@ static unsigned long wr_fill(struct mt_wr *wr, struct mt_node *n,
 		g = n->a.gap[best];
 	}
 	if (likely(!wr->rcu)) {
-		for (unsigned int i = 0; i < cnt; i++)
-			mt_set_parent(mt_to_node(sl[i]), n, i);
+		for (unsigned int i = start; i < cnt; i++)
+			if (b->orig[lo + i] !=
+			    ((uintptr_t)n | (uintptr_t)i << 4))
+				mt_set_parent(mt_to_node(sl[i]), n, i);
 		return g;
 	}
 	/*
@@ -941,28 +974,38 @@ static void wr_take_neighbour(struct mt_wr *wr, struct mt_big *b,
 	(void)nmin;
 	/* The neighbour's content. */
 	end = mt_end(nb);
-	tmp.n = 0;
+	big_reset(&tmp, NULL, 0);
 	{
 		unsigned long *piv = mt_pivots(nb, t);
 		void **sl = mt_slots(nb, t);
 		unsigned int np = mt_npivots(t);
 
-		for (unsigned int i = 0; i <= end; i++)
-			big_add(&tmp, mt_slot_max(piv, np, i, nmax), sl[i],
-				t == MT_ARANGE ? nb->a.gap[i] : 0);
+		for (unsigned int i = 0; i <= end; i++) {
+			unsigned long pv = mt_slot_max(piv, np, i, nmax);
+
+			if (t == MT_LEAF)
+				big_add(&tmp, pv, sl[i], 0);
+			else
+				big_add_child(&tmp, nb, t, i, pv);
+		}
 	}
 	if (left) {
 		RGI_DEBUG_ASSERT(tmp.n + b->n <= MT_BIG);
 		memmove(b->piv + tmp.n, b->piv, b->n * sizeof(b->piv[0]));
 		memmove(b->slot + tmp.n, b->slot, b->n * sizeof(b->slot[0]));
 		memmove(b->gap + tmp.n, b->gap, b->n * sizeof(b->gap[0]));
+		memmove(b->orig + tmp.n, b->orig, b->n * sizeof(b->orig[0]));
 		memcpy(b->piv, tmp.piv, tmp.n * sizeof(b->piv[0]));
 		memcpy(b->slot, tmp.slot, tmp.n * sizeof(b->slot[0]));
 		memcpy(b->gap, tmp.gap, tmp.n * sizeof(b->gap[0]));
+		memcpy(b->orig, tmp.orig, tmp.n * sizeof(b->orig[0]));
 		b->n += tmp.n;
+		b->same = 0;
 	} else {
-		for (unsigned int i = 0; i < tmp.n; i++)
+		for (unsigned int i = 0; i < tmp.n; i++) {
 			big_add(b, tmp.piv[i], tmp.slot[i], tmp.gap[i]);
+			b->orig[b->n - 1] = tmp.orig[i];
+		}
 	}
 }
 
@@ -1032,7 +1075,9 @@ static void wr_rebuild(struct mt_wr *wr)
 	unsigned int h = wr->h;
 	void *nk[4];
 	unsigned long nkmax[4], nkgap[4];
+	uintptr_t nkorig[4];
 	unsigned int nkn = 0;
+	bool keep;
 
 	for (unsigned int d = 1; d <= h; d++) {
 		wr->lp0[d] = wr->lp.node[d];
@@ -1137,12 +1182,30 @@ static void wr_rebuild(struct mt_wr *wr)
 		RGI_ASSERT(k <= 3);
 		at = 0;
 		nkn = 0;
+		/*
+		 * A plain split outside RCU mode keeps the node as its left
+		 * part: one node fewer to take, fill cold and free, and the
+		 * children of that part keep their parent word.
+		 */
+		keep = !wr->rcu && wr->lp.node[d] == wr->lp0[d] &&
+		       wr->rp.node[d] == wr->lp0[d];
 		for (unsigned int i = 0; i < k; i++) {
 			unsigned long nmin = at ? b->piv[at - 1] + 1 : lo;
 
 			nkmax[nkn] = b->piv[at + sz[i] - 1];
-			nk[nkn] = wr_build(wr, t, b, at, at + sz[i], nmin,
-					   nkmax[nkn], &nkgap[nkn]);
+			nkorig[nkn] = 0;
+			if (i == 0 && keep) {
+				nkorig[nkn] = X->parent & ~(uintptr_t)0xf;
+				nkgap[nkn] =
+					wr_fill(wr, X, t, b, at, at + sz[i],
+						nmin, nkmax[nkn]);
+				nk[nkn] = mt_mk_enode(X, t);
+				wr->lp0[d] = wr->rp0[d] = NULL;
+			} else {
+				nk[nkn] =
+					wr_build(wr, t, b, at, at + sz[i], nmin,
+						 nkmax[nkn], &nkgap[nkn]);
+			}
 			nkn++;
 			at += sz[i];
 		}
@@ -1151,9 +1214,11 @@ static void wr_rebuild(struct mt_wr *wr)
 			unsigned long g;
 			void *r;
 
-			up->n = 0;
-			for (unsigned int i = 0; i < nkn; i++)
+			big_reset(up, NULL, 0);
+			for (unsigned int i = 0; i < nkn; i++) {
 				big_add(up, nkmax[i], nk[i], nkgap[i]);
+				up->orig[i] = nkorig[i];
+			}
 			r = wr_build(wr, wr->itype, up, 0, up->n, 0, ULONG_MAX,
 				     &g);
 			__atomic_store_n(&mt->root, r, __ATOMIC_RELEASE);
@@ -1171,19 +1236,19 @@ static void wr_rebuild(struct mt_wr *wr)
 			enum mt_type it = wr->itype;
 			unsigned long *pp = mt_pivots(P, it);
 			unsigned long *qp = mt_pivots(Q, it);
-			void **ps = mt_slots(P, it), **qs = mt_slots(Q, it);
 			unsigned int np = mt_npivots(it);
 			unsigned long qmax = wr->rp.max[d - 1];
-			bool ga = it == MT_ARANGE;
 
-			up->n = 0;
+			big_reset(up, P, pi);
 			for (unsigned int i = 0; i < pi; i++)
-				big_add(up, pp[i], ps[i], ga ? P->a.gap[i] : 0);
-			for (unsigned int i = 0; i < nkn; i++)
+				big_add_child(up, P, it, i, pp[i]);
+			for (unsigned int i = 0; i < nkn; i++) {
 				big_add(up, nkmax[i], nk[i], nkgap[i]);
+				up->orig[up->n - 1] = nkorig[i];
+			}
 			for (unsigned int i = qi + 1; i <= mt_end(Q); i++)
-				big_add(up, mt_slot_max(qp, np, i, qmax), qs[i],
-					ga ? Q->a.gap[i] : 0);
+				big_add_child(up, Q, it, i,
+					      mt_slot_max(qp, np, i, qmax));
 		}
 		{
 			struct mt_big *tmp = b;
@@ -1410,32 +1475,46 @@ static void wr_leaf_inplace(struct mt_wr *wr)
 	void **sl = L->r.slot;
 	unsigned int o1 = wr->lp.off[h], o2 = wr->rp.off[h], end = mt_end(L);
 	unsigned long lmin = wr->lp.min[h], lmax = wr->lp.max[h];
-	unsigned long r1min = mt_slot_min(piv, o1, lmin);
+	bool lead = wr->first > mt_slot_min(piv, o1, lmin);
 	unsigned long r2max = mt_slot_max(piv, MT_R_PIVOTS, o2, lmax);
-	unsigned long tp[MT_R_SLOTS + 2];
-	void *ts[MT_R_SLOTS + 2];
-	unsigned int tn = 0, n;
+	bool trail = wr->last < r2max;
+	void *s1 = sl[o1], *s2 = sl[o2];
+	/* Slots o2 + 1..end move by shift; the new range and its kept ends
+	 * take o1..o1 + lead + trail. */
+	unsigned int head = o1 + lead + 1 + trail;
+	unsigned int n = head + end - o2, k = o1;
+	int shift = (int)head - (int)(o2 + 1);
 
-	if (wr->first > r1min) {
-		tp[tn] = wr->first - 1;
-		ts[tn++] = sl[o1];
-	}
-	tp[tn] = wr->last;
-	ts[tn++] = wr->entry;
-	if (wr->last < r2max) {
-		tp[tn] = r2max;
-		ts[tn++] = sl[o2];
-	}
-	for (unsigned int i = o2 + 1; i <= end; i++) {
-		tp[tn] = mt_slot_max(piv, MT_R_PIVOTS, i, lmax);
-		ts[tn++] = sl[i];
-	}
-	n = o1 + tn;
 	RGI_DEBUG_ASSERT(n <= MT_R_SLOTS);
-	for (unsigned int i = 0; i < tn; i++) {
-		sl[o1 + i] = ts[i];
-		if (o1 + i < MT_R_PIVOTS)
-			piv[o1 + i] = tp[i];
+	if (shift > 0) {
+		for (unsigned int i = end; i > o2; i--) {
+			unsigned int j = i + (unsigned int)shift;
+
+			sl[j] = sl[i];
+			if (j < MT_R_PIVOTS)
+				piv[j] = mt_slot_max(piv, MT_R_PIVOTS, i, lmax);
+		}
+	} else if (shift < 0) {
+		for (unsigned int i = o2 + 1; i <= end; i++) {
+			unsigned int j = i - (unsigned int)-shift;
+
+			sl[j] = sl[i];
+			if (j < MT_R_PIVOTS)
+				piv[j] = mt_slot_max(piv, MT_R_PIVOTS, i, lmax);
+		}
+	}
+	if (lead) {
+		sl[k] = s1;
+		piv[k++] = wr->first - 1;
+	}
+	sl[k] = wr->entry;
+	if (k < MT_R_PIVOTS)
+		piv[k] = wr->last;
+	k++;
+	if (trail) {
+		sl[k] = s2;
+		if (k < MT_R_PIVOTS)
+			piv[k] = r2max;
 	}
 	for (unsigned int i = n; i <= end; i++) {
 		sl[i] = NULL;
@@ -1484,7 +1563,7 @@ static void wr_root_store(struct mt_wr *wr)
 		}
 		return;
 	}
-	b.n = 0;
+	big_reset(&b, NULL, 0);
 	if (wr->first > 0) {
 		if (root) {
 			big_add(&b, 0, root, 0);
