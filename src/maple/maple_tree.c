@@ -1526,6 +1526,87 @@ static void wr_leaf_inplace(struct mt_wr *wr)
 		wr_gap_up(wr, L, rgi_mt_leaf_gap(L, lmin, lmax));
 }
 
+/*
+ * A leaf split outside RCU mode whose parent has a free slot and whose leaf
+ * is not the last of the tree (a split there packs left, see wr_rebuild()):
+ * the most common split by far. The result is the one wr_rebuild() builds,
+ * halves of the leaf content, the left one in the leaf itself, without the
+ * general run machinery: only the new leaf is written cold, and only the
+ * children that move one slot to the right learn their new slot. Returns
+ * false (nothing done) when the conditions do not hold.
+ */
+static bool wr_split_leaf(struct mt_wr *wr)
+{
+	unsigned int h = wr->h;
+	struct mt_node *L = wr->lp.node[h], *P, *R;
+	enum mt_type it = wr->itype;
+	unsigned long lmin = wr->lp.min[h], lmax = wr->lp.max[h], pmax, mid;
+	unsigned long gl, gr, *pp;
+	unsigned int pi, pend, np, sz0;
+	void **ps;
+	struct mt_big b;
+
+	if (h < 2 || lmax == ULONG_MAX)
+		return false;
+	P = wr->lp.node[h - 1];
+	pend = mt_end(P);
+	if (pend + 1 >= mt_nslots(it))
+		return false;
+	pi = wr->lp.off[h - 1];
+	pmax = wr->lp.max[h - 1];
+	pp = mt_pivots(P, it);
+	ps = mt_slots(P, it);
+	np = mt_npivots(it);
+
+	/*
+	 * The new leaf and the parent words of the siblings that move are
+	 * cold: start loading them for writing while the content is built.
+	 */
+	R = wr_alloc(wr);
+	for (unsigned int off = 0; off < RG_MT_NODE_SIZE; off += 64)
+		__builtin_prefetch((char *)R + off, 1);
+	for (unsigned int i = pi + 1; i <= pend; i++)
+		__builtin_prefetch(mt_to_node(ps[i]), 1);
+
+	wr->rp.node[h] = L;
+	wr->rp.max[h] = lmax;
+	wr_leaf_content(wr, &b);
+	RGI_DEBUG_ASSERT(b.n > MT_R_SLOTS && b.n <= 2 * MT_R_SLOTS);
+	sz0 = (b.n + 1) / 2;
+	mid = b.piv[sz0 - 1];
+	R->parent = 0;
+	gr = wr_fill(wr, R, MT_LEAF, &b, sz0, b.n, mid + 1, lmax);
+	gl = wr_fill(wr, L, MT_LEAF, &b, 0, sz0, lmin, mid);
+
+	/* Open slot pi + 1 of the parent for the new leaf. */
+	for (unsigned int i = pend; i > pi; i--) {
+		ps[i + 1] = ps[i];
+		if (i + 1 < np)
+			pp[i + 1] = mt_slot_max(pp, np, i, pmax);
+		if (it == MT_ARANGE)
+			P->a.gap[i + 1] = P->a.gap[i];
+		mt_set_parent(mt_to_node(ps[i]), P, i + 1);
+	}
+	ps[pi + 1] = mt_mk_enode(R, MT_LEAF);
+	if (pi + 1 < np)
+		pp[pi + 1] = lmax;
+	pp[pi] = mid;
+	mt_set_end(P, pend + 1);
+	mt_set_parent(R, P, pi + 1);
+	if (it == MT_ARANGE) {
+		unsigned int best = 0;
+
+		P->a.gap[pi] = gl;
+		P->a.gap[pi + 1] = gr;
+		for (unsigned int i = 1; i <= pend + 1; i++)
+			if (P->a.gap[i] > P->a.gap[best])
+				best = i;
+		P->a.gslot = (unsigned char)best;
+		wr_gap_up(wr, P, P->a.gap[best]);
+	}
+	return true;
+}
+
 /* The root is NULL or a lone entry: the store needs at most one node. */
 static unsigned int wr_root_classify(struct mt_wr *wr)
 {
@@ -1641,6 +1722,10 @@ static void wr_execute(struct mt_wr *wr)
 			wr_leaf_inplace(wr);
 			return;
 		}
+		break;
+	case RG_MT_STORE_SPLIT:
+		if (!wr->rcu && wr_split_leaf(wr))
+			return;
 		break;
 	default:
 		break;
