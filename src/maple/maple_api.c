@@ -317,12 +317,14 @@ static bool gap_fits(unsigned long s, unsigned long e, unsigned long size)
  * Slots of a node that intersect the window: [*lo_off, *hi_off]. The node
  * spans [min, max] and intersects the window.
  */
-static void gap_span(const struct mt_gap *g, const unsigned long *piv,
-		     unsigned int np, unsigned long min, unsigned long max,
-		     unsigned int *lo_off, unsigned int *hi_off)
+static void gap_span(const struct mt_gap *g, const struct mt_node *n,
+		     const unsigned long *piv, unsigned int np,
+		     unsigned long min, unsigned long max, unsigned int *lo_off,
+		     unsigned int *hi_off)
 {
-	*lo_off = mt_slot_of(piv, np, RGI_MAX(g->lo, min));
-	*hi_off = mt_slot_of(piv, np, RGI_MIN(g->hi, max));
+	/* An edge of the window outside the node needs no search. */
+	*lo_off = g->lo <= min ? 0 : mt_slot_of(piv, np, g->lo);
+	*hi_off = g->hi >= max ? mt_end(n) : mt_slot_of(piv, np, g->hi);
 }
 
 static bool gap_fwd(struct mt_gap *g, void *enode, unsigned long min,
@@ -337,7 +339,7 @@ static bool gap_fwd(struct mt_gap *g, void *enode, unsigned long min,
 	g->path.node[depth] = n;
 	g->path.min[depth] = min;
 	g->path.max[depth] = max;
-	gap_span(g, piv, np, min, max, &off, &lim);
+	gap_span(g, n, piv, np, min, max, &off, &lim);
 	if (t == MT_LEAF) {
 		for (unsigned int i = off; i <= lim; i++) {
 			unsigned long s, e;
@@ -378,7 +380,7 @@ static bool gap_rev(struct mt_gap *g, void *enode, unsigned long min,
 	g->path.node[depth] = n;
 	g->path.min[depth] = min;
 	g->path.max[depth] = max;
-	gap_span(g, piv, np, min, max, &lim, &off);
+	gap_span(g, n, piv, np, min, max, &lim, &off);
 	if (t == MT_LEAF) {
 		for (unsigned int i = off + 1; i-- > lim;) {
 			unsigned long s, e;

@@ -746,7 +746,10 @@ static void big_add_child(struct mt_big *b, struct mt_node *from,
 	b->orig[b->n - 1] = (uintptr_t)from | (uintptr_t)i << 4;
 }
 
-/* Content of the leaf level: left kept part, the new range, right part. */
+/*
+ * Append the content of the leaf level to @b: left kept part, the new
+ * range, right part. The caller resets @b (big_reset()).
+ */
 static void wr_leaf_content(struct mt_wr *wr, struct mt_big *b)
 {
 	unsigned int h = wr->h;
@@ -757,7 +760,6 @@ static void wr_leaf_content(struct mt_wr *wr, struct mt_big *b)
 	unsigned long r2max = mt_slot_max(R->r.pivot, MT_R_PIVOTS, o2, rmax);
 	unsigned int rend = mt_end(R);
 
-	big_reset(b, L, o1);
 	for (unsigned int i = 0; i < o1; i++)
 		big_add(b, L->r.pivot[i], L->r.slot[i], 0);
 	if (wr->first > r1min)
@@ -1086,6 +1088,7 @@ static void wr_rebuild(struct mt_wr *wr)
 		wr->ro0[d] = wr->rp.off[d];
 	}
 	wr->nextra = 0;
+	big_reset(b, wr->lp.node[h], wr->lp.off[h]);
 	wr_leaf_content(wr, b);
 
 	for (unsigned int d = h;; d--) {
@@ -1526,81 +1529,121 @@ static void wr_leaf_inplace(struct mt_wr *wr)
 		wr_gap_up(wr, L, rgi_mt_leaf_gap(L, lmin, lmax));
 }
 
+/* Largest gap of an allocation node over slots 0..end. */
+static unsigned int mt_gap_best(const struct mt_node *n, unsigned int end)
+{
+	unsigned int best = 0;
+
+	for (unsigned int i = 1; i <= end; i++)
+		if (n->a.gap[i] > n->a.gap[best])
+			best = i;
+	return best;
+}
+
 /*
- * A leaf split outside RCU mode whose parent has a free slot and whose leaf
- * is not the last of the tree (a split there packs left, see wr_rebuild()):
- * the most common split by far. The result is the one wr_rebuild() builds,
- * halves of the leaf content, the left one in the leaf itself, without the
- * general run machinery: only the new leaf is written cold, and only the
- * children that move one slot to the right learn their new slot. Returns
- * false (nothing done) when the conditions do not hold.
+ * A leaf that overflows, outside RCU mode, when its parent can take the
+ * result without changing further up: the most common case by far. The
+ * tree is the one wr_rebuild() builds, without its general machinery:
+ * - at the right edge of the tree, with a left sibling that can hold part
+ *   of the content: both are refilled in place, packed left (no node);
+ * - otherwise, if the parent has a free slot: the leaf keeps the left part
+ *   (half, or packed left at the right edge), one new leaf takes the rest
+ *   and goes in the parent right after it. Only the new leaf is written
+ *   cold, and only the children that move one slot learn their new slot;
+ *   both are prefetched for writing while the content is built.
+ * Returns false (nothing done) in every other case.
  */
 static bool wr_split_leaf(struct mt_wr *wr)
 {
 	unsigned int h = wr->h;
-	struct mt_node *L = wr->lp.node[h], *P, *R;
+	struct mt_node *L = wr->lp.node[h], *P, *R = NULL, *S = NULL;
 	enum mt_type it = wr->itype;
 	unsigned long lmin = wr->lp.min[h], lmax = wr->lp.max[h], pmax, mid;
-	unsigned long gl, gr, *pp;
-	unsigned int pi, pend, np, sz0;
+	unsigned long g0, g1, *pp;
+	unsigned int pi, pend, np, n, sz0;
+	bool edge = lmax == ULONG_MAX;
 	void **ps;
 	struct mt_big b;
 
-	if (h < 2 || lmax == ULONG_MAX)
+	if (h < 2)
 		return false;
 	P = wr->lp.node[h - 1];
 	pend = mt_end(P);
-	if (pend + 1 >= mt_nslots(it))
-		return false;
 	pi = wr->lp.off[h - 1];
 	pmax = wr->lp.max[h - 1];
 	pp = mt_pivots(P, it);
 	ps = mt_slots(P, it);
 	np = mt_npivots(it);
+	n = wr->n_new;
+	if (edge && pi > 0 &&
+	    n + mt_end(mt_to_node(ps[pi - 1])) + 1 <= 2 * MT_R_SLOTS)
+		S = mt_to_node(ps[pi - 1]);
+	else if (pend + 1 >= mt_nslots(it))
+		return false;
 
-	/*
-	 * The new leaf and the parent words of the siblings that move are
-	 * cold: start loading them for writing while the content is built.
-	 */
-	R = wr_alloc(wr);
-	for (unsigned int off = 0; off < RG_MT_NODE_SIZE; off += 64)
-		__builtin_prefetch((char *)R + off, 1);
-	for (unsigned int i = pi + 1; i <= pend; i++)
-		__builtin_prefetch(mt_to_node(ps[i]), 1);
-
+	if (!S) {
+		R = wr_alloc(wr);
+		for (unsigned int off = 0; off < RG_MT_NODE_SIZE; off += 64)
+			__builtin_prefetch((char *)R + off, 1);
+		for (unsigned int i = pi + 1; i <= pend; i++)
+			__builtin_prefetch(mt_to_node(ps[i]), 1);
+	}
 	wr->rp.node[h] = L;
 	wr->rp.max[h] = lmax;
+	if (S) {
+		/* The sibling's content first, then the leaf's. */
+		unsigned long smin =
+			pi > 1 ? pp[pi - 2] + 1 : wr->lp.min[h - 1];
+
+		big_reset(&b, S, mt_end(S) + 1);
+		for (unsigned int i = 0; i <= mt_end(S); i++)
+			big_add(&b,
+				mt_slot_max(S->r.pivot, MT_R_PIVOTS, i,
+					    lmin - 1),
+				S->r.slot[i], 0);
+		lmin = smin;
+	} else {
+		big_reset(&b, L, wr->lp.off[h]);
+	}
 	wr_leaf_content(wr, &b);
 	RGI_DEBUG_ASSERT(b.n > MT_R_SLOTS && b.n <= 2 * MT_R_SLOTS);
-	sz0 = (b.n + 1) / 2;
+	sz0 = edge ? RGI_MIN(MT_R_SLOTS, b.n - MT_R_MIN) : (b.n + 1) / 2;
 	mid = b.piv[sz0 - 1];
-	R->parent = 0;
-	gr = wr_fill(wr, R, MT_LEAF, &b, sz0, b.n, mid + 1, lmax);
-	gl = wr_fill(wr, L, MT_LEAF, &b, 0, sz0, lmin, mid);
 
-	/* Open slot pi + 1 of the parent for the new leaf. */
-	for (unsigned int i = pend; i > pi; i--) {
-		ps[i + 1] = ps[i];
-		if (i + 1 < np)
-			pp[i + 1] = mt_slot_max(pp, np, i, pmax);
-		if (it == MT_ARANGE)
-			P->a.gap[i + 1] = P->a.gap[i];
-		mt_set_parent(mt_to_node(ps[i]), P, i + 1);
+	if (S) {
+		/* S keeps [lmin, mid], L takes (mid, lmax]: the parent keeps
+		 * its count, only the pivot between them moves. */
+		g0 = wr_fill(wr, S, MT_LEAF, &b, 0, sz0, lmin, mid);
+		g1 = wr_fill(wr, L, MT_LEAF, &b, sz0, b.n, mid + 1, lmax);
+		pp[pi - 1] = mid;
+		pi--;
+	} else {
+		R->parent = 0;
+		g1 = wr_fill(wr, R, MT_LEAF, &b, sz0, b.n, mid + 1, lmax);
+		g0 = wr_fill(wr, L, MT_LEAF, &b, 0, sz0, lmin, mid);
+		/* Open slot pi + 1 of the parent for the new leaf. */
+		for (unsigned int i = pend; i > pi; i--) {
+			ps[i + 1] = ps[i];
+			if (i + 1 < np)
+				pp[i + 1] = mt_slot_max(pp, np, i, pmax);
+			if (it == MT_ARANGE)
+				P->a.gap[i + 1] = P->a.gap[i];
+			mt_set_parent(mt_to_node(ps[i]), P, i + 1);
+		}
+		ps[pi + 1] = mt_mk_enode(R, MT_LEAF);
+		if (pi + 1 < np)
+			pp[pi + 1] = lmax;
+		pp[pi] = mid;
+		pend++;
+		mt_set_end(P, pend);
+		mt_set_parent(R, P, pi + 1);
 	}
-	ps[pi + 1] = mt_mk_enode(R, MT_LEAF);
-	if (pi + 1 < np)
-		pp[pi + 1] = lmax;
-	pp[pi] = mid;
-	mt_set_end(P, pend + 1);
-	mt_set_parent(R, P, pi + 1);
 	if (it == MT_ARANGE) {
-		unsigned int best = 0;
+		unsigned int best;
 
-		P->a.gap[pi] = gl;
-		P->a.gap[pi + 1] = gr;
-		for (unsigned int i = 1; i <= pend + 1; i++)
-			if (P->a.gap[i] > P->a.gap[best])
-				best = i;
+		P->a.gap[pi] = g0;
+		P->a.gap[pi + 1] = g1;
+		best = mt_gap_best(P, pend);
 		P->a.gslot = (unsigned char)best;
 		wr_gap_up(wr, P, P->a.gap[best]);
 	}
