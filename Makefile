@@ -6,12 +6,14 @@
 #               then the install + pkg-config test
 #   make bench  install missing packages, build optimised, run the default
 #               benchmarks
-# Also: make build, make install (PREFIX=/usr/local), make clean.
+# Also: make build, make install (PREFIX=/usr/local), make clean, and
+# make bench-kernel: the kernel's own Maple Tree (built from Debian's
+# linux-source-6.1, installed on demand) next to libregion's, in one run.
 
 PREFIX ?= /usr/local
 B := build
 
-.PHONY: all deps build test bench install clean
+.PHONY: all deps build test bench bench-kernel install clean
 
 all: build
 
@@ -29,6 +31,9 @@ test: deps
 
 bench: build
 	@bash scripts/bench.sh $(B)/release
+
+bench-kernel: build
+	@bash bench/peers/kernel-maple.sh $(B)/release
 
 install: build
 	meson configure $(B)/release -Dprefix=$(PREFIX)

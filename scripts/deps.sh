@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # Install every Debian package that libregion's build, tests and benchmarks
-# need, and only those that are missing. Idempotent: a second run installs
+# need, and only those that are missing (usage: deps.sh [--kernel-peer]). Idempotent: a second run installs
 # nothing and says so. Without root it prints the exact apt-get line to run
 # and fails.
 set -euo pipefail
@@ -12,6 +12,11 @@ pkgs=(
 	libcmocka-dev liburcu-dev gnuplot-nox
 	libjemalloc-dev libmimalloc-dev libglib2.0-dev
 )
+# --kernel-peer: also the kernel source the Maple Tree peer is built from
+# (bench/peers/kernel-maple.sh); not needed by make test or make bench.
+if [ "${1:-}" = --kernel-peer ]; then
+	pkgs+=(linux-source-6.1 xz-utils)
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
