@@ -141,7 +141,9 @@ void rg_slab_set_report_hook(rg_slab_report_fn fn, void *arg)
 
 static void report(struct rg_slab_cache *c, const void *obj, const char *what)
 {
-	atomic_load (&report_fn)(c->name, obj, what, atomic_load(&report_arg));
+	rg_slab_report_fn fn = atomic_load(&report_fn);
+
+	fn(c->name, obj, what, atomic_load(&report_arg));
 }
 
 /* ---- counters ---- */
