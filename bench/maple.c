@@ -15,6 +15,8 @@
  * is g_tree_upper_bound(index) then one step back and a check of the
  * range's end; iterate uses g_tree_node_first / g_tree_node_next; erase is
  * g_tree_remove. Figures are ns per operation, medians over --runs runs.
+ * --no-gtree skips GTree (each run then has the phases of the kernel peer,
+ * bench/peers/kernel_maple.c: GTree's heap churn slows the fill after it).
  *
  * Allocation fill (seed 000): an allocation tree of 10^6 units is filled
  * with alloc_range(size, 0, units - 1), sizes uniform in 1..32 from the
@@ -551,6 +553,7 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 		{ "entries", required_argument, NULL, 'n' },
 		{ "units", required_argument, NULL, 'u' },
 		{ "adjacent", no_argument, NULL, 'a' },
+		{ "no-gtree", no_argument, NULL, 'g' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
@@ -565,7 +568,7 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 	struct workload w;
 	struct rb_table *t;
 	size_t bytes = 0, fill_bytes = 0;
-	bool have_gtree = false, adjacent = false;
+	bool have_gtree = false, adjacent = false, no_gtree = false;
 	int o;
 
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -594,10 +597,14 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 		case 'a':
 			adjacent = true;
 			break;
+		case 'g':
+			/* The phases of bench/peers/kernel_maple.c only. */
+			no_gtree = true;
+			break;
 		default:
 			fprintf(stderr,
 				"usage: regionbench maple [--entries N] "
-				"[--units U] [--adjacent]\n"
+				"[--units U] [--adjacent] [--no-gtree]\n"
 				"       regionbench maple --threads N "
 				"[--entries N] [--duration S]\n");
 			return 2;
@@ -621,7 +628,7 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 	if (make_workload(&w, n, ctx->seed, adjacent))
 		return 1;
 #ifdef HAVE_GLIB
-	have_gtree = true;
+	have_gtree = !no_gtree;
 #endif
 	for (int r = 0; r < runs; r++) {
 		double ns[NR_OPS];
@@ -630,9 +637,11 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 		for (int i = 0; i < NR_OPS; i++)
 			mv[i][r] = ns[i];
 #ifdef HAVE_GLIB
-		run_gtree(&w, ns);
-		for (int i = 0; i < NR_OPS; i++)
-			gv[i][r] = ns[i];
+		if (have_gtree) {
+			run_gtree(&w, ns);
+			for (int i = 0; i < NR_OPS; i++)
+				gv[i][r] = ns[i];
+		}
 #else
 		(void)gv;
 #endif

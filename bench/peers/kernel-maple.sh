@@ -55,7 +55,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo "kernel-maple.sh: seed $seed, $runs alternating runs of each"
 for ((r = 1; r <= runs; r++)); do
-	"$B/bench/regionbench" --seed "$seed" --runs 1 --format csv maple |
+	"$B/bench/regionbench" --seed "$seed" --runs 1 --format csv maple --no-gtree |
 		awk -F, '$1 == "maple" { print "maple," $2 "," $4 "," $6 }' >>"$out"
 	"$peer" --seed "$seed" --runs 1 |
 		awk -F, '{ print "kernel," $2 "," $4 "," $5 }' >>"$out"
