@@ -71,17 +71,6 @@ enum op { OP_STORE, OP_LOAD, OP_ITERATE, OP_ERASE, NR_OPS };
 static const char *const op_names[NR_OPS] = { "store", "load", "iterate",
 					      "erase" };
 
-static void shuffle(unsigned long *v, unsigned long n, struct rg_rand *r)
-{
-	for (unsigned long i = n; i > 1; i--) {
-		unsigned long j = rg_rand_below(r, i);
-		unsigned long t = v[i - 1];
-
-		v[i - 1] = v[j];
-		v[j] = t;
-	}
-}
-
 /*
  * The ranges in insertion order (ins) and the starts in erase order (del)
  * are laid out sequentially, so the timed loops read their input without
@@ -117,10 +106,10 @@ static int make_workload(struct workload *w, unsigned long n, uint64_t seed,
 		perm[k] = k;
 		w->probe[k] = rg_rand_below(&r, 10 * n);
 	}
-	shuffle(perm, n, &r);
+	rg_rand_shuffle(&r, perm, n);
 	for (unsigned long k = 0; k < n; k++)
 		w->ins[k] = w->ranges[perm[k]];
-	shuffle(perm, n, &r);
+	rg_rand_shuffle(&r, perm, n);
 	for (unsigned long k = 0; k < n; k++)
 		w->del[k] = w->ranges[perm[k]].start;
 	free(perm);

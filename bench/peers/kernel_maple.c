@@ -46,17 +46,6 @@ static uint64_t now_ns(void)
 
 static volatile unsigned long sink;
 
-static void shuffle(unsigned long *v, unsigned long n, struct rg_rand *r)
-{
-	for (unsigned long i = n; i > 1; i--) {
-		unsigned long j = rg_rand_below(r, i);
-		unsigned long t = v[i - 1];
-
-		v[i - 1] = v[j];
-		v[j] = t;
-	}
-}
-
 /* Same draws in the same order as bench/maple.c make_workload(). */
 static void run_ranges(unsigned long n, uint64_t seed)
 {
@@ -77,9 +66,9 @@ static void run_ranges(unsigned long n, uint64_t seed)
 		perm[k] = k;
 		probe[k] = rg_rand_below(&r, 10 * n);
 	}
-	shuffle(perm, n, &r);
+	rg_rand_shuffle(&r, perm, n);
 	memcpy(ins, perm, n * sizeof(long));
-	shuffle(perm, n, &r);
+	rg_rand_shuffle(&r, perm, n);
 	for (unsigned long k = 0; k < n; k++)
 		del[k] = first[perm[k]];
 

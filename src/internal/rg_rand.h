@@ -63,4 +63,17 @@ static inline uint64_t rg_rand_range(struct rg_rand *r, uint64_t lo,
 	return lo + rg_rand_below(r, hi - lo + 1);
 }
 
+/* Shuffle v[0..n) in place (Fisher-Yates). */
+static inline void rg_rand_shuffle(struct rg_rand *r, unsigned long *v,
+				   unsigned long n)
+{
+	for (unsigned long i = n; i > 1; i--) {
+		unsigned long j = (unsigned long)rg_rand_below(r, i);
+		unsigned long t = v[i - 1];
+
+		v[i - 1] = v[j];
+		v[j] = t;
+	}
+}
+
 #endif /* RG_RAND_H */
