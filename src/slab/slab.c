@@ -30,6 +30,14 @@
  * between sheaves and slabs. A thread that exits flushes its sheaves into
  * the barn and slabs (pthread key destructor).
  *
+ * Prefilled sheaves (rg_slab_prefill_sheaf()): a prefill of at most one
+ * sheaf's worth is served from the thread's main and spare sheaves, after
+ * at most one locked refill of main, into an empty sheaf the pcs keeps for
+ * prefills ("pre"); rg_slab_return_sheaf() gives what is left back like a
+ * bulk free and keeps the sheaf as "pre" again. The Maple Tree prefills a
+ * few nodes for every split, so this path takes no lock and no malloc.
+ * Larger prefills take a full sheaf from the barn or fill a new one.
+ *
  * Counting: objects out of slabs ("out") is exact under the lock. Objects
  * in use is the sum of per-thread alloc/free counters (written only by their
  * owner with relaxed atomic stores, so reading them from stats is race-free)
