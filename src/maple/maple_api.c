@@ -688,145 +688,20 @@ void *rg_mas_walk(struct rg_ma_state *mas)
 }
 
 /*
- * Locked: move an active state to the next range and read its entry;
- * false at the end of the tree.
- */
-static bool mas_step_next(struct rg_ma_state *mas, void **ep)
-{
-	struct rg_maple_tree *mt = mas->tree;
-	enum mt_type it = mt_itype(mt);
-	struct mt_node *n, *p;
-	unsigned long *piv;
-	unsigned int s;
-	unsigned long min, max;
-	void *e;
-
-	if (mas->last == ULONG_MAX)
-		return false;
-	if (!mas->node) {
-		/* A root entry: [0, 0] then [1, ULONG_MAX]. */
-		mas->offset = 1;
-		mas->index = mas->min = 1;
-		mas->last = mas->max = ULONG_MAX;
-		*ep = NULL;
-		return true;
-	}
-	n = mt_to_node(mas->node);
-	if (mas->offset < mt_end(n)) {
-		mas->offset++;
-		mas->index = mas->last + 1;
-		mas->last = mt_slot_max(n->r.pivot, MT_R_PIVOTS, mas->offset,
-					mas->max);
-		*ep = n->r.slot[mas->offset];
-		return true;
-	}
-	/* Climb to the first ancestor with a next child. */
-	for (;;) {
-		p = mt_parent(n);
-		RGI_ASSERT(p);
-		if (mt_pslot(n) < mt_end(p))
-			break;
-		n = p;
-	}
-	s = mt_pslot(n) + 1;
-	piv = mt_pivots(p, it);
-	min = mas->max + 1;
-	if (s < mt_npivots(it))
-		max = piv[s];
-	else
-		max = rgi_mt_node_max(mt, p);
-	e = mt_slots(p, it)[s];
-	while (!mt_is_leaf(e)) {
-		struct mt_node *c = mt_to_node(e);
-		enum mt_type t = mt_type_of(e);
-
-		max = mt_pivots(c, t)[0];
-		e = mt_slots(c, t)[0];
-	}
-	n = mt_to_node(e);
-	mas->node = e;
-	mas->min = min;
-	mas->max = max;
-	mas->offset = 0;
-	mas->index = min;
-	mas->last = n->r.pivot[0];
-	*ep = n->r.slot[0];
-	return true;
-}
-
-/* Locked: move an active state to the previous range; false at index 0. */
-static bool mas_step_prev(struct rg_ma_state *mas, void **ep)
-{
-	struct rg_maple_tree *mt = mas->tree;
-	enum mt_type it = mt_itype(mt);
-	struct mt_node *n, *p;
-	unsigned long *piv;
-	unsigned int s, end;
-	unsigned long min, max;
-	void *e;
-
-	if (mas->index == 0)
-		return false;
-	if (!mas->node) {
-		mas->offset = 0;
-		mas->index = mas->min = 0;
-		mas->last = mas->max = 0;
-		*ep = mt->root;
-		return true;
-	}
-	n = mt_to_node(mas->node);
-	if (mas->offset > 0) {
-		mas->offset--;
-		mas->last = mas->index - 1;
-		mas->index = mt_slot_min(n->r.pivot, mas->offset, mas->min);
-		*ep = n->r.slot[mas->offset];
-		return true;
-	}
-	for (;;) {
-		p = mt_parent(n);
-		RGI_ASSERT(p);
-		if (mt_pslot(n) > 0)
-			break;
-		n = p;
-	}
-	s = mt_pslot(n) - 1;
-	piv = mt_pivots(p, it);
-	max = mas->min - 1;
-	if (s > 0)
-		min = piv[s - 1] + 1;
-	else
-		min = rgi_mt_node_min(mt, p);
-	e = mt_slots(p, it)[s];
-	while (!mt_is_leaf(e)) {
-		struct mt_node *c = mt_to_node(e);
-		enum mt_type t = mt_type_of(e);
-
-		end = mt_end(c);
-		min = mt_slot_min(mt_pivots(c, t), end, min);
-		e = mt_slots(c, t)[end];
-	}
-	n = mt_to_node(e);
-	end = mt_end(n);
-	mas->node = e;
-	mas->min = min;
-	mas->max = max;
-	mas->offset = (unsigned char)end;
-	mas->index = mt_slot_min(n->r.pivot, end, min);
-	mas->last = max;
-	*ep = n->r.slot[end];
-	return true;
-}
-
-/*
- * RCU mode. A lock-free reader steps like the locked one, with acquire
- * loads of slots and parent words, and falls back to a walk from the root
- * whenever what it stands on or climbs to is dead (or, climbing, looks
- * like a root: a transition it cannot trust). The walk may land in a range
- * that starts before the point the iteration reached (a store merged
- * ranges meanwhile): the state then reports only the part not yet covered
- * (index raised, or last lowered going backwards), so iteration never goes
- * back or repeats. Stepping uses the bounds of the slot itself, not the
- * reported index and last.
+ * Stepping. An active state moves to the next (previous) range of its leaf,
+ * or climbs to the first ancestor with a next (previous) child and goes
+ * down its leftmost (rightmost) path. One implementation serves both kinds
+ * of caller: @rcu is a constant in each instance, so the locked one keeps
+ * plain loads. In RCU mode a lock-free reader reads slots and parent words
+ * with acquire loads and falls back to a walk from the root whenever what
+ * it stands on or climbs to is dead (or, climbing, looks like a root: a
+ * transition it cannot trust). The walk may land in a range that starts
+ * before the point the iteration reached (a store merged ranges
+ * meanwhile): the state then reports only the part not yet covered (index
+ * raised, or last lowered going backwards), so iteration never goes back or
+ * repeats. Stepping uses the bounds of the slot itself, not the reported
+ * index and last. With the lock held nothing is dead, and a walk is needed
+ * only from a root entry (no leaf).
  */
 static unsigned long mas_slot_first(const struct rg_ma_state *mas)
 {
@@ -844,13 +719,23 @@ static unsigned long mas_slot_last(const struct rg_ma_state *mas)
 			   mas->offset, mas->max);
 }
 
+static inline uintptr_t mt_pword(const struct mt_node *n, bool rcu)
+{
+	return rcu ? mt_rcu_pword(n) : n->parent;
+}
+
+static inline void *mt_slot_read(void *const *slot, bool rcu)
+{
+	return rcu ? mt_rcu_slot(slot) : *slot;
+}
+
 /*
  * A bound of the node whose parent word is @w: its max (@upper) or its min,
  * found by climbing while the node is its parent's last (first) child.
- * Returns false if a dead node is met.
+ * Returns false if a dead node is met (lock-free readers only).
  */
-static bool mt_rcu_node_bound(struct rg_maple_tree *mt, uintptr_t w, bool upper,
-			      unsigned long *bound)
+static inline bool mt_node_bound(struct rg_maple_tree *mt, uintptr_t w,
+				 bool upper, bool rcu, unsigned long *bound)
 {
 	enum mt_type it = mt_itype(mt);
 
@@ -863,8 +748,8 @@ static bool mt_rcu_node_bound(struct rg_maple_tree *mt, uintptr_t w, bool upper,
 			*bound = upper ? ULONG_MAX : 0;
 			return true;
 		}
-		qw = mt_rcu_pword(q);
-		if (mt_pword_dead(qw, q))
+		qw = mt_pword(q, rcu);
+		if (rcu && mt_pword_dead(qw, q))
 			return false;
 		if (upper && s < mt_npivots(it)) {
 			*bound = mt_pivots(q, it)[s];
@@ -878,13 +763,45 @@ static bool mt_rcu_node_bound(struct rg_maple_tree *mt, uintptr_t w, bool upper,
 	}
 }
 
-static bool mas_rcu_next(struct rg_ma_state *mas, void **ep)
+/*
+ * Climb from the node whose parent word is *@w to the first ancestor with
+ * a next (@fwd) or previous child. Returns it, *@w its parent word and *@s
+ * the slot of that child; NULL when a dead node or the root is met.
+ */
+static inline struct mt_node *mas_climb(uintptr_t *w, bool fwd, bool rcu,
+					unsigned int *s)
+{
+	uintptr_t cw = *w;
+
+	for (;;) {
+		struct mt_node *p = (struct mt_node *)(cw & MT_PARENT_MASK);
+		uintptr_t pw;
+		unsigned int cs = (unsigned int)((cw >> 4) & 0xf);
+
+		if (!p)
+			return NULL;
+		pw = mt_pword(p, rcu);
+		if (rcu && mt_pword_dead(pw, p))
+			return NULL;
+		if (fwd ? cs < (pw & 0xf) : cs > 0) {
+			*w = pw;
+			*s = fwd ? cs + 1 : cs - 1;
+			return p;
+		}
+		cw = pw;
+	}
+}
+
+/* Move an active state to the next range and read its entry; false at the
+ * end of the tree. */
+static inline __attribute__((always_inline)) bool
+mas_step_next(struct rg_ma_state *mas, void **ep, bool rcu)
 {
 	struct rg_maple_tree *mt = mas->tree;
 	enum mt_type it = mt_itype(mt);
 	unsigned long from, min, max;
 	struct mt_node *n, *p;
-	uintptr_t w, pw;
+	uintptr_t w;
 	unsigned int s;
 	void *e;
 
@@ -895,42 +812,32 @@ static bool mas_rcu_next(struct rg_ma_state *mas, void **ep)
 	if (!mas->node)
 		goto rewalk;
 	n = mt_to_node(mas->node);
-	w = mt_rcu_pword(n);
-	if (mt_pword_dead(w, n))
+	w = mt_pword(n, rcu);
+	if (rcu && mt_pword_dead(w, n))
 		goto rewalk;
 	if (mas->offset < (w & 0xf)) {
 		mas->offset++;
 		mas->index = from;
 		mas->last = mt_slot_max(n->r.pivot, MT_R_PIVOTS, mas->offset,
 					mas->max);
-		*ep = mt_rcu_slot(&n->r.slot[mas->offset]);
+		*ep = mt_slot_read(&n->r.slot[mas->offset], rcu);
 		return true;
 	}
-	for (;;) {
-		p = (struct mt_node *)(w & MT_PARENT_MASK);
-		if (!p)
-			goto rewalk;
-		pw = mt_rcu_pword(p);
-		if (mt_pword_dead(pw, p))
-			goto rewalk;
-		s = (unsigned int)((w >> 4) & 0xf);
-		if (s < (pw & 0xf))
-			break;
-		w = pw;
-	}
-	s++;
+	p = mas_climb(&w, true, rcu, &s);
+	if (!p)
+		goto rewalk;
 	if (s < mt_npivots(it))
 		max = mt_pivots(p, it)[s];
-	else if (!mt_rcu_node_bound(mt, pw, true, &max))
+	else if (!mt_node_bound(mt, w, true, rcu, &max))
 		goto rewalk;
 	min = mas->max + 1;
-	e = mt_rcu_slot(&mt_slots(p, it)[s]);
+	e = mt_slot_read(&mt_slots(p, it)[s], rcu);
 	while (!mt_is_leaf(e)) {
 		struct mt_node *c = mt_to_node(e);
 		enum mt_type t = mt_type_of(e);
 
 		max = mt_pivots(c, t)[0];
-		e = mt_rcu_slot(&mt_slots(c, t)[0]);
+		e = mt_slot_read(&mt_slots(c, t)[0], rcu);
 	}
 	n = mt_to_node(e);
 	mas->node = e;
@@ -939,22 +846,24 @@ static bool mas_rcu_next(struct rg_ma_state *mas, void **ep)
 	mas->offset = 0;
 	mas->index = min;
 	mas->last = n->r.pivot[0];
-	*ep = mt_rcu_slot(&n->r.slot[0]);
+	*ep = mt_slot_read(&n->r.slot[0], rcu);
 	return true;
 rewalk:
-	*ep = mas_walk_to(mas, from, true);
+	*ep = mas_walk_to(mas, from, rcu);
 	if (mas->index < from)
 		mas->index = from;
 	return true;
 }
 
-static bool mas_rcu_prev(struct rg_ma_state *mas, void **ep)
+/* Move an active state to the previous range; false at index 0. */
+static inline __attribute__((always_inline)) bool
+mas_step_prev(struct rg_ma_state *mas, void **ep, bool rcu)
 {
 	struct rg_maple_tree *mt = mas->tree;
 	enum mt_type it = mt_itype(mt);
 	unsigned long to, min, max;
 	struct mt_node *n, *p;
-	uintptr_t w, pw;
+	uintptr_t w;
 	unsigned int s, end;
 	void *e;
 
@@ -965,55 +874,45 @@ static bool mas_rcu_prev(struct rg_ma_state *mas, void **ep)
 	if (!mas->node)
 		goto rewalk;
 	n = mt_to_node(mas->node);
-	w = mt_rcu_pword(n);
-	if (mt_pword_dead(w, n))
+	w = mt_pword(n, rcu);
+	if (rcu && mt_pword_dead(w, n))
 		goto rewalk;
 	if (mas->offset > 0) {
 		mas->offset--;
 		mas->last = to;
 		mas->index = mt_slot_min(n->r.pivot, mas->offset, mas->min);
-		*ep = mt_rcu_slot(&n->r.slot[mas->offset]);
+		*ep = mt_slot_read(&n->r.slot[mas->offset], rcu);
 		return true;
 	}
-	for (;;) {
-		p = (struct mt_node *)(w & MT_PARENT_MASK);
-		if (!p)
-			goto rewalk;
-		pw = mt_rcu_pword(p);
-		if (mt_pword_dead(pw, p))
-			goto rewalk;
-		s = (unsigned int)((w >> 4) & 0xf);
-		if (s > 0)
-			break;
-		w = pw;
-	}
-	s--;
+	p = mas_climb(&w, false, rcu, &s);
+	if (!p)
+		goto rewalk;
 	max = mas->min - 1;
 	if (s > 0)
 		min = mt_pivots(p, it)[s - 1] + 1;
-	else if (!mt_rcu_node_bound(mt, pw, false, &min))
+	else if (!mt_node_bound(mt, w, false, rcu, &min))
 		goto rewalk;
-	e = mt_rcu_slot(&mt_slots(p, it)[s]);
+	e = mt_slot_read(&mt_slots(p, it)[s], rcu);
 	while (!mt_is_leaf(e)) {
 		struct mt_node *c = mt_to_node(e);
 		enum mt_type t = mt_type_of(e);
 
-		end = (unsigned int)(mt_rcu_pword(c) & 0xf);
+		end = (unsigned int)(mt_pword(c, rcu) & 0xf);
 		min = mt_slot_min(mt_pivots(c, t), end, min);
-		e = mt_rcu_slot(&mt_slots(c, t)[end]);
+		e = mt_slot_read(&mt_slots(c, t)[end], rcu);
 	}
 	n = mt_to_node(e);
-	end = (unsigned int)(mt_rcu_pword(n) & 0xf);
+	end = (unsigned int)(mt_pword(n, rcu) & 0xf);
 	mas->node = e;
 	mas->min = min;
 	mas->max = max;
 	mas->offset = (unsigned char)end;
 	mas->index = mt_slot_min(n->r.pivot, end, min);
 	mas->last = max;
-	*ep = mt_rcu_slot(&n->r.slot[end]);
+	*ep = mt_slot_read(&n->r.slot[end], rcu);
 	return true;
 rewalk:
-	*ep = mas_walk_to(mas, to, true);
+	*ep = mas_walk_to(mas, to, rcu);
 	if (mas->last > to)
 		mas->last = to;
 	return true;
@@ -1022,9 +921,7 @@ rewalk:
 static inline __attribute__((always_inline)) bool
 mas_step(struct rg_ma_state *mas, bool fwd, bool rcu, void **ep)
 {
-	if (rcu)
-		return fwd ? mas_rcu_next(mas, ep) : mas_rcu_prev(mas, ep);
-	return fwd ? mas_step_next(mas, ep) : mas_step_prev(mas, ep);
+	return fwd ? mas_step_next(mas, ep, rcu) : mas_step_prev(mas, ep, rcu);
 }
 
 /*

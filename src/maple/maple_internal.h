@@ -345,10 +345,6 @@ static inline void mt_unlock(struct rg_maple_tree *mt)
 
 RGI_HIDDEN struct rg_slab_cache *rgi_mt_cache(void);
 RGI_HIDDEN void rgi_mt_free_subtree(struct rg_maple_tree *mt, void *enode);
-RGI_HIDDEN unsigned long rgi_mt_node_max(struct rg_maple_tree *mt,
-					 struct mt_node *n);
-RGI_HIDDEN unsigned long rgi_mt_node_min(struct rg_maple_tree *mt,
-					 struct mt_node *n);
 RGI_HIDDEN unsigned long rgi_mt_leaf_gap(struct mt_node *n, unsigned long min,
 					 unsigned long max);
 

@@ -380,40 +380,6 @@ void rgi_mt_free_subtree(struct rg_maple_tree *mt, void *enode)
 	mt_node_free(mt, n);
 }
 
-/* ---- ranges of nodes found by parent links ---- */
-
-unsigned long rgi_mt_node_max(struct rg_maple_tree *mt, struct mt_node *n)
-{
-	enum mt_type it = mt_itype(mt);
-
-	for (;;) {
-		struct mt_node *p = mt_parent(n);
-		unsigned int s = mt_pslot(n);
-
-		if (!p)
-			return ULONG_MAX;
-		if (s < mt_npivots(it))
-			return mt_pivots(p, it)[s];
-		n = p;
-	}
-}
-
-unsigned long rgi_mt_node_min(struct rg_maple_tree *mt, struct mt_node *n)
-{
-	enum mt_type it = mt_itype(mt);
-
-	for (;;) {
-		struct mt_node *p = mt_parent(n);
-		unsigned int s = mt_pslot(n);
-
-		if (!p)
-			return 0;
-		if (s)
-			return mt_pivots(p, it)[s - 1] + 1;
-		n = p;
-	}
-}
-
 /* Largest run of NULL indices in a leaf spanning [min, max]. */
 unsigned long rgi_mt_leaf_gap(struct mt_node *n, unsigned long min,
 			      unsigned long max)
