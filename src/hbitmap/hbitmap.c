@@ -185,8 +185,7 @@ struct hb_req {
 	uint64_t amask; /* align - 1 */
 	uint64_t apat; /* start pattern in a word, align <= 64 */
 	uint64_t lo, hi; /* window [lo, hi) */
-	uint64_t rs; /* the open free run starts here (== pos: none) */
-	uint64_t pos; /* the scan has covered everything below pos */
+	uint64_t rs; /* the open free run starts here */
 };
 
 static const uint64_t hb_align_pattern[7] = {
@@ -448,7 +447,6 @@ static uint64_t hb_scan_block(const struct rg_hbitmap *hb, uint64_t b,
 		rs = wb + 64 - (uint64_t)__builtin_clzll(x);
 	}
 	r->rs = rs;
-	r->pos = base + HB_BLOCK_BITS;
 	return HB_NONE;
 }
 
@@ -737,7 +735,6 @@ static HB_ALWAYS_INLINE uint64_t hb_scan(const struct rg_hbitmap *hb,
 			uint64_t c = (idx << HB_FAN_SHIFT) + j;
 
 			r->rs = cs;
-			r->pos = cs;
 			if (k > 1)
 				a = hb_scan_up(hb, k - 1, c, r);
 			else if (k)
@@ -772,7 +769,6 @@ static uint64_t hb_search(const struct rg_hbitmap *hb, struct hb_req *r)
 	uint64_t size = 1ULL << (hb_child_shift(top) + HB_FAN_SHIFT), a;
 
 	r->rs = 0;
-	r->pos = 0;
 	if (root->p && (a = hb_fit(r, 0, root->p)) != HB_NONE)
 		return a;
 	if (root->inner >= r->n && (a = top ? hb_scan_up(hb, top, 0, r) :
@@ -1755,7 +1751,6 @@ static uint64_t hb_alloc_pending(struct rg_hbitmap *hb, uint64_t n,
 	}
 	hb_req_init(&r, n, align, 0, hb->capacity);
 	r.rs = j == 0 ? pstart - hb->before_suffix : wb;
-	r.pos = wb;
 	a = hb_scan_block(hb, hb->pend, j, &r);
 	if (a != HB_NONE || hb->pend + 1 >= hb->nblocks)
 		return a;
@@ -1791,18 +1786,7 @@ static HB_NOINLINE int hb_alloc_search(struct rg_hbitmap *hb, uint64_t n,
 	a = align == 1 && n <= 64 ? hb_search_plain(hb, &r) : hb_search(hb, &r);
 	if (a == HB_NONE)
 		return -ENOSPC;
-	if (likely(n <= 64 &&
-		   (a >> HB_BLOCK_SHIFT) == ((a + n - 1) >> HB_BLOCK_SHIFT))) {
-		/* flushed above: no pending block */
-		hb->pend = a >> HB_BLOCK_SHIFT;
-		hb->pend_hint = 0;
-		hb->pend_ops = 0;
-		hb_pend_note(hb, a, a + n, true);
-		hb_set_short(hb->words, a, n);
-		hb->free_units -= n;
-	} else {
-		hb_mutate(hb, a, n, true, true);
-	}
+	hb_mutate(hb, a, n, true, true);
 	/* the fast path pays off when allocations follow each other */
 	hb->pend_alloc = a == hb->last_end;
 	hb->last_end = a + n;
