@@ -105,8 +105,9 @@ struct rg_slab_stats {
  * Context: any thread.
  * Return: the cache, or NULL with errno set: EINVAL for a NULL name, size 0,
  * a size above the limit, an alignment that is not a power of two or above
- * the limit, or unknown flags; ENOMEM if memory or a thread key could not be
- * obtained.
+ * the limit, or unknown flags; ENOMEM if memory could not be obtained.
+ * Without a thread key to be had the cache works without per-thread
+ * sheaves (every call goes to the slabs under the lock).
  */
 RG_API struct rg_slab_cache *rg_slab_create(const char *name, size_t size,
 					    size_t align, unsigned int flags,
@@ -195,7 +196,8 @@ RG_API struct rg_slab_sheaf *rg_slab_prefill_sheaf(struct rg_slab_cache *cache,
  * @n: objects wanted, 1 .. 65536.
  *
  * Context: any thread.
- * Return: 0, -EINVAL for bad arguments, -ENOMEM with the sheaf unchanged.
+ * Return: 0, -EINVAL for a NULL @cache, @sheaf or *@sheaf, @n == 0 or @n
+ * above 65536, -ENOMEM with the sheaf unchanged.
  */
 RG_API int rg_slab_refill_sheaf(struct rg_slab_cache *cache,
 				struct rg_slab_sheaf **sheaf, unsigned int n);
@@ -207,7 +209,7 @@ RG_API int rg_slab_refill_sheaf(struct rg_slab_cache *cache,
  *
  * Context: the sheaf's owner.
  * Return: an object, or NULL if the sheaf is empty (the caller asked for
- * fewer objects than it takes).
+ * fewer objects than it takes) or @cache or @sheaf is NULL.
  */
 RG_API void *rg_slab_alloc_from_sheaf(struct rg_slab_cache *cache,
 				      struct rg_slab_sheaf *sheaf);
@@ -217,7 +219,7 @@ RG_API void *rg_slab_alloc_from_sheaf(struct rg_slab_cache *cache,
  * @sheaf: the sheaf.
  *
  * Context: the sheaf's owner.
- * Return: the count.
+ * Return: the count; 0 for a NULL @sheaf.
  */
 RG_API unsigned int rg_slab_sheaf_size(const struct rg_slab_sheaf *sheaf);
 
@@ -263,7 +265,7 @@ RG_API int rg_slab_get_stats(struct rg_slab_cache *cache,
  * @cache: the cache.
  *
  * Context: any thread.
- * Return: the size given to rg_slab_create().
+ * Return: the size given to rg_slab_create(); 0 for a NULL @cache.
  */
 RG_API size_t rg_slab_object_size(const struct rg_slab_cache *cache);
 
@@ -272,7 +274,7 @@ RG_API size_t rg_slab_object_size(const struct rg_slab_cache *cache);
  * @cache: the cache.
  *
  * Context: any thread.
- * Return: the cache's name.
+ * Return: the cache's name; NULL for a NULL @cache.
  */
 RG_API const char *rg_slab_name(const struct rg_slab_cache *cache);
 

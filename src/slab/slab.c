@@ -122,9 +122,8 @@ struct rg_slab_cache {
 	struct rgi_pcs *threads;
 	long retired; /* net allocs of exited threads */
 
-	/* Net allocs on paths without a pcs, and sheaf allocations. */
+	/* Net allocs on paths without a pcs. */
 	_Atomic long direct;
-	_Atomic long sheaf_allocs;
 };
 
 /* ---- report hook ---- */
@@ -1040,27 +1039,26 @@ struct rg_slab_sheaf *rg_slab_prefill_sheaf(struct rg_slab_cache *c,
 		return NULL;
 	}
 	pc = pcs_get(c);
-	if (pc && n <= c->sheaf_cap && pc->main->size + pc->spare->size < n)
-		pcs_refill_main(c, pc);
-	if (pc && n <= c->sheaf_cap && pc->main->size + pc->spare->size >= n) {
-		/*
-		 * The thread's sheaves hold n (after at most one locked
-		 * refill of a whole sheaf): small prefills, such as the Maple
-		 * Tree's few nodes per store, copy n pointers into the sheaf
-		 * the thread keeps for them.
-		 */
-		sh = pc->pre;
-		pc->pre = NULL;
-		if (!sh)
-			sh = sheaf_new(c->sheaf_cap);
-		if (!sh) {
-			errno = ENOMEM;
-			return NULL;
-		}
-		sh->size = (unsigned int)take_objects(c, pc, n, sh->objs);
-		return sh;
-	}
 	if (pc && n <= c->sheaf_cap) {
+		/*
+		 * Small prefills, such as the Maple Tree's few nodes per
+		 * store: once the thread's sheaves hold n (after at most one
+		 * locked refill of a whole sheaf), copy n pointers into the
+		 * sheaf the thread keeps for them.
+		 */
+		if (pc->main->size + pc->spare->size < n)
+			pcs_refill_main(c, pc);
+		if (pc->main->size + pc->spare->size >= n) {
+			sh = pc->pre ? pc->pre : sheaf_new(c->sheaf_cap);
+			if (!sh) {
+				errno = ENOMEM;
+				return NULL;
+			}
+			pc->pre = NULL;
+			sh->size =
+				(unsigned int)take_objects(c, pc, n, sh->objs);
+			return sh;
+		}
 		/* A full sheaf from the barn holds at least n: no copying. */
 		pthread_mutex_lock(&c->lock);
 		sh = barn_get_full(c);
@@ -1115,9 +1113,16 @@ int rg_slab_refill_sheaf(struct rg_slab_cache *c, struct rg_slab_sheaf **shp,
 void *rg_slab_alloc_from_sheaf(struct rg_slab_cache *c,
 			       struct rg_slab_sheaf *sh)
 {
+	struct rgi_pcs *pc;
+
 	if (!c || !sh || sh->size == 0)
 		return NULL;
-	atomic_fetch_add_explicit(&c->sheaf_allocs, 1, memory_order_relaxed);
+	/* Counted by the calling thread, like rg_slab_alloc(). */
+	pc = pcs_get(c);
+	if (likely(pc))
+		ctr_add(&pc->allocs, 1);
+	else
+		atomic_fetch_add_explicit(&c->direct, 1, memory_order_relaxed);
 	return sh->objs[--sh->size];
 }
 
@@ -1192,7 +1197,7 @@ int rg_slab_get_stats(struct rg_slab_cache *c, struct rg_slab_stats *st)
 	if (!c || !st)
 		return -EINVAL;
 	pthread_mutex_lock(&c->lock);
-	in_use = c->retired + ctr_get(&c->direct) + ctr_get(&c->sheaf_allocs);
+	in_use = c->retired + ctr_get(&c->direct);
 	for (struct rgi_pcs *pc = c->threads; pc; pc = pc->next)
 		in_use += ctr_get(&pc->allocs) - ctr_get(&pc->frees);
 	if (in_use < 0)
