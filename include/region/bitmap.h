@@ -339,8 +339,7 @@ RG_API void rg_bitmap_release_region(unsigned long *map, unsigned long pos,
  * @nbits: size in bits; 0 gives a valid pointer to an empty map.
  *
  * Context: any thread; allocates (honours rg_fault_inject()).
- * Return: the map, or NULL with errno ENOMEM (also when the size in bytes
- * would overflow).
+ * Return: the map, or NULL with errno ENOMEM.
  */
 RG_API unsigned long *rg_bitmap_zalloc(unsigned long nbits);
 

@@ -301,14 +301,22 @@ unsigned long rg_bitmap_find_next_zero_area_naive(
 	}
 }
 
+/* The length of a region of @order at @pos: 0, or -EINVAL if too large. */
+static int region_len(unsigned long pos, unsigned int order, unsigned long *n)
+{
+	if (order > RG_BITMAP_MAX_ORDER)
+		return -EINVAL;
+	*n = 1UL << order;
+	return pos > ~0UL - *n ? -EINVAL : 0;
+}
+
 int rg_bitmap_find_free_region(unsigned long *map, unsigned long bits,
 			       unsigned int order, unsigned long *pos)
 {
 	unsigned long n, at;
 
-	if (order > RG_BITMAP_MAX_ORDER)
+	if (region_len(0, order, &n))
 		return -EINVAL;
-	n = 1UL << order;
 	at = rg_bitmap_find_next_zero_area_off(map, bits, 0, n, n - 1, 0);
 	if (at >= bits)
 		return -ENOMEM;
@@ -321,12 +329,10 @@ int rg_bitmap_allocate_region(unsigned long *map, unsigned long pos,
 			      unsigned int order)
 {
 	unsigned long n;
+	int err = region_len(pos, order, &n);
 
-	if (order > RG_BITMAP_MAX_ORDER)
-		return -EINVAL;
-	n = 1UL << order;
-	if (pos > ~0UL - n)
-		return -EINVAL;
+	if (err)
+		return err;
 	if (!rg_bitmap_range_is_clear(map, pos, n))
 		return -EBUSY;
 	rg_bitmap_set_range(map, pos, n);
@@ -338,24 +344,16 @@ void rg_bitmap_release_region(unsigned long *map, unsigned long pos,
 {
 	unsigned long n;
 
-	if (order > RG_BITMAP_MAX_ORDER)
-		return;
-	n = 1UL << order;
-	if (pos > ~0UL - n)
-		return;
-	rg_bitmap_clear_range(map, pos, n);
+	if (!region_len(pos, order, &n))
+		rg_bitmap_clear_range(map, pos, n);
 }
 
 unsigned long *rg_bitmap_zalloc(unsigned long nbits)
 {
 	unsigned long words = nbits / BPL + (nbits % BPL != 0);
-	unsigned long *map;
+	unsigned long *map =
+		rgi_calloc(words ? words : 1, sizeof(unsigned long));
 
-	if (words > SIZE_MAX / sizeof(unsigned long)) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	map = rgi_calloc(words ? words : 1, sizeof(unsigned long));
 	if (!map)
 		errno = ENOMEM;
 	return map;
