@@ -127,7 +127,8 @@ RG_API bool rg_region_backend_available(enum rg_region_backend backend);
  * Context: any thread; allocates.
  * Return: the instance, or NULL with errno EINVAL (capacity 0 or too large
  * for the backend, unknown flags or backend), EOPNOTSUPP (backend missing
- * from this build) or ENOMEM.
+ * from this build), ENOMEM, or with RG_REGION_LOCKED the error
+ * pthread_mutex_init() returned.
  */
 RG_API struct rg_region *
 rg_region_create_backend(enum rg_region_backend backend, unsigned long capacity,

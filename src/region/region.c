@@ -179,6 +179,21 @@ static inline bool range_ok(struct rg_region *r, unsigned long start,
 	return n && start < r->capacity && n <= r->capacity - start;
 }
 
+/*
+ * End of a mutation (lock held): on success the free count becomes @free
+ * and the peak of bytes held is sampled; then unlock.
+ */
+static inline int mutation_done(struct rg_region *r, int err,
+				unsigned long free)
+{
+	if (likely(!err)) {
+		r->free_units = free;
+		sample_peak(r);
+	}
+	unlock(r);
+	return err;
+}
+
 int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 		    unsigned long *start)
 {
@@ -188,19 +203,14 @@ int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 	if (unlikely(!n || n > r->capacity || (align & (align - 1))))
 		return -EINVAL;
 	lock(r);
-	if (n > r->free_units) {
-		unlock(r);
-		return -ENOSPC;
-	}
-	err = r->ops->alloc(r, n, align ? align - 1 : 0, &s);
+	err = n > r->free_units ?
+		      -ENOSPC :
+		      r->ops->alloc(r, n, align ? align - 1 : 0, &s);
 	if (likely(!err)) {
 		RGI_DEBUG_ASSERT(s < r->capacity && n <= r->capacity - s);
-		r->free_units -= n;
-		sample_peak(r);
 		*start = s;
 	}
-	unlock(r);
-	return err;
+	return mutation_done(r, err, r->free_units - n);
 }
 
 int rg_region_free(struct rg_region *r, unsigned long start, unsigned long n)
@@ -210,17 +220,9 @@ int rg_region_free(struct rg_region *r, unsigned long start, unsigned long n)
 	if (unlikely(!range_ok(r, start, n)))
 		return -EINVAL;
 	lock(r);
-	if (unlikely(n > r->capacity - r->free_units)) {
-		unlock(r);
-		return -ENOENT;
-	}
-	err = r->ops->free(r, start, n);
-	if (likely(!err)) {
-		r->free_units += n;
-		sample_peak(r);
-	}
-	unlock(r);
-	return err;
+	err = n > r->capacity - r->free_units ? -ENOENT :
+						r->ops->free(r, start, n);
+	return mutation_done(r, err, r->free_units + n);
 }
 
 int rg_region_reserve(struct rg_region *r, unsigned long start, unsigned long n)
@@ -230,17 +232,8 @@ int rg_region_reserve(struct rg_region *r, unsigned long start, unsigned long n)
 	if (unlikely(!range_ok(r, start, n)))
 		return -EINVAL;
 	lock(r);
-	if (unlikely(n > r->free_units)) {
-		unlock(r);
-		return -EBUSY;
-	}
-	err = r->ops->reserve(r, start, n);
-	if (likely(!err)) {
-		r->free_units -= n;
-		sample_peak(r);
-	}
-	unlock(r);
-	return err;
+	err = n > r->free_units ? -EBUSY : r->ops->reserve(r, start, n);
+	return mutation_done(r, err, r->free_units - n);
 }
 
 int rg_region_test(struct rg_region *r, unsigned long unit)
@@ -296,7 +289,7 @@ void rg_region_dump(struct rg_region *r, FILE *f)
 	fprintf(f,
 		"region backend=%s capacity=%lu free=%lu bytes=%zu "
 		"peak=%zu\n",
-		r->ops->name, r->capacity, r->free_units, bytes_held(r),
+		names[r->backend], r->capacity, r->free_units, bytes_held(r),
 		RGI_MAX(r->bytes_peak, bytes_held(r)));
 	r->ops->dump(r, f);
 	unlock(r);

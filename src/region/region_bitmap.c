@@ -26,7 +26,6 @@ static int bm_init(struct rg_region *r)
 static void bm_fini(struct rg_region *r)
 {
 	rg_bitmap_free(r->priv);
-	r->priv = NULL;
 }
 
 static int bm_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
@@ -120,7 +119,6 @@ static void bm_dump(struct rg_region *r, FILE *f)
 }
 
 const struct rgi_region_ops rgi_region_bitmap_ops = {
-	.name = "bitmap",
 	.max_capacity = ~0UL - RG_BITS_PER_LONG,
 	.bytes_vary = false,
 	.init = bm_init,

@@ -19,13 +19,12 @@
 static int hb_init(struct rg_region *r)
 {
 	r->priv = rg_hbitmap_create(r->capacity);
-	return r->priv ? 0 : (errno ? -errno : -ENOMEM);
+	return r->priv ? 0 : -errno;
 }
 
 static void hb_fini(struct rg_region *r)
 {
 	rg_hbitmap_destroy(r->priv);
-	r->priv = NULL;
 }
 
 static int hb_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
@@ -79,7 +78,6 @@ static void hb_dump(struct rg_region *r, FILE *f)
 }
 
 const struct rgi_region_ops rgi_region_hbitmap_ops = {
-	.name = "hbitmap",
 	.max_capacity = (unsigned long)RG_HBITMAP_MAX_CAPACITY,
 	.bytes_vary = false,
 	.init = hb_init,

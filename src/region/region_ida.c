@@ -46,7 +46,6 @@ static void ida_fini(struct rg_region *r)
 {
 	rg_ida_destroy(r->priv);
 	rgi_free(r->priv);
-	r->priv = NULL;
 }
 
 /* Free IDs first .. first + n - 1 (all allocated by us). */
@@ -177,7 +176,6 @@ static void ida_dump(struct rg_region *r, FILE *f)
 }
 
 const struct rgi_region_ops rgi_region_ida_ops = {
-	.name = "ida",
 	.max_capacity = (unsigned long)INT_MAX + 1,
 	.bytes_vary = true,
 	.init = ida_init,

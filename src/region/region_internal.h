@@ -17,7 +17,6 @@
 struct rg_region;
 
 struct rgi_region_ops {
-	const char *name;
 	/* Largest capacity the backend accepts. */
 	unsigned long max_capacity;
 	/*

@@ -54,7 +54,6 @@ static void mp_fini(struct rg_region *r)
 {
 	rg_mtree_destroy(r->priv);
 	rgi_free(r->priv);
-	r->priv = NULL;
 }
 
 /* Lowest aligned fit, under the tree lock; stores it. */
@@ -219,7 +218,6 @@ static void mp_dump(struct rg_region *r, FILE *f)
 }
 
 const struct rgi_region_ops rgi_region_maple_ops = {
-	.name = "maple",
 	.max_capacity = ULONG_MAX,
 	.bytes_vary = true,
 	.init = mp_init,
