@@ -241,7 +241,7 @@ static void run(unsigned int flags, unsigned long ops, unsigned long span)
 	struct rg_maple_tree mt;
 	struct rg_rand r;
 	struct rg_mtree_stats st;
-	unsigned long next = 0, base;
+	unsigned long next = 0, base, f0 = failures;
 	uint64_t seed = rg_test_seed();
 
 	/* Make sure the node cache exists before counting. */
@@ -269,6 +269,7 @@ static void run(unsigned int flags, unsigned long ops, unsigned long span)
 			e = NULL;
 		faulty(&mt, op, a, b, e, &next);
 	}
+	assert_true(failures > f0); /* the faults did reach the tree */
 	rg_mtree_get_stats(&mt, &st);
 	assert_int_equal(st.overuse, 0);
 	rg_mtree_destroy(&mt);
@@ -302,7 +303,10 @@ static void test_fault_rcu(void **state)
 	printf("# %lu injected failures handled\n", failures);
 }
 
-/* Every kind of allocating store, from an empty tree: new root first. */
+/*
+ * Every kind of allocating store, from an empty tree: new root first. The
+ * erase kinds fill by store_range and then erase with their own call.
+ */
 static void each_kind(unsigned int flags, unsigned long n)
 {
 	struct rg_maple_tree mt;
@@ -313,17 +317,23 @@ static void each_kind(unsigned int flags, unsigned long n)
 	rg_mtree_destroy(&mt);
 	base = live_nodes();
 	for (int op = 0; op < NR_OPS; op++) {
+		bool erase = op == OP_ERASE || op == OP_MAS_ERASE;
+		enum op fill = erase ? OP_STORE_RANGE : (enum op)op;
+		enum op del = op == OP_MAS_ERASE ? OP_MAS_ERASE : OP_ERASE;
+		unsigned long f0 = failures;
+
 		rg_mtree_init(&mt, RG_MT_FLAGS_ALLOC_RANGE | flags);
 		/* new root */
-		faulty(&mt, (enum op)op, 10, 20, V(5), &next);
+		faulty(&mt, fill, 10, 20, V(5), &next);
 		/* splits up to height 3 */
 		for (unsigned long i = 0; i < n; i++)
-			faulty(&mt, (enum op)op, 3 * i + 100, 3 * i + 101,
-			       V(i + 10), &next);
+			faulty(&mt, fill, 3 * i + 100, 3 * i + 101, V(i + 10),
+			       &next);
 		/* spanning NULL store, then erases that rebalance */
 		faulty(&mt, OP_STORE_RANGE, 150, 900, NULL, &next);
 		for (unsigned long i = 0; i < n; i++)
-			faulty(&mt, OP_ERASE, 3 * i + 100, 0, NULL, &next);
+			faulty(&mt, del, 3 * i + 100, 0, NULL, &next);
+		assert_true(failures > f0);
 		rg_mtree_destroy(&mt);
 		rg_mtree_rcu_barrier();
 		assert_int_equal(live_nodes(), base);

@@ -100,24 +100,26 @@ static void fault_loop(unsigned int flags)
 					check(c, 100);
 					if (op == OP_REFILL) {
 						assert_true(rg_slab_sheaf_size(
-							sh) >= 1);
+								    sh) >= 1);
 						rg_slab_return_sheaf(c, sh);
 					}
 					continue;
 				}
 				/* Success (maybe the fault hit nothing). */
 				if (op == OP_REFILL) {
-					assert_true(rg_slab_sheaf_size(sh) >= n);
+					assert_true(rg_slab_sheaf_size(sh) >=
+						    n);
 					rg_slab_return_sheaf(c, sh);
 				} else if (op == OP_PREFILL) {
-					assert_true(rg_slab_sheaf_size(sh) >= n);
+					assert_true(rg_slab_sheaf_size(sh) >=
+						    n);
 				}
 				undo_op(c, (enum op)op, n, p, &sh);
 				check(c, 100);
 				/* Empty slabs go, so later N map new ones. */
 				rg_slab_shrink(c);
 			}
-			assert_true(nth > 2 || n == 1 || op == OP_REFILL);
+			assert_true(nth > 2 || (op == OP_REFILL && n == 1));
 			rg_slab_free_bulk(c, 100, keep);
 			check(c, 0);
 			assert_int_equal(rg_slab_destroy(c), 0);

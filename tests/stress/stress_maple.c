@@ -287,6 +287,26 @@ static void run_model_a(unsigned int flags, unsigned long ops,
 			}
 			e = new_entry();
 			ok = ma_gap(&m, min, max, size, rev, &start);
+			{
+				/* The same search through the advanced API. */
+				RG_MA_STATE(g, &mt, 0, 0);
+
+				rg_mtree_lock(&mt);
+				ret = rev ? rg_mas_empty_area_rev(&g, min, max,
+								  size) :
+					    rg_mas_empty_area(&g, min, max,
+							      size);
+				rg_mtree_unlock(&mt);
+				if (max - min < size - 1) {
+					assert_int_equal(ret, -EINVAL);
+				} else if (ok) {
+					assert_int_equal(ret, 0);
+					assert_true(g.index == start &&
+						    g.last == start + size - 1);
+				} else {
+					assert_int_equal(ret, -EBUSY);
+				}
+			}
 			ret = rev ? rg_mtree_alloc_rrange(&mt, &rs, e, size,
 							  min, max) :
 				    rg_mtree_alloc_range(&mt, &rs, e, size, min,
@@ -333,6 +353,16 @@ static void run_model_a(unsigned int flags, unsigned long ops,
 			assert_ptr_equal(x, e);
 			if (x)
 				assert_true(mas.index == rs && mas.last == rl);
+			/* prev_range: the range just before f's, empty or not */
+			rg_mas_set(&mas, f);
+			rg_mas_walk(&mas);
+			ma_load(&m, f, &rs, &rl);
+			x = rg_mas_prev_range(&mas, 0);
+			if (rs) {
+				e = ma_load(&m, rs - 1, &rs, &rl);
+				assert_ptr_equal(x, e);
+				assert_true(mas.index == rs && mas.last == rl);
+			}
 			rg_mtree_unlock(&mt);
 		} else {
 			/* find */

@@ -356,7 +356,7 @@ static void read_iter_fwd(struct rg_rand *r)
 
 	urcu_memb_read_lock();
 	seq0 = load_done();
-	while ((e = rg_mas_find(&mas, max)) != NULL) {
+	for (e = rg_mas_find(&mas, max); e; e = rg_mas_next(&mas, max)) {
 		uint64_t seq1 = load_started();
 		unsigned long at = mas.index < from ? from : mas.index;
 
@@ -415,6 +415,11 @@ static void read_iter_rev(struct rg_rand *r)
 				  seq0, seq1);
 			break;
 		}
+		if (mas.last < mas.index || mas.index > at) {
+			violation("reverse iteration: empty range", mas.index,
+				  e, seq0, seq1);
+			break;
+		}
 		check_entry(at, e, mas.index, mas.last, seq0, seq1);
 		if (mas.last < to)
 			check_skipped(mas.last + 1, to, seq0, seq1);
@@ -423,6 +428,11 @@ static void read_iter_rev(struct rg_rand *r)
 		to = mas.index - 1;
 		n++;
 	}
+	if (!e && mas.status != RG_MAS_UNDERFLOW)
+		violation("reverse iteration ended without underflow",
+			  mas.index, NULL, seq0, load_started());
+	else if (!e && to >= min)
+		check_skipped(min, to, seq0, load_started());
 	urcu_memb_read_unlock();
 }
 

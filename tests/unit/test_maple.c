@@ -924,8 +924,10 @@ static void test_stats_and_vacancy(void **state)
 	/* Flag at init time. */
 	rg_mtree_init(&mt, RG_MT_FLAGS_NO_VACANCY);
 	for (unsigned long i = 0; i < 100; i++)
-		rg_mtree_store(&mt, i * 2, V(i));
+		assert_int_equal(rg_mtree_store(&mt, i * 2, V(i)), 0);
 	rg_mtree_get_stats(&mt, &st);
+	/* Height only: the last split asked for 2h + 1. */
+	assert_int_equal(st.max_requested, 2 * rg_mtree_height(&mt) + 1);
 	assert_int_equal(st.overuse, 0);
 	rg_mtree_destroy(&mt);
 }
