@@ -91,6 +91,8 @@ static inline uint64_t rb_cycles_end(void)
 
 /* Median of n values (sorts v in place). */
 double rb_median(double *v, int n);
+/* calloc() that exits (status 2) when memory runs out; n 0 gives one. */
+void *rb_xcalloc(size_t n, size_t size);
 
 #define RGI_MIN_SZ(a, b) ((a) < (b) ? (a) : (b))
 
@@ -131,9 +133,6 @@ void rb_table_note(struct rb_table *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Print in ctx->format to ctx->out. */
 void rb_table_print(struct rb_table *t, struct rb_ctx *ctx);
-/* Cell access for plots and checks: the string of row r, column key. */
-const char *rb_cell(struct rb_table *t, int row, const char *key);
-int rb_rows(struct rb_table *t);
 void rb_table_free(struct rb_table *t);
 
 /* Print a message line to stderr (progress, skips): never into JSON. */

@@ -668,7 +668,7 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 			rb_set_int(t, "entries", (long long)n);
 			rb_set_num(t, "ns_per_op", g[i]);
 		}
-	} else {
+	} else if (!no_gtree) {
 		rb_table_note(t,
 			      "GLib not found at build time: no GTree rows.");
 	}

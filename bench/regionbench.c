@@ -87,9 +87,9 @@ static char *rb_vfmt(const char *fmt, va_list ap)
 	return s;
 }
 
-static void *rb_xcalloc(size_t n, size_t size)
+void *rb_xcalloc(size_t n, size_t size)
 {
-	void *p = calloc(n, size);
+	void *p = calloc(n ? n : 1, size);
 
 	if (!p) {
 		perror("regionbench");
@@ -196,16 +196,6 @@ void rb_set_num(struct rb_table *t, const char *key, double v)
 	if (asprintf(&s, "%.*f", d, v) < 0)
 		exit(2);
 	rb_set(t, key, s);
-}
-
-const char *rb_cell(struct rb_table *t, int row, const char *key)
-{
-	return t->cells[(size_t)row * t->ncols + rb_col_index(t, key)];
-}
-
-int rb_rows(struct rb_table *t)
-{
-	return t->nrows;
 }
 
 static void rb_json_str(FILE *f, const char *s)
@@ -362,8 +352,11 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	struct rb_ctx ctx = { .format = RB_TABLE, .seed = 1, .runs = 5,
-			      .out = stdout, .argv = argv };
+	struct rb_ctx ctx = { .format = RB_TABLE,
+			      .seed = 1,
+			      .runs = 5,
+			      .out = stdout,
+			      .argv = argv };
 	int i;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {

@@ -118,17 +118,6 @@ static int mismatches;
 
 /* ---- helpers ---- */
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p) {
-		perror("regionbench regions");
-		exit(2);
-	}
-	return p;
-}
-
 static uint64_t hash_step(uint64_t h, uint64_t v)
 {
 	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -206,7 +195,7 @@ static void make_trace(struct trace *t, uint64_t seed, enum workload w,
 	struct rg_rand r;
 
 	rg_rand_seed(&r, seed ^ (cap * 0x9e3779b97f4a7c15ULL));
-	t->size = xcalloc(alloc, sizeof(*t->size));
+	t->size = rb_xcalloc(alloc, sizeof(*t->size));
 	/* Enough requests that the last ones cannot all fit. */
 	while (sum <= cap + max) {
 		if (n == alloc) {
@@ -290,8 +279,8 @@ static void run_fill(struct rb_ctx *ctx, const struct opts *o,
 		     struct result res[NB][MAX_ROWS], unsigned long *sorted,
 		     struct rb_table *t)
 {
-	double *va = xcalloc((size_t)ctx->runs, sizeof(double));
-	double *vf = xcalloc((size_t)ctx->runs, sizeof(double));
+	double *va = rb_xcalloc((size_t)ctx->runs, sizeof(double));
+	double *vf = rb_xcalloc((size_t)ctx->runs, sizeof(double));
 	struct result *last[NB] = { 0 };
 
 	for (int c = 0; c < o->ncaps; c++) {
@@ -300,7 +289,7 @@ static void run_fill(struct rb_ctx *ctx, const struct opts *o,
 		int ref = -1;
 
 		make_trace(&tr, ctx->seed, o->workload, cap);
-		starts = xcalloc(tr.n, sizeof(*starts));
+		starts = rb_xcalloc(tr.n, sizeof(*starts));
 		for (int b = 0; b < NB; b++) {
 			struct result *r = &res[b][c];
 			const char *name = rg_region_backend_name(
@@ -397,8 +386,8 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 {
 	struct rg_region *r = xcreate(b, cap);
 	unsigned long max = max_size_for(W_CHURN, cap), mask;
-	unsigned long nlive = 0, used = 0, it = 0, nalloc = 0, nfree = 0;
-	struct live *live = xcalloc(cap, sizeof(*live));
+	unsigned long nlive = 0, used = 0, it = 0;
+	struct live *live = rb_xcalloc(cap, sizeof(*live));
 	struct live victim[64];
 	unsigned long size[64], st[64], *mirror = rg_bitmap_zalloc(cap);
 	int ret[64];
@@ -446,8 +435,6 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 		t2 = rb_now_ns();
 		tf += t1 - t0;
 		ta += t2 - t1;
-		nfree += bsz;
-		nalloc += bsz;
 		/* Untimed: check, and follow on the mirror. */
 		for (k = 0; k < bsz; k++) {
 			if (ret[k]) {
@@ -461,7 +448,6 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 			}
 			rg_bitmap_clear_range(mirror, victim[k].start,
 					      victim[k].n);
-			used -= victim[k].n;
 		}
 		for (k = 0; k < bsz; k++) {
 			if (st[k] == ~0UL) {
@@ -485,7 +471,6 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 			}
 			rg_bitmap_set_range(mirror, st[k], size[k]);
 			live[nlive++] = (struct live){ st[k], size[k] };
-			used += size[k];
 			h = hash_step(h, st[k]);
 		}
 		it += bsz;
@@ -495,11 +480,10 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 	*done_out = it;
 	res->peak_bytes = peak_bytes(r);
 	res->hash = h;
-	res->regions = nalloc - res->failures;
-	*alloc_ns = nalloc ? (double)ta / (double)nalloc : 0;
-	*free_ns = nfree ? (double)tf / (double)nfree : 0;
-	res->alloc_ms = (double)ta / 1e6;
-	res->free_ms = (double)tf / 1e6;
+	/* Every iteration is one free and one allocation. */
+	res->regions = it - res->failures;
+	*alloc_ns = it ? (double)ta / (double)it : 0;
+	*free_ns = it ? (double)tf / (double)it : 0;
 	rg_bitmap_free(mirror);
 	free(live);
 	rg_region_destroy(r);
@@ -509,8 +493,8 @@ static void run_churn(struct rb_ctx *ctx, const struct opts *o,
 		      struct result res[NB][MAX_ROWS],
 		      const unsigned long *sorted, struct rb_table *t)
 {
-	double *va = xcalloc((size_t)ctx->runs, sizeof(double));
-	double *vf = xcalloc((size_t)ctx->runs, sizeof(double));
+	double *va = rb_xcalloc((size_t)ctx->runs, sizeof(double));
+	double *vf = rb_xcalloc((size_t)ctx->runs, sizeof(double));
 
 	if (o->use[RG_REGION_IDA]) {
 		rb_note("regionbench regions: ida excluded from churn: N "
@@ -1143,9 +1127,9 @@ static void replay_run(int b, const struct rtrace *tr, double overhead,
 		       unsigned long *skipped)
 {
 	struct rg_region *r = xcreate(b, tr->capacity);
-	unsigned long *start = xcalloc(tr->nallocs, sizeof(*start));
+	unsigned long *start = rb_xcalloc(tr->nallocs, sizeof(*start));
 	unsigned long *mirror = rg_bitmap_zalloc(tr->capacity);
-	unsigned long *freed = xcalloc(tr->nops, sizeof(*freed));
+	unsigned long *freed = rb_xcalloc(tr->nops, sizeof(*freed));
 	unsigned long id = 0, i = 0, cap = tr->capacity;
 	double ta = 0, tf = 0;
 	uint64_t h = 0;
@@ -1265,8 +1249,8 @@ static int run_replay(struct rb_ctx *ctx, int argc, char **argv)
 	if (read_trace(argv[optind], &tr))
 		return 2;
 	overhead = timer_overhead();
-	va = xcalloc((size_t)ctx->runs, sizeof(double));
-	vf = xcalloc((size_t)ctx->runs, sizeof(double));
+	va = rb_xcalloc((size_t)ctx->runs, sizeof(double));
+	vf = rb_xcalloc((size_t)ctx->runs, sizeof(double));
 	t = rb_table_new("replay", cols, NCOLS);
 	rb_table_param(t, "trace", "%s", argv[optind]);
 	rb_table_param(t, "operations", "%lu", tr.nops);
