@@ -634,6 +634,21 @@ static void wr_kill_subtree(struct mt_wr *wr, void *enode)
 	rgi_mt_free_subtree(wr->mt, enode);
 }
 
+/*
+ * Point an allocation node's gslot at its largest gap over slots 0..end
+ * (the first, on ties) and return that gap.
+ */
+static unsigned long mt_gap_refresh(struct mt_node *n, unsigned int end)
+{
+	unsigned int best = 0;
+
+	for (unsigned int i = 1; i <= end; i++)
+		if (n->a.gap[i] > n->a.gap[best])
+			best = i;
+	n->a.gslot = (unsigned char)best;
+	return n->a.gap[best];
+}
+
 /* Update the gaps above @n after its largest gap became @g. */
 static void wr_gap_up(struct mt_wr *wr, struct mt_node *n, unsigned long g)
 {
@@ -650,13 +665,7 @@ static void wr_gap_up(struct mt_wr *wr, struct mt_node *n, unsigned long g)
 			p->a.gslot = (unsigned char)s;
 			newmax = g;
 		} else if (s == p->a.gslot) {
-			unsigned int end = mt_end(p), best = 0;
-
-			for (unsigned int i = 1; i <= end; i++)
-				if (p->a.gap[i] > p->a.gap[best])
-					best = i;
-			p->a.gslot = (unsigned char)best;
-			newmax = p->a.gap[best];
+			newmax = mt_gap_refresh(p, mt_end(p));
 		} else {
 			return;
 		}
@@ -800,18 +809,12 @@ static unsigned long wr_fill(struct mt_wr *wr, struct mt_node *n,
 		return g;
 	}
 	if (t == MT_ARANGE) {
-		unsigned int best = 0;
-
 		for (unsigned int i = start; i < cnt; i++)
 			n->a.gap[i] = b->gap[lo + i];
-		for (unsigned int i = 1; i < cnt; i++)
-			if (n->a.gap[i] > n->a.gap[best])
-				best = i;
 		for (unsigned int i = cnt; i < ns; i++)
 			n->a.gap[i] = 0;
-		n->a.gslot = (unsigned char)best;
 		memset(n->a.pad, 0, sizeof(n->a.pad));
-		g = n->a.gap[best];
+		g = mt_gap_refresh(n, cnt - 1);
 	}
 	if (likely(!wr->rcu)) {
 		for (unsigned int i = start; i < cnt; i++)
@@ -1528,17 +1531,6 @@ static void wr_leaf_inplace(struct mt_wr *wr)
 		wr_gap_up(wr, L, rgi_mt_leaf_gap(L, lmin, lmax));
 }
 
-/* Largest gap of an allocation node over slots 0..end. */
-static unsigned int mt_gap_best(const struct mt_node *n, unsigned int end)
-{
-	unsigned int best = 0;
-
-	for (unsigned int i = 1; i <= end; i++)
-		if (n->a.gap[i] > n->a.gap[best])
-			best = i;
-	return best;
-}
-
 /* Append leaf @n (spanning up to @max) to @b. */
 static void big_add_leaf(struct mt_big *b, struct mt_node *n, unsigned long max)
 {
@@ -1656,13 +1648,9 @@ static bool wr_split_leaf(struct mt_wr *wr)
 		mt_set_parent(R, P, pi + 1);
 	}
 	if (it == MT_ARANGE) {
-		unsigned int best;
-
 		P->a.gap[j] = g0;
 		P->a.gap[j + 1] = g1;
-		best = mt_gap_best(P, pend);
-		P->a.gslot = (unsigned char)best;
-		wr_gap_up(wr, P, P->a.gap[best]);
+		wr_gap_up(wr, P, mt_gap_refresh(P, pend));
 	}
 	return true;
 }
