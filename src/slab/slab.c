@@ -82,7 +82,6 @@ struct rgi_slab {
 	uint64_t magic;
 	struct rg_slab_cache *cache;
 	struct rgi_slab *next, *prev;
-	unsigned int inuse; /* objects out of this slab */
 	unsigned int nfree; /* entries on the free stack */
 	enum slab_list list;
 	uint16_t free[]; /* nobj entries, then the out bitmap */
@@ -233,11 +232,18 @@ static void list_add(struct rg_slab_cache *c, struct rgi_slab *s,
 	c->lists[l] = s;
 }
 
+/* Objects out of slab @s. */
+static inline unsigned int slab_inuse(const struct rg_slab_cache *c,
+				      const struct rgi_slab *s)
+{
+	return c->nobj - s->nfree;
+}
+
 static enum slab_list list_for(struct rg_slab_cache *c, struct rgi_slab *s)
 {
-	if (s->inuse == 0)
+	if (slab_inuse(c, s) == 0)
 		return LIST_EMPTY;
-	return s->inuse == c->nobj ? LIST_FULL : LIST_PARTIAL;
+	return slab_inuse(c, s) == c->nobj ? LIST_FULL : LIST_PARTIAL;
 }
 
 static void relist(struct rg_slab_cache *c, struct rgi_slab *s)
@@ -275,7 +281,6 @@ static struct rgi_slab *slab_map(struct rg_slab_cache *c)
 	s = (struct rgi_slab *)base;
 	s->magic = SLAB_MAGIC;
 	s->cache = c;
-	s->inuse = 0;
 	s->nfree = c->nobj;
 	/* Pop order is ascending addresses: index 0 on top. */
 	for (unsigned int i = 0; i < c->nobj; i++)
@@ -337,7 +342,6 @@ static size_t slabs_take(struct rg_slab_cache *c, size_t n, void **p)
 			out_flip(map, i);
 			p[got++] = slab_obj(c, s, i);
 		}
-		s->inuse = c->nobj - s->nfree;
 		relist(c, s);
 	}
 	c->out += got;
@@ -354,7 +358,6 @@ static void slab_put(struct rg_slab_cache *c, void *obj)
 
 	out_flip(slab_out_map(c, s), i);
 	s->free[s->nfree++] = (uint16_t)i;
-	s->inuse--;
 	c->out--;
 	relist(c, s);
 }
@@ -497,6 +500,18 @@ static void barn_put_empty(struct rg_slab_cache *c, struct rg_slab_sheaf *sh)
 	sh->next = c->barn_empty;
 	c->barn_empty = sh;
 	c->nbarn_empty++;
+}
+
+/* Free every empty sheaf of the barn (under lock). */
+static void barn_drain_empty(struct rg_slab_cache *c)
+{
+	struct rg_slab_sheaf *sh;
+
+	while ((sh = c->barn_empty)) {
+		c->barn_empty = sh->next;
+		c->nbarn_empty--;
+		free(sh);
+	}
 }
 
 static struct rg_slab_sheaf *barn_get_full(struct rg_slab_cache *c)
@@ -787,13 +802,9 @@ struct rg_slab_cache *rg_slab_create(const char *name, size_t size,
 		while (align < size && align < 16)
 			align <<= 1;
 	}
-	if (rgi_fault()) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	c = calloc(1, sizeof(*c));
+	c = rgi_calloc(1, sizeof(*c));
 	if (!c || !(c->name = strdup(name))) {
-		free(c);
+		rgi_free(c);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -865,10 +876,7 @@ size_t rg_slab_destroy(struct rg_slab_cache *c)
 	}
 	while ((sh = barn_get_full(c)))
 		free(sh);
-	while ((sh = c->barn_empty)) {
-		c->barn_empty = sh->next;
-		free(sh);
-	}
+	barn_drain_empty(c);
 	for (int l = 0; l < NR_LISTS; l++)
 		while (c->lists[l])
 			slab_unmap(c, c->lists[l]);
@@ -1177,11 +1185,7 @@ long rg_slab_shrink(struct rg_slab_cache *c)
 		slabs_put(c, sh->size, sh->objs);
 		free(sh);
 	}
-	while ((sh = c->barn_empty)) {
-		c->barn_empty = sh->next;
-		c->nbarn_empty--;
-		free(sh);
-	}
+	barn_drain_empty(c);
 	while (c->lists[LIST_EMPTY]) {
 		slab_unmap(c, c->lists[LIST_EMPTY]);
 		n++;
@@ -1241,11 +1245,11 @@ static const char *validate_slab(struct rg_slab_cache *c, struct rgi_slab *s,
 		return "slab misaligned";
 	if (s->list != l || list_for(c, s) != l)
 		return "slab on the wrong list";
-	if (s->nfree > c->nobj || s->inuse != c->nobj - s->nfree)
+	if (s->nfree > c->nobj)
 		return "slab free count wrong";
 	for (unsigned int i = 0; i < c->nobj; i++)
 		out += out_test(map, i);
-	if (out != s->inuse)
+	if (out != slab_inuse(c, s))
 		return "slab out bitmap disagrees with count";
 	for (unsigned int k = 0; k < s->nfree; k++) {
 		unsigned int i = s->free[k];
@@ -1304,7 +1308,7 @@ int rg_slab_validate(struct rg_slab_cache *c, const char **reason)
 			else
 				why = validate_slab(c, s, (enum slab_list)l);
 			slabs++;
-			out += s->inuse;
+			out += slab_inuse(c, s);
 		}
 	}
 	if (!why && (slabs != c->nslabs || out != c->out))
@@ -1356,7 +1360,7 @@ void rg_slab_dump(struct rg_slab_cache *c, FILE *f)
 	for (int l = 0; l < NR_LISTS; l++)
 		for (struct rgi_slab *s = c->lists[l]; s; s = s->next)
 			fprintf(f, "  slab %p %-7s %u/%u out\n", (void *)s,
-				names[l], s->inuse, c->nobj);
+				names[l], slab_inuse(c, s), c->nobj);
 	fprintf(f, "  barn: %u full, %u empty sheaves\n", c->nbarn_full,
 		c->nbarn_empty);
 	for (struct rgi_pcs *pc = c->threads; pc; pc = pc->next)
