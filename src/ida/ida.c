@@ -51,14 +51,15 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "region/bitmap.h"
 #include "region/ida.h"
 #include "region/slab.h"
 #include "rg_internal.h"
 #include "xarray/xa_internal.h"
 
 #define IDA_BITS RG_IDA_BITMAP_BITS
-#define IDA_LONG_BITS ((unsigned int)(sizeof(unsigned long) * CHAR_BIT))
-#define IDA_WORDS (IDA_BITS / IDA_LONG_BITS)
+#define IDA_LONG_BITS ((unsigned int)RG_BITS_PER_LONG)
+#define IDA_WORDS RG_BITS_TO_LONGS(IDA_BITS)
 /* IDs a value entry holds: every bit of a long but the tag bit. */
 #define IDA_VALUE_BITS (IDA_LONG_BITS - 1)
 #define IDA_VALUE_MASK (~0UL >> 1)
@@ -112,14 +113,12 @@ static void ida_bitmap_free(struct rg_ida *ida, struct ida_bitmap *bm)
 	rg_slab_free(__atomic_load_n(&ida_cache, __ATOMIC_ACQUIRE), bm);
 }
 
-/* ---- bit helpers ---- */
+/* ---- bit helpers (the rest is <region/bitmap.h>) ---- */
 
-static inline bool bm_test(const struct ida_bitmap *bm, unsigned int bit)
-{
-	return (bm->bits[bit / IDA_LONG_BITS] >> (bit % IDA_LONG_BITS)) & 1;
-}
-
-/* First zero bit at or after @bit, or IDA_BITS. */
+/*
+ * First zero bit at or after @bit, or IDA_BITS: inline, as the hinted
+ * allocation path of every rg_ida_alloc() runs it.
+ */
 static inline unsigned int bm_next_zero(const struct ida_bitmap *bm,
 					unsigned int bit)
 {
@@ -138,27 +137,34 @@ static inline unsigned int bm_next_zero(const struct ida_bitmap *bm,
 
 static bool bm_full(const struct ida_bitmap *bm)
 {
-	for (unsigned int w = 0; w < IDA_WORDS; w++)
-		if (bm->bits[w] != ~0UL)
-			return false;
-	return true;
+	return rg_bitmap_range_is_set(bm->bits, 0, IDA_BITS);
 }
 
 static bool bm_empty(const struct ida_bitmap *bm)
 {
-	for (unsigned int w = 0; w < IDA_WORDS; w++)
-		if (bm->bits[w])
-			return false;
-	return true;
+	return rg_bitmap_range_is_clear(bm->bits, 0, IDA_BITS);
 }
 
-static unsigned int bm_weight(const struct ida_bitmap *bm)
+/*
+ * Take the first free bit at or after @bit of chunk @chunk's bitmap if its
+ * ID (@base + bit) is at most @max, and clear the chunk's free mark (in
+ * @leaf) when the bitmap fills. Returns the bit, or IDA_BITS for none.
+ */
+static inline unsigned int bm_take(struct rg_ida *ida, struct ida_bitmap *bm,
+				   unsigned int bit, unsigned long base,
+				   unsigned long max, void *leaf,
+				   unsigned long chunk)
 {
-	unsigned int n = 0;
+	unsigned int pos = bm_next_zero(bm, bit);
+	unsigned long *w;
 
-	for (unsigned int w = 0; w < IDA_WORDS; w++)
-		n += (unsigned int)__builtin_popcountl(bm->bits[w]);
-	return n;
+	if (pos == IDA_BITS || base + pos > max)
+		return IDA_BITS;
+	w = &bm->bits[pos / IDA_LONG_BITS];
+	*w |= 1UL << (pos % IDA_LONG_BITS);
+	if (*w == ~0UL && bm_full(bm))
+		rgi_xa_set_free(&ida->xa, leaf, chunk, false);
+	return pos;
 }
 
 /* ---- allocation ---- */
@@ -193,7 +199,7 @@ static int ida_new_chunk(struct rg_ida *ida, unsigned long chunk,
 		bm = ida_bitmap_alloc(ida);
 		if (!bm)
 			return -ENOMEM;
-		bm->bits[bit / IDA_LONG_BITS] = 1UL << (bit % IDA_LONG_BITS);
+		rg_bitmap_set(bm->bits, bit);
 		entry = bm;
 	}
 	err = rgi_xa_store_locked(&ida->xa, chunk, entry, NULL, false);
@@ -252,27 +258,22 @@ static int ida_alloc_locked(struct rg_ida *ida, unsigned long start,
 				if (!bm)
 					return -ENOMEM;
 				bm->bits[0] = v;
-				bm->bits[pos / IDA_LONG_BITS] |=
-					1UL << (pos % IDA_LONG_BITS);
+				rg_bitmap_set(bm->bits, pos);
 				*c.slot = bm;
 			}
 			*id = (unsigned int)got;
 			return 0;
 		}
-		bm = entry;
-		pos = bm_next_zero(bm, bit);
+		pos = bm_take(ida, entry, bit, base, max, c.node, c.index);
 		if (pos == IDA_BITS) {
-			/* Free IDs only below the start bit: next chunk. */
+			/*
+			 * Free IDs only below the start bit, or above max
+			 * (then the next chunk is too: -ENOSPC above).
+			 */
 			start = base + IDA_BITS;
 			continue;
 		}
-		got = base + pos;
-		if (got > max)
-			return -ENOSPC;
-		bm->bits[pos / IDA_LONG_BITS] |= 1UL << (pos % IDA_LONG_BITS);
-		if (bm->bits[pos / IDA_LONG_BITS] == ~0UL && bm_full(bm))
-			rgi_xa_set_free(&ida->xa, c.node, c.index, false);
-		*id = (unsigned int)got;
+		*id = (unsigned int)(base + pos);
 		return 0;
 	}
 }
@@ -300,18 +301,12 @@ int rg_ida_alloc_range(struct rg_ida *ida, unsigned int min, unsigned int max,
 
 		if (!rg_xa_is_value(entry)) {
 			/* The common path: no walk from the root. */
-			struct ida_bitmap *bm = entry;
-			unsigned int pos =
-				bm_next_zero(bm, ida->free_lo % IDA_BITS);
 			unsigned long base = ida->hint_chunk * IDA_BITS;
-			unsigned long *w = &bm->bits[pos / IDA_LONG_BITS];
+			unsigned int pos = bm_take(
+				ida, entry, ida->free_lo % IDA_BITS, base, max,
+				ida->hint_leaf, ida->hint_chunk);
 
-			if (pos < IDA_BITS && base + pos <= max) {
-				*w |= 1UL << (pos % IDA_LONG_BITS);
-				if (*w == ~0UL && bm_full(bm))
-					rgi_xa_set_free(&ida->xa,
-							ida->hint_leaf,
-							ida->hint_chunk, false);
+			if (pos < IDA_BITS) {
 				got = (unsigned int)(base + pos);
 				ida->free_lo = got + 1;
 				rgi_xa_unlock(&ida->xa);
@@ -414,7 +409,7 @@ bool rg_ida_exists(struct rg_ida *ida, unsigned int id)
 		r = bit < IDA_VALUE_BITS &&
 		    ((rg_xa_to_value(entry) >> bit) & 1);
 	else if (entry)
-		r = bm_test(entry, bit);
+		r = rg_bitmap_test(((struct ida_bitmap *)entry)->bits, bit);
 	rgi_xa_unlock(&ida->xa);
 	return r;
 }
@@ -590,7 +585,8 @@ static void ida_dump_chunk(FILE *f, unsigned long index, void *entry)
 		struct ida_bitmap *bm = entry;
 
 		fprintf(f, "IDs %lu..%lu bitmap %p (%u in use)\n", base,
-			base + IDA_BITS - 1, entry, bm_weight(bm));
+			base + IDA_BITS - 1, entry,
+			(unsigned int)rg_bitmap_weight(bm->bits, IDA_BITS));
 	}
 }
 
