@@ -1513,24 +1513,14 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 				hb->pend = HB_NONE;
 				hb->pend_alloc = false;
 			}
-			hb_flush(hb);
+			hb_switch_pend(hb, keep);
+			/* (hb_flush() skips this when nothing was pending) */
+			hb_before_reset(hb);
 		}
 		hb_bits(hb->words, s, e, set);
 		hb_update_blocks(hb, lo, hi, s, e, set);
-		if (hb->pend != keep) {
-			hb->pend = keep;
-			hb->pend_hint = 0;
-			hb->pend_ops = 0;
-			hb_before_reset(hb);
-		}
-		hb_pend_note(hb,
-			     s > (keep << HB_BLOCK_SHIFT) ?
-				     s :
-				     keep << HB_BLOCK_SHIFT,
-			     e < ((keep + 1) << HB_BLOCK_SHIFT) ?
-				     e :
-				     (keep + 1) << HB_BLOCK_SHIFT,
-			     set);
+		hb_pend_note(hb, RGI_MAX(s, keep << HB_BLOCK_SHIFT),
+			     RGI_MIN(e, (keep + 1) << HB_BLOCK_SHIFT), set);
 		if (s < (keep << HB_BLOCK_SHIFT))
 			hb_before_reset(hb); /* runs before it changed */
 	}
