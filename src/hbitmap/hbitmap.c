@@ -573,6 +573,17 @@ static uint64_t hb_g_exact(const struct rg_hbitmap *hb, unsigned k,
 	return run > x.inner ? run : x.inner;
 }
 
+/*
+ * A child's g value from its inner run and prefix, the child starting at
+ * @start: with a free run open since @rs (@open), the run ending in the
+ * prefix counts too.
+ */
+static inline uint64_t hb_g_val(bool open, uint64_t start, uint64_t prefix,
+				uint64_t rs, uint64_t inner)
+{
+	return RGI_MAX(inner, open ? start + prefix - rs : 0);
+}
+
 static inline uint64_t hb_g_clamp(uint64_t v)
 {
 	return v < HB_G_MAX ? v : HB_G_MAX;
@@ -931,15 +942,14 @@ static struct hb_sum hb_node_update_range(struct rg_hbitmap *hb, unsigned k,
 		c1 = (unsigned)__builtin_ctzll(rm);
 	for (unsigned j = c0; j <= c1; j++) {
 		struct hb_sum x;
-		uint64_t v, run;
+		uint64_t v;
 
 		if (!((nf >> j) & 1)) {
 			hb_g_put(hb, k, idx, j, 0);
 			continue;
 		}
 		x = hb_child_or0(hb, k, idx, nd, j);
-		run = open ? ((uint64_t)j << csh) + x.p - rs : 0;
-		v = x.inner > run ? x.inner : run;
+		v = hb_g_val(open, (uint64_t)j << csh, x.p, rs, x.inner);
 		hb_g_put(hb, k, idx, j, v);
 		open = true;
 		rs = ((uint64_t)(j + 1) << csh) - x.s;
@@ -975,7 +985,7 @@ static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 {
 	struct hb_node *nd = &hb->lv[k][idx];
 	unsigned csh = hb_child_shift(k), f, l;
-	uint64_t onf = ~nd->all, nf, lm, rm, rs = 0, vi = 0, vj = 0, ovi, run;
+	uint64_t onf = ~nd->all, nf, lm, rm, rs = 0, vi = 0, vj = 0, ovi;
 	uint64_t p = nd->p, s = nd->s, inner = nd->inner;
 	bool open;
 
@@ -987,9 +997,8 @@ static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 		rs = hb_run_into(hb, k, idx, nd, lm, csh);
 	if (likely(o->p == x->p && o->s == x->s && x->p != 1ULL << csh)) {
 		/* only the inner run changed: only this g value can */
-		run = open ? ((uint64_t)i << csh) + x->p - rs : 0;
-		vi = x->inner > run ? x->inner : run;
-		ovi = o->inner > run ? o->inner : run;
+		vi = hb_g_val(open, (uint64_t)i << csh, x->p, rs, x->inner);
+		ovi = hb_g_val(open, (uint64_t)i << csh, x->p, rs, o->inner);
 		hb_g_put(hb, k, idx, i, vi);
 		if (vi >= inner)
 			inner = vi;
@@ -1009,8 +1018,7 @@ static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 		return !(p == size && s == size && inner == 0);
 	}
 	if ((nf >> i) & 1) {
-		run = open ? ((uint64_t)i << csh) + x->p - rs : 0;
-		vi = x->inner > run ? x->inner : run;
+		vi = hb_g_val(open, (uint64_t)i << csh, x->p, rs, x->inner);
 		/* the run into the next child starts at i's suffix */
 		open = true;
 		rs = ((uint64_t)(i + 1) << csh) - x->s;
@@ -1021,8 +1029,7 @@ static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
 		unsigned j = (unsigned)__builtin_ctzll(rm);
 		struct hb_sum y = hb_child_or0(hb, k, idx, nd, j);
 
-		run = open ? ((uint64_t)j << csh) + y.p - rs : 0;
-		vj = y.inner > run ? y.inner : run;
+		vj = hb_g_val(open, (uint64_t)j << csh, y.p, rs, y.inner);
 		hb_g_put(hb, k, idx, j, vj);
 	}
 	f = (unsigned)__builtin_ctzll(nf);
@@ -1066,7 +1073,7 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 	struct hb_node *nd = &hb->lv[0][idx];
 	const uint32_t *bs = hb->bsum + (idx << HB_FAN_SHIFT);
 	int16_t *g = hb->gv[0] + (idx << HB_FAN_SHIFT);
-	uint64_t onf = ~nd->all, nf, any, lm, rm, run;
+	uint64_t onf = ~nd->all, nf, any, lm, rm;
 	uint64_t inner = nd->inner, p = nd->p, s = nd->s, rs = 0;
 	uint64_t vi = 0, vj = 0, ovi;
 	bool open;
@@ -1085,10 +1092,10 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 	if (likely(((ov ^ v) & HB_BS(1023, 1023, 0)) == 0 &&
 		   HB_BS_P(v) != HB_BLOCK_BITS)) {
 		/* only the inner run changed: only this g value can */
-		run = open ? ((uint64_t)i << HB_BLOCK_SHIFT) + HB_BS_P(v) - rs :
-			     0;
-		vi = HB_BS_I(v) > run ? HB_BS_I(v) : run;
-		ovi = HB_BS_I(ov) > run ? HB_BS_I(ov) : run;
+		vi = hb_g_val(open, (uint64_t)i << HB_BLOCK_SHIFT, HB_BS_P(v),
+			      rs, HB_BS_I(v));
+		ovi = hb_g_val(open, (uint64_t)i << HB_BLOCK_SHIFT, HB_BS_P(v),
+			       rs, HB_BS_I(ov));
 		g[i] = (int16_t)vi;
 		if (vi >= inner)
 			inner = vi;
@@ -1108,9 +1115,8 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 		return !(p == nd->p && s == nd->s && inner == 0);
 	}
 	if (nf & bit) {
-		run = open ? ((uint64_t)i << HB_BLOCK_SHIFT) + HB_BS_P(v) - rs :
-			     0;
-		vi = HB_BS_I(v) > run ? HB_BS_I(v) : run;
+		vi = hb_g_val(open, (uint64_t)i << HB_BLOCK_SHIFT, HB_BS_P(v),
+			      rs, HB_BS_I(v));
 		open = true;
 		rs = ((uint64_t)(i + 1) << HB_BLOCK_SHIFT) - HB_BS_S(v);
 	}
@@ -1120,9 +1126,8 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 		unsigned j = (unsigned)__builtin_ctzll(rm);
 		uint32_t y = (any >> j) & 1 ? bs[j] : 0;
 
-		run = open ? ((uint64_t)j << HB_BLOCK_SHIFT) + HB_BS_P(y) - rs :
-			     0;
-		vj = HB_BS_I(y) > run ? HB_BS_I(y) : run;
+		vj = hb_g_val(open, (uint64_t)j << HB_BLOCK_SHIFT, HB_BS_P(y),
+			      rs, HB_BS_I(y));
 		g[j] = (int16_t)vj;
 	}
 	f = (unsigned)__builtin_ctzll(nf);
