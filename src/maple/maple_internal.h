@@ -165,35 +165,30 @@ static inline enum mt_type mt_itype(const struct rg_maple_tree *mt)
 /*
  * Slot of @index in a node: the number of pivots below it. Unused pivots
  * hold the node's max, so the count never passes end for an index inside
- * the node.
+ * the node. Always inlined with a constant @npiv, so the loop unrolls.
  */
-static inline unsigned int mt_slot_of_r(const unsigned long *piv,
-					unsigned long index)
+static inline __attribute__((always_inline)) unsigned int
+mt_slot_of_n(const unsigned long *piv, unsigned int npiv, unsigned long index)
 {
 	unsigned int off = 0;
 
 #pragma GCC unroll 16
-	for (unsigned int i = 0; i < MT_R_PIVOTS; i++)
+	for (unsigned int i = 0; i < npiv; i++)
 		off += piv[i] < index;
 	return off;
 }
 
-static inline unsigned int mt_slot_of_a(const unsigned long *piv,
+static inline unsigned int mt_slot_of_r(const unsigned long *piv,
 					unsigned long index)
 {
-	unsigned int off = 0;
-
-#pragma GCC unroll 16
-	for (unsigned int i = 0; i < MT_A_PIVOTS; i++)
-		off += piv[i] < index;
-	return off;
+	return mt_slot_of_n(piv, MT_R_PIVOTS, index);
 }
 
 static inline unsigned int mt_slot_of(const unsigned long *piv,
 				      unsigned int npiv, unsigned long index)
 {
-	return npiv == MT_A_PIVOTS ? mt_slot_of_a(piv, index) :
-				     mt_slot_of_r(piv, index);
+	return npiv == MT_A_PIVOTS ? mt_slot_of_n(piv, MT_A_PIVOTS, index) :
+				     mt_slot_of_n(piv, MT_R_PIVOTS, index);
 }
 
 /* Start loading a whole node: its pivots and then its slots are needed. */
