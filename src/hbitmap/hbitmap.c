@@ -124,13 +124,8 @@
 #define HB_MAX_LEVELS 8
 #define HB_NONE UINT64_MAX
 
-#if defined(__GNUC__)
-#define HB_ALWAYS_INLINE inline __attribute__((always_inline))
-#define HB_NOINLINE __attribute__((noinline))
-#else
-#define HB_ALWAYS_INLINE inline
-#define HB_NOINLINE
-#endif
+#define HB_ALWAYS_INLINE RGI_ALWAYS_INLINE
+#define HB_NOINLINE RGI_NOINLINE
 
 /* Block summary packing: prefix, suffix, inner run, 10 bits each. */
 #define HB_BS(p, s, i) \

@@ -20,9 +20,22 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define RGI_HIDDEN __attribute__((visibility("hidden")))
 
+/*
+ * Force inlining on the hot paths of optimised builds only: at -O0 GCC
+ * refuses always_inline on a function that reaches itself (hbitmap's scan
+ * recurses once per level), so a debug build or a parent project's default
+ * buildtype gets plain inline instead.
+ */
+#ifdef __OPTIMIZE__
+#define RGI_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define RGI_ALWAYS_INLINE inline
+#endif
+#define RGI_NOINLINE __attribute__((noinline))
+
 #ifndef container_of
 #define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+	((type *)((char *)(ptr)-offsetof(type, member)))
 #endif
 
 #define RGI_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -30,10 +43,10 @@
 #define RGI_MAX(a, b) ((a) > (b) ? (a) : (b))
 
 /* Always-on check of a proven fact; aborts with location on failure. */
-#define RGI_ASSERT(cond)                                                  \
-	do {                                                              \
-		if (unlikely(!(cond)))                                    \
-			rgi_assert_fail(#cond, __FILE__, __LINE__);       \
+#define RGI_ASSERT(cond)                                            \
+	do {                                                        \
+		if (unlikely(!(cond)))                              \
+			rgi_assert_fail(#cond, __FILE__, __LINE__); \
 	} while (0)
 
 /* Debug-build-only check (NDEBUG removes it). */
@@ -43,9 +56,8 @@
 #define RGI_DEBUG_ASSERT(cond) RGI_ASSERT(cond)
 #endif
 
-RGI_HIDDEN __attribute__((noreturn)) void rgi_assert_fail(const char *expr,
-							  const char *file,
-							  int line);
+RGI_HIDDEN __attribute__((noreturn)) void
+rgi_assert_fail(const char *expr, const char *file, int line);
 
 struct rgi_fault_state {
 	unsigned long countdown; /* 0: disarmed */

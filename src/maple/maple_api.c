@@ -177,8 +177,8 @@ static void mt_rcu_exit(void)
 	rgi_mt_rcu_read_unlock();
 }
 
-static inline __attribute__((always_inline)) void *
-mt_load_impl(struct rg_maple_tree *mt, unsigned long index, bool rcu)
+static RGI_ALWAYS_INLINE void *mt_load_impl(struct rg_maple_tree *mt,
+					    unsigned long index, bool rcu)
 {
 	void *e;
 	struct mt_node *n;
@@ -794,8 +794,8 @@ static inline struct mt_node *mas_climb(uintptr_t *w, bool fwd, bool rcu,
 
 /* Move an active state to the next range and read its entry; false at the
  * end of the tree. */
-static inline __attribute__((always_inline)) bool
-mas_step_next(struct rg_ma_state *mas, void **ep, bool rcu)
+static RGI_ALWAYS_INLINE bool mas_step_next(struct rg_ma_state *mas, void **ep,
+					    bool rcu)
 {
 	struct rg_maple_tree *mt = mas->tree;
 	enum mt_type it = mt_itype(mt);
@@ -856,8 +856,8 @@ rewalk:
 }
 
 /* Move an active state to the previous range; false at index 0. */
-static inline __attribute__((always_inline)) bool
-mas_step_prev(struct rg_ma_state *mas, void **ep, bool rcu)
+static RGI_ALWAYS_INLINE bool mas_step_prev(struct rg_ma_state *mas, void **ep,
+					    bool rcu)
 {
 	struct rg_maple_tree *mt = mas->tree;
 	enum mt_type it = mt_itype(mt);
@@ -918,8 +918,8 @@ rewalk:
 	return true;
 }
 
-static inline __attribute__((always_inline)) bool
-mas_step(struct rg_ma_state *mas, bool fwd, bool rcu, void **ep)
+static RGI_ALWAYS_INLINE bool mas_step(struct rg_ma_state *mas, bool fwd,
+				       bool rcu, void **ep)
 {
 	return fwd ? mas_step_next(mas, ep, rcu) : mas_step_prev(mas, ep, rcu);
 }
@@ -968,7 +968,7 @@ static int mas_resume(struct rg_ma_state *mas, bool fwd, bool rcu, void **ep)
 }
 
 /* @rcu is a constant in each instance: the locked one stays lean. */
-static inline __attribute__((always_inline)) void *
+static RGI_ALWAYS_INLINE void *
 mas_next_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
 {
 	struct rg_ma_state save;
@@ -1002,7 +1002,7 @@ mas_next_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
 	}
 }
 
-static inline __attribute__((always_inline)) void *
+static RGI_ALWAYS_INLINE void *
 mas_prev_gen(struct rg_ma_state *mas, unsigned long min, bool any, bool rcu)
 {
 	struct rg_ma_state save;

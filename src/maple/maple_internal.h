@@ -167,7 +167,7 @@ static inline enum mt_type mt_itype(const struct rg_maple_tree *mt)
  * hold the node's max, so the count never passes end for an index inside
  * the node. Always inlined with a constant @npiv, so the loop unrolls.
  */
-static inline __attribute__((always_inline)) unsigned int
+static RGI_ALWAYS_INLINE unsigned int
 mt_slot_of_n(const unsigned long *piv, unsigned int npiv, unsigned long index)
 {
 	unsigned int off = 0;

@@ -410,9 +410,9 @@ unsigned long rgi_mt_leaf_gap(struct mt_node *n, unsigned long min,
  * One walk for both kinds of reader: @rcu is a constant in each caller, so
  * the locked walk keeps plain loads.
  */
-static inline __attribute__((always_inline)) void
-mt_walk_impl(struct rg_maple_tree *mt, unsigned long index, struct mt_pos *pos,
-	     bool rcu)
+static RGI_ALWAYS_INLINE void mt_walk_impl(struct rg_maple_tree *mt,
+					   unsigned long index,
+					   struct mt_pos *pos, bool rcu)
 {
 	void *e;
 	unsigned long min, max;
