@@ -973,10 +973,11 @@ static struct hb_sum hb_node_rebuild(struct rg_hbitmap *hb, unsigned k,
  * the child's old value held it, the maximum is taken again. Returns true
  * if the summary changed.
  */
-static bool hb_node_child_changed(struct rg_hbitmap *hb, unsigned k,
-				  uint64_t idx, unsigned i,
-				  const struct hb_sum *o,
-				  const struct hb_sum *x)
+static HB_ALWAYS_INLINE bool hb_node_child_changed(struct rg_hbitmap *hb,
+						   unsigned k, uint64_t idx,
+						   unsigned i,
+						   const struct hb_sum *o,
+						   const struct hb_sum *x)
 {
 	struct hb_node *nd = &hb->lv[k][idx];
 	unsigned csh = hb_child_shift(k), f, l;
@@ -1145,16 +1146,15 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 	return true;
 }
 
-/* Block b's summary changed from ov to (stored) v: update the nodes above. */
-static void hb_propagate(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
-			 uint32_t v)
+/*
+ * Level-0 node c changed its summary from *o (the new one is stored):
+ * update the nodes above while a summary actually changes.
+ */
+static HB_ALWAYS_INLINE void hb_propagate_up(struct rg_hbitmap *hb, uint64_t c,
+					     struct hb_sum o)
 {
-	uint64_t c = b >> HB_FAN_SHIFT;
 	const struct hb_node *cn = &hb->lv[0][c];
-	struct hb_sum o = { cn->p, cn->s, cn->inner };
 
-	if (!hb_l0_changed(hb, b, ov, v))
-		return;
 	for (unsigned k = 1; k < hb->nlevels; k++) {
 		uint64_t idx = c >> HB_FAN_SHIFT;
 		const struct hb_node *nd = &hb->lv[k][idx];
@@ -1167,6 +1167,18 @@ static void hb_propagate(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 		cn = nd;
 		c = idx;
 	}
+}
+
+/* Block b's summary changed from ov to (stored) v: update the nodes above. */
+static void hb_propagate(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
+			 uint32_t v)
+{
+	uint64_t c = b >> HB_FAN_SHIFT;
+	const struct hb_node *cn = &hb->lv[0][c];
+	struct hb_sum o = { cn->p, cn->s, cn->inner };
+
+	if (hb_l0_changed(hb, b, ov, v))
+		hb_propagate_up(hb, c, o);
 }
 
 /* Record a mutation of [s, e) (absolute) inside the pending block. */
@@ -1285,17 +1297,20 @@ static void hb_update_block(struct rg_hbitmap *hb, uint64_t b)
 
 /*
  * Blocks b0 .. b1 changed by setting (set) or clearing [s, e): recompute
- * them (those inside the range are entirely allocated or free) and every
- * node above them, each over the children that changed.
+ * them (those inside the range are entirely allocated or free: their
+ * summaries are known without reading a word) and every node above them,
+ * each over the children that changed. When the blocks share one level-0
+ * node (any range of up to 64 blocks that does not cross a node boundary),
+ * that node is updated over the changed children in one pass and the
+ * levels above see one changed child each, as after a single block.
  */
 static void hb_update_blocks(struct rg_hbitmap *hb, uint64_t b0, uint64_t b1,
 			     uint64_t s, uint64_t e, bool set)
 {
 	uint64_t lo, hi;
 
-	if (b1 - b0 < 4) {
-		for (uint64_t b = b0; b <= b1; b++)
-			hb_update_block(hb, b);
+	if (b0 == b1) {
+		hb_update_block(hb, b0);
 		return;
 	}
 	for (uint64_t b = b0; b <= b1; b++) {
@@ -1309,6 +1324,17 @@ static void hb_update_blocks(struct rg_hbitmap *hb, uint64_t b0, uint64_t b1,
 		hb->bsum[b] = v;
 		hb_mask_set(&hb->lv[0][b >> HB_FAN_SHIFT], b & 63, &x,
 			    HB_BLOCK_BITS);
+	}
+	if (b0 >> HB_FAN_SHIFT == b1 >> HB_FAN_SHIFT) {
+		uint64_t c = b0 >> HB_FAN_SHIFT;
+		const struct hb_node *nd = &hb->lv[0][c];
+		struct hb_sum o = { nd->p, nd->s, nd->inner };
+		struct hb_sum x = hb_node_update_range(
+			hb, 0, c, (unsigned)(b0 & 63), (unsigned)(b1 & 63));
+
+		if (!hb_sum_eq(&o, &x))
+			hb_propagate_up(hb, c, o);
+		return;
 	}
 	lo = b0;
 	hi = b1;
