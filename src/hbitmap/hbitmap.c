@@ -1770,10 +1770,20 @@ static uint64_t hb_alloc_pending(struct rg_hbitmap *hb, uint64_t n,
 	a = hb_scan_block(hb, hb->pend, j, &r);
 	if (a != HB_NONE || hb->pend + 1 >= hb->nblocks)
 		return a;
-	/* the run open at the block's end, into the next block */
-	return hb_fit(&r, r.rs,
-		      pstart + HB_BLOCK_BITS +
-			      hb_unpack(hb->bsum[hb->pend + 1]).p);
+	/*
+	 * The run open at the block's end, into the blocks after it (their
+	 * summaries are exact): through entirely free ones until the run is
+	 * long enough for any aligned start, or ends.
+	 */
+	len = pstart + HB_BLOCK_BITS;
+	for (uint64_t b = hb->pend + 1; b < hb->nblocks; b++) {
+		unsigned p = HB_BS_P(hb->bsum[b]);
+
+		len += p;
+		if (p != HB_BLOCK_BITS || len - r.rs >= n + r.amask)
+			break;
+	}
+	return hb_fit(&r, r.rs, len);
 }
 
 /* Set [s, s + n), n <= 64, at most two words. */

@@ -292,8 +292,13 @@ static void stress_run(uint64_t cap, uint64_t ops, uint64_t seed,
 
 		if (op % 4096 == 0) {
 			target = rg_rand_range(&r, 10, 100);
-			seq_n = rg_rand_below(&r, 3) ? 0 :
-						       rg_rand_range(&r, 1, 40);
+			/* sequential phases: small sizes, or sizes spanning
+			 * several blocks (runs through free blocks) */
+			seq_n = rg_rand_below(&r, 3) ?
+					0 :
+				rg_rand_below(&r, 2) ?
+					rg_rand_range(&r, 1, 40) :
+					rg_rand_range(&r, 500, 3000);
 		}
 		if (kind < 3) {
 			do_reserve(hb, &m, &r, &st);
