@@ -648,12 +648,23 @@ RG_API int rg_mtree_node_stats(struct rg_slab_stats *st);
 /**
  * enum rg_mas_status - where an rg_ma_state stands.
  * @RG_MAS_START: nothing cached; the next call walks from the root.
- * @RG_MAS_ACTIVE: positioned on the range index..last.
+ * @RG_MAS_ACTIVE: positioned on the range index..last (after a walk, a step,
+ *                 or a store or erase through the state: the range written).
  * @RG_MAS_PAUSE: paused (rg_mas_pause()); iteration resumes after last
  *                (forward) or before index (backward).
- * @RG_MAS_OVERFLOW: a forward search found nothing up to its limit.
- * @RG_MAS_UNDERFLOW: a backward search found nothing down to its limit.
+ * @RG_MAS_OVERFLOW: a forward step found nothing up to its limit. The state
+ *                   stands where the step stopped: on the current range if
+ *                   that already reached the limit, else on the empty range
+ *                   that did (after the last entry: the empty tail up to
+ *                   ULONG_MAX). A backward step from here starts with the
+ *                   range at index.
+ * @RG_MAS_UNDERFLOW: the same going backwards (before the first entry: the
+ *                    empty range from 0).
  * @RG_MAS_ERROR: a store failed; @error holds the negative errno.
+ *
+ * The transitions are the kernel's (its ma_active, ma_start, ma_pause,
+ * ma_overflow, ma_underflow and ma_error), so loops written against the
+ * kernel's mas_find(), mas_next() and mas_prev() run the same here.
  */
 enum rg_mas_status {
 	RG_MAS_START = 0,
@@ -719,14 +730,17 @@ RG_API void *rg_mas_walk(struct rg_ma_state *mas);
  * @mas: the state.
  * @max: ranges starting above @max are not returned.
  *
- * On the first call (or after rg_mas_set(), rg_mas_reset(), a store)
- * returns the entry holding mas->index if any, else the next entry; later
- * calls return the entry after the current one. mas->index and mas->last
- * are set to the range found.
+ * On the first call (or after rg_mas_set(), rg_mas_reset()) returns the
+ * entry holding mas->index if any, else the next entry; later calls (and
+ * the first one after a store or erase through the state, which leaves it
+ * on the range written) return the entry after the current range, or NULL
+ * at once if that range already reaches @max. mas->index and mas->last are
+ * set to the range found. The state never overflows: a later call with a
+ * larger @max continues from the last range examined.
  *
  * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
- * Return: the entry, or NULL (status RG_MAS_OVERFLOW; index and last keep
- * the last range found).
+ * Return: the entry, or NULL (status RG_MAS_ACTIVE, on the range where the
+ * search stopped).
  */
 RG_API void *rg_mas_find(struct rg_ma_state *mas, unsigned long max);
 
@@ -746,8 +760,12 @@ RG_API void *rg_mas_find_range(struct rg_ma_state *mas, unsigned long max);
  * @mas: the state.
  * @min: ranges ending below @min are not returned.
  *
+ * On the first call returns the entry holding mas->index if any, else the
+ * previous entry; later calls return the entry before the current range.
+ *
  * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
- * Return: the entry, or NULL (status RG_MAS_UNDERFLOW).
+ * Return: the entry, or NULL (status RG_MAS_UNDERFLOW; RG_MAS_ACTIVE if the
+ * range reached first starts below @min).
  */
 RG_API void *rg_mas_find_rev(struct rg_ma_state *mas, unsigned long min);
 
@@ -757,7 +775,8 @@ RG_API void *rg_mas_find_rev(struct rg_ma_state *mas, unsigned long min);
  * @max: ranges starting above @max are not returned.
  *
  * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
- * Return: the entry, or NULL (status RG_MAS_OVERFLOW).
+ * Return: the entry, or NULL (status RG_MAS_OVERFLOW, standing as described
+ * at enum rg_mas_status).
  */
 RG_API void *rg_mas_next(struct rg_ma_state *mas, unsigned long max);
 
@@ -777,7 +796,8 @@ RG_API void *rg_mas_next_range(struct rg_ma_state *mas, unsigned long max);
  * @min: ranges ending below @min are not returned.
  *
  * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
- * Return: the entry, or NULL (status RG_MAS_UNDERFLOW).
+ * Return: the entry, or NULL (status RG_MAS_UNDERFLOW, standing as described
+ * at enum rg_mas_status).
  */
 RG_API void *rg_mas_prev(struct rg_ma_state *mas, unsigned long min);
 
@@ -800,7 +820,9 @@ RG_API void *rg_mas_prev_range(struct rg_ma_state *mas, unsigned long min);
  * @mas: the state.
  * @entry: the entry; NULL erases.
  *
- * Uses nodes from rg_mas_preallocate() if any, else allocates.
+ * Uses nodes from rg_mas_preallocate() if any, else allocates. Afterwards
+ * the state stands on the range written (RG_MAS_ACTIVE), so an iteration
+ * that stores as it goes continues after that range.
  *
  * Context: the caller holds the tree lock.
  * Return: the first entry the range overwrote (NULL if none); on failure
@@ -863,6 +885,9 @@ RG_API int rg_mas_empty_area_rev(struct rg_ma_state *mas, unsigned long min,
 /**
  * rg_mas_pause() - let the caller drop the lock in the middle of iteration.
  * @mas: the state.
+ *
+ * Whatever the state stood in, the next call walks again: forward calls
+ * resume after mas->last, backward ones before mas->index.
  *
  * Context: any.
  */

@@ -13,8 +13,9 @@
  * current range [index, last], so next/prev step inside the leaf in O(1)
  * and climb through parent links to the next leaf otherwise; any other
  * state makes the next call walk from the root. After a store or erase
- * through a state it is reset (RG_MAS_START) with index/last set to the
- * stored range, so iteration continues correctly after it.
+ * through a state it stands on the range written (RG_MAS_ACTIVE, no leaf
+ * cached), so iteration continues after it as in the kernel (the state
+ * machine is described above mas_next_slot()).
  *
  * Gap searches (empty_area, alloc_range) descend from the root visiting
  * children that intersect the window in order; in allocation trees a child
@@ -925,115 +926,286 @@ static RGI_ALWAYS_INLINE bool mas_step(struct rg_ma_state *mas, bool fwd,
 }
 
 /*
- * Bring the state to an active position from which stepping forward
- * (@fwd) or backward continues the iteration. Returns 1 when the position
- * reached is itself the answer candidate (a walk that must not be stepped
- * over; its entry in *@ep), 0 when the caller must step, -1 when there is
- * nothing more.
+ * The iteration state machine follows the kernel's (lib/maple_tree.c as of
+ * 6.12), so that kernel-style loops behave the same here:
+ *
+ * - An active state stands on a range. A forward step first checks the
+ *   range's own end: if it reaches @max the state overflows where it
+ *   stands. Otherwise it moves to the next range; an entry is returned, an
+ *   empty range is returned as NULL by the _range calls and stepped over by
+ *   the others, unless it reaches @max: then the state overflows standing
+ *   on that empty range (after the last entry, index..last is the empty
+ *   tail up to ULONG_MAX). Backward steps mirror this with @min.
+ * - After a store or erase the state is active on the range written, with
+ *   no leaf cached (min and max hold the range), so that a loop continues
+ *   after it.
+ * - Overflow and underflow remember where the state stands: a step in the
+ *   other direction reads the range at index first (its entry, if any, is
+ *   the answer), and a step in the same direction with a wider limit goes
+ *   on from there.
+ * - rg_mas_find() never leaves the state in overflow (a later call with a
+ *   larger limit continues from the last range examined); from a start it
+ *   returns the entry at index if there is one.
  */
-static int mas_resume(struct rg_ma_state *mas, bool fwd, bool rcu, void **ep)
-{
-	unsigned long at;
 
-	switch (mas->status) {
-	case RG_MAS_ACTIVE:
-		return 0;
-	case RG_MAS_PAUSE:
-		if (fwd) {
-			if (mas->last == ULONG_MAX)
-				return -1;
-			at = mas->last + 1;
-			*ep = mas_walk_to(mas, at, rcu);
-			if (rcu && mas->index < at)
-				mas->index = at;
-		} else {
-			if (mas->index == 0)
-				return -1;
-			at = mas->index - 1;
-			*ep = mas_walk_to(mas, at, rcu);
-			if (rcu && mas->last > at)
-				mas->last = at;
-		}
-		return 1;
-	case RG_MAS_OVERFLOW:
-		mas_walk_to(mas, mas->last, rcu);
-		return 0;
-	case RG_MAS_UNDERFLOW:
-		mas_walk_to(mas, mas->index, rcu);
-		return 0;
-	default:
-		mas_walk_to(mas, mas->index, rcu);
-		return 0;
-	}
+/* No leaf cached: stepping walks again from the range index..last. */
+static void mas_uncache(struct rg_ma_state *mas)
+{
+	mas->node = NULL;
+	mas->min = mas->index;
+	mas->max = mas->last;
 }
 
-/* @rcu is a constant in each instance: the locked one stays lean. */
-static RGI_ALWAYS_INLINE void *
-mas_next_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
+/*
+ * Walk again to @at to continue an iteration forward (backward): a lock-free
+ * reader may land in a range that a concurrent store merged with ranges it
+ * already reported, so only the part from @at on (up to @at) is reported.
+ */
+static RGI_ALWAYS_INLINE void *mas_rewalk_fwd(struct rg_ma_state *mas,
+					      unsigned long at, bool rcu)
 {
-	struct rg_ma_state save;
-	void *e = NULL;
-	int r;
+	void *e = mas_walk_to(mas, at, rcu);
 
-	if (mas->status == RG_MAS_OVERFLOW && mas->last >= max)
-		return NULL;
-	r = mas_resume(mas, true, rcu, &e);
-	if (r < 0) {
+	if (rcu && mas->index < at)
+		mas->index = at;
+	return e;
+}
+
+static RGI_ALWAYS_INLINE void *mas_rewalk_bwd(struct rg_ma_state *mas,
+					      unsigned long at, bool rcu)
+{
+	void *e = mas_walk_to(mas, at, rcu);
+
+	if (rcu && mas->last > at)
+		mas->last = at;
+	return e;
+}
+
+static RGI_ALWAYS_INLINE void *
+mas_next_slot(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
+{
+	void *e;
+
+	if (mas_slot_last(mas) >= max) {
 		mas->status = RG_MAS_OVERFLOW;
 		return NULL;
 	}
-	if (r == 1) {
-		if (mas->index > max) {
-			mas->status = RG_MAS_OVERFLOW;
-			return NULL;
-		}
-		if (any || e)
-			return e;
-	}
-	save = *mas;
 	for (;;) {
-		if (!mas_step(mas, true, rcu, &e) || mas->index > max) {
-			*mas = save;
-			mas->status = RG_MAS_OVERFLOW;
-			return NULL;
-		}
+		/* cannot fail: the current range ends below max */
+		mas_step(mas, true, rcu, &e);
 		if (e || any)
 			return e;
+		if (mas->last >= max) {
+			mas->status = RG_MAS_OVERFLOW;
+			return NULL;
+		}
 	}
 }
 
 static RGI_ALWAYS_INLINE void *
-mas_prev_gen(struct rg_ma_state *mas, unsigned long min, bool any, bool rcu)
+mas_prev_slot(struct rg_ma_state *mas, unsigned long min, bool any, bool rcu)
 {
-	struct rg_ma_state save;
-	void *e = NULL;
-	int r;
+	void *e;
 
-	if (mas->status == RG_MAS_UNDERFLOW && mas->index <= min)
-		return NULL;
-	r = mas_resume(mas, false, rcu, &e);
-	if (r < 0) {
+	if (mas_slot_first(mas) <= min) {
 		mas->status = RG_MAS_UNDERFLOW;
 		return NULL;
 	}
-	if (r == 1) {
-		if (mas->last < min) {
-			mas->status = RG_MAS_UNDERFLOW;
-			return NULL;
-		}
-		if (any || e)
-			return e;
-	}
-	save = *mas;
 	for (;;) {
-		if (!mas_step(mas, false, rcu, &e) || mas->last < min) {
-			*mas = save;
-			mas->status = RG_MAS_UNDERFLOW;
-			return NULL;
-		}
+		mas_step(mas, false, rcu, &e);
 		if (e || any)
 			return e;
+		if (mas->index <= min) {
+			mas->status = RG_MAS_UNDERFLOW;
+			return NULL;
+		}
 	}
+}
+
+/* rg_mas_next() and rg_mas_next_range(). */
+static RGI_ALWAYS_INLINE void *
+mas_next_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
+{
+	void *e;
+
+	if (mas->last >= max) {
+		if (mas->status != RG_MAS_ACTIVE &&
+		    mas->status != RG_MAS_OVERFLOW &&
+		    mas->status != RG_MAS_UNDERFLOW)
+			mas_uncache(mas);
+		mas->status = RG_MAS_OVERFLOW;
+		return NULL;
+	}
+	switch (mas->status) {
+	case RG_MAS_ACTIVE:
+		break;
+	case RG_MAS_START:
+		mas_walk_to(mas, mas->index, rcu);
+		break;
+	case RG_MAS_PAUSE:
+		/* resume after last: the range there is the next one */
+		e = mas_rewalk_fwd(mas, mas->last + 1, rcu);
+		if (e || any)
+			return e;
+		if (mas->last >= max) {
+			mas->status = RG_MAS_OVERFLOW;
+			return NULL;
+		}
+		break;
+	case RG_MAS_OVERFLOW:
+		mas->status = RG_MAS_ACTIVE;
+		break;
+	case RG_MAS_UNDERFLOW:
+		e = mas_rewalk_fwd(mas, mas->index, rcu);
+		if (e)
+			return e;
+		break;
+	default:
+		return NULL;
+	}
+	return mas_next_slot(mas, max, any, rcu);
+}
+
+/* rg_mas_prev() and rg_mas_prev_range(). */
+static RGI_ALWAYS_INLINE void *
+mas_prev_gen(struct rg_ma_state *mas, unsigned long min, bool any, bool rcu)
+{
+	void *e;
+
+	if (mas->index <= min) {
+		if (mas->status != RG_MAS_ACTIVE &&
+		    mas->status != RG_MAS_OVERFLOW &&
+		    mas->status != RG_MAS_UNDERFLOW)
+			mas_uncache(mas);
+		mas->status = RG_MAS_UNDERFLOW;
+		return NULL;
+	}
+	switch (mas->status) {
+	case RG_MAS_ACTIVE:
+		break;
+	case RG_MAS_START:
+		mas_walk_to(mas, mas->index, rcu);
+		break;
+	case RG_MAS_PAUSE:
+		/* resume before index: the range there is the previous one */
+		e = mas_rewalk_bwd(mas, mas->index - 1, rcu);
+		if (e || any)
+			return e;
+		if (mas->index <= min) {
+			mas->status = RG_MAS_UNDERFLOW;
+			return NULL;
+		}
+		break;
+	case RG_MAS_UNDERFLOW:
+		mas->status = RG_MAS_ACTIVE;
+		break;
+	case RG_MAS_OVERFLOW:
+		e = mas_rewalk_bwd(mas, mas->index, rcu);
+		if (e)
+			return e;
+		break;
+	default:
+		return NULL;
+	}
+	return mas_prev_slot(mas, min, any, rcu);
+}
+
+/* rg_mas_find() (@any false) and rg_mas_find_range(). */
+static RGI_ALWAYS_INLINE void *
+mas_find_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
+{
+	void *e;
+
+	switch (mas->status) {
+	case RG_MAS_ACTIVE:
+		if (mas->last >= max)
+			return NULL;
+		goto step;
+	case RG_MAS_START:
+		break;
+	case RG_MAS_PAUSE:
+		if (mas->last >= max)
+			return NULL;
+		mas->index = ++mas->last;
+		goto rewalk;
+	case RG_MAS_UNDERFLOW:
+		if (mas->index >= max) {
+			mas->status = RG_MAS_OVERFLOW;
+			return NULL;
+		}
+		goto rewalk;
+	case RG_MAS_OVERFLOW:
+		if (mas->last >= max)
+			return NULL;
+		goto rewalk;
+	default:
+		return NULL;
+	}
+	/* a start: the entry at index, if any */
+	if (mas->index > max)
+		return NULL;
+	e = mas_walk_to(mas, mas->index, rcu);
+	goto walked;
+rewalk:
+	e = mas_rewalk_fwd(mas, mas->index, rcu);
+walked:
+	if (e || any)
+		return e;
+	if (mas->index == max)
+		return NULL;
+step:
+	e = mas_next_slot(mas, max, any, rcu);
+	if (!any)
+		mas->status = RG_MAS_ACTIVE;
+	return e;
+}
+
+/* rg_mas_find_rev(). */
+static RGI_ALWAYS_INLINE void *mas_find_rev_gen(struct rg_ma_state *mas,
+						unsigned long min, bool rcu)
+{
+	void *e;
+
+	switch (mas->status) {
+	case RG_MAS_ACTIVE:
+		goto active;
+	case RG_MAS_START:
+		break;
+	case RG_MAS_PAUSE:
+		if (mas->index <= min) {
+			mas->status = RG_MAS_UNDERFLOW;
+			return NULL;
+		}
+		mas->last = --mas->index;
+		e = mas_rewalk_bwd(mas, mas->index, rcu);
+		if (e)
+			return e;
+		goto active;
+	case RG_MAS_OVERFLOW:
+		if (mas->index <= min) {
+			mas->status = RG_MAS_UNDERFLOW;
+			return NULL;
+		}
+		mas->status = RG_MAS_ACTIVE;
+		goto active;
+	case RG_MAS_UNDERFLOW:
+		if (mas->index <= min)
+			return NULL;
+		mas->status = RG_MAS_ACTIVE;
+		goto active;
+	default:
+		return NULL;
+	}
+	/* a start: the entry at index, if any */
+	if (mas->index < min)
+		return NULL;
+	e = mas_walk_to(mas, mas->index, rcu);
+	if (e)
+		return e;
+active:
+	if (mas->index < min)
+		return NULL;
+	return mas_prev_slot(mas, min, false, rcu);
 }
 
 static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
@@ -1082,25 +1254,11 @@ void *rg_mas_prev_range(struct rg_ma_state *mas, unsigned long min)
 	return e;
 }
 
-static bool mas_fresh(const struct rg_ma_state *mas)
-{
-	return mas->status == RG_MAS_START || mas->status == RG_MAS_ERROR;
-}
-
 static void *mas_find_impl(struct rg_ma_state *mas, unsigned long max, bool any)
 {
-	if (mas_fresh(mas)) {
-		void *e;
-
-		if (mas->index > max) {
-			mas->status = RG_MAS_OVERFLOW;
-			return NULL;
-		}
-		e = mas_walk_to(mas, mas->index, mt_rcu_readers(mas->tree));
-		if (e || any)
-			return e;
-	}
-	return mas_next_impl(mas, max, any);
+	if (mt_rcu_readers(mas->tree))
+		return mas_find_gen(mas, max, any, true);
+	return mas_find_gen(mas, max, any, false);
 }
 
 void *rg_mas_find(struct rg_ma_state *mas, unsigned long max)
@@ -1121,25 +1279,19 @@ void *rg_mas_find_range(struct rg_ma_state *mas, unsigned long max)
 
 void *rg_mas_find_rev(struct rg_ma_state *mas, unsigned long min)
 {
-	void *e = NULL;
+	void *e;
 
-	if (mas_fresh(mas)) {
-		if (mas->index < min) {
-			mas->status = RG_MAS_UNDERFLOW;
-			return NULL;
-		}
-		e = mas_walk_to(mas, mas->index, mt_rcu_readers(mas->tree));
-	}
-	if (!e)
-		e = mas_prev_impl(mas, min, false);
+	if (mt_rcu_readers(mas->tree))
+		e = mas_find_rev_gen(mas, min, true);
+	else
+		e = mas_find_rev_gen(mas, min, false);
 	mt_rcu_read_done();
 	return e;
 }
 
 void rg_mas_pause(struct rg_ma_state *mas)
 {
-	if (mas->status == RG_MAS_ACTIVE)
-		mas->status = RG_MAS_PAUSE;
+	mas->status = RG_MAS_PAUSE;
 	mas->node = NULL;
 }
 
@@ -1197,6 +1349,13 @@ static void mas_fail(struct rg_ma_state *mas, int err)
 	mas->node = NULL;
 }
 
+/* After a write: active on the range written, nothing cached. */
+static void mas_written(struct rg_ma_state *mas)
+{
+	mas_uncache(mas);
+	mas->status = RG_MAS_ACTIVE;
+}
+
 static int mas_do_store(struct rg_ma_state *mas, void *entry, void **old)
 {
 	int ret = mas_check(mas, entry);
@@ -1218,7 +1377,7 @@ static int mas_do_store(struct rg_ma_state *mas, void *entry, void **old)
 		mas_fail(mas, ret);
 		return ret;
 	}
-	rg_mas_reset(mas);
+	mas_written(mas);
 	return 0;
 }
 
@@ -1250,7 +1409,7 @@ void *rg_mas_erase(struct rg_ma_state *mas)
 	}
 	mas->index = first;
 	mas->last = last;
-	rg_mas_reset(mas);
+	mas_written(mas);
 	return e;
 }
 
@@ -1320,7 +1479,7 @@ void rg_mas_store_prealloc(struct rg_ma_state *mas, void *entry)
 	RGI_ASSERT(ret == 0);
 	mas->alloc_req = 0;
 	mas_drop_batch(mas);
-	rg_mas_reset(mas);
+	mas_written(mas);
 }
 
 void rg_mas_destroy(struct rg_ma_state *mas)

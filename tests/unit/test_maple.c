@@ -501,7 +501,9 @@ static void advanced_iteration(unsigned int flags)
 	assert_ptr_equal(rg_mas_prev(&mas, 0), V(1));
 	assert_null(rg_mas_prev(&mas, 0));
 	assert_int_equal(mas.status, RG_MAS_UNDERFLOW);
-	assert_int_equal(mas.index, 10);
+	/* as the kernel: the state stands on the empty range it reached */
+	assert_int_equal(mas.index, 0);
+	assert_int_equal(mas.last, 9);
 	rg_mas_set(&mas, 12);
 	assert_null(rg_mas_prev(&mas, 0));
 	/* next_range / prev_range include empty ranges. */
@@ -524,8 +526,10 @@ static void advanced_iteration(unsigned int flags)
 	assert_ptr_equal(rg_mas_find(&mas, 25), V(1));
 	assert_ptr_equal(rg_mas_find(&mas, 25), V(2));
 	assert_null(rg_mas_find(&mas, 25));
-	assert_int_equal(mas.status, RG_MAS_OVERFLOW);
-	assert_int_equal(mas.index, 20); /* kept */
+	/* as the kernel: find stays active, on the empty range it reached */
+	assert_int_equal(mas.status, RG_MAS_ACTIVE);
+	assert_int_equal(mas.index, 25);
+	assert_int_equal(mas.last, 29);
 	assert_ptr_equal(rg_mas_find(&mas, 35), V(3)); /* larger max resumes */
 	/* find from inside a range returns it; find_range returns empties. */
 	rg_mas_set(&mas, 13);
@@ -725,7 +729,10 @@ static void test_rcu_mode(void **state)
 		assert_int_equal(rg_mas_preallocate(&mas, V(7), 0), 0);
 		rg_mas_set_range(&mas, 4100, 5500);
 		assert_null(rg_mas_store(&mas, V(8)));
-		assert_int_equal(mas.status, RG_MAS_START);
+		/* a store leaves the state on the range written */
+		assert_int_equal(mas.status, RG_MAS_ACTIVE);
+		assert_int_equal(mas.index, 4100);
+		assert_int_equal(mas.last, 5500);
 		rg_mas_destroy(&mas);
 		rg_mtree_unlock(&mt);
 		assert_ptr_equal(rg_mtree_load(&mt, 5000), V(8));
@@ -828,9 +835,14 @@ static void test_advanced_store(void **state)
 	assert_null(rg_mas_store(&mas, V(1)));
 	rg_mas_set_range(&mas, 15, 25);
 	assert_ptr_equal(rg_mas_store(&mas, V(2)), V(1));
-	assert_int_equal(mas.status, RG_MAS_START);
+	assert_int_equal(mas.status, RG_MAS_ACTIVE);
 	assert_int_equal(mas.index, 15);
+	assert_int_equal(mas.last, 25);
 	assert_ptr_equal(rg_mas_next(&mas, ULONG_MAX), NULL);
+	/* the empty tail after the last entry, as the kernel */
+	assert_int_equal(mas.status, RG_MAS_OVERFLOW);
+	assert_int_equal(mas.index, 26);
+	assert_int_equal(mas.last, ULONG_MAX);
 	rg_mas_set_range(&mas, 100, 199);
 	assert_int_equal(rg_mas_store_gfp(&mas, V(3), 0), 0);
 	/* erase sets index/last to the removed range. */
@@ -1052,6 +1064,149 @@ static void test_linux_names(void **state)
 	mtree_destroy(&at);
 }
 
+/*
+ * Regression: after a store inside an rg_mas_for_each() loop, the loop went
+ * back to the range just written (the state was reset to walk from index),
+ * so a loop that overwrote part of the current range never ended. As in
+ * the kernel, the state now stands on the range written: the next find
+ * with the loop's limit ends the loop when that range reaches the limit,
+ * and a find with a larger limit returns what follows the written range.
+ */
+static void regress_iter(unsigned int flags)
+{
+	/* [8i, 8i + 7] = i for i in 0..199; overwrite inside range 60 */
+	static const struct {
+		unsigned long first, last, max, next_first;
+		unsigned long next_value;
+	} cases[] = {
+		{ 480, 483, 483, 484, 60 }, /* the start of range 60 */
+		{ 484, 487, 484, 488, 61 }, /* its end, limit inside it */
+		{ 482, 485, 485, 486, 60 }, /* its middle */
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct rg_maple_tree mt;
+		RG_MA_STATE(mas, &mt, 0, 0);
+		unsigned long i = 0, rounds = 0;
+		void *e;
+
+		assert_int_equal(rg_mtree_init(&mt, flags), 0);
+		for (unsigned long k = 0; k < 200; k++)
+			assert_int_equal(rg_mtree_store_range(&mt, 8 * k,
+							      8 * k + 7, V(k)),
+					 0);
+		rg_mtree_lock(&mt);
+		rg_mas_for_each(&mas, e, cases[c].max)
+		{
+			assert_true(++rounds < 400); /* the loop ends */
+			if (mas.index == 480) {
+				assert_ptr_equal(e, V(60));
+				mas.index = cases[c].first;
+				mas.last = cases[c].last;
+				assert_ptr_equal(rg_mas_store(&mas, V(1000)),
+						 V(60));
+				assert_int_equal(mas.status, RG_MAS_ACTIVE);
+				assert_int_equal(mas.index, cases[c].first);
+				assert_int_equal(mas.last, cases[c].last);
+				continue;
+			}
+			assert_ptr_equal(e, V(i));
+			i++;
+		}
+		assert_int_equal(i, 60);
+		e = rg_mas_find(&mas, ULONG_MAX);
+		assert_ptr_equal(e, V(cases[c].next_value));
+		assert_int_equal(mas.index, cases[c].next_first);
+		rg_mtree_unlock(&mt);
+		check(&mt);
+		rg_mtree_destroy(&mt);
+	}
+}
+
+static void regress_maple_find_after_store_in_loop(void **state)
+{
+	(void)state;
+	regress_iter(0);
+	regress_iter(RG_MT_FLAGS_ALLOC_RANGE);
+	urcu_memb_register_thread();
+	urcu_memb_read_lock();
+	regress_iter(RG_MT_FLAGS_USE_RCU);
+	urcu_memb_read_unlock();
+	urcu_memb_unregister_thread();
+}
+
+/*
+ * Regression: rg_mas_next() that found nothing kept the state on the last
+ * range found, so rg_mas_prev() then skipped it and returned the one
+ * before. As in the kernel, the state stands on the empty range it
+ * reached (after the last entry: the tail up to ULONG_MAX), a prev from
+ * there returns the last entry, and a prev that finds nothing stands on
+ * the empty range before the first one.
+ */
+static void regress_end_state(unsigned int flags)
+{
+	struct rg_maple_tree mt;
+	RG_MA_STATE(mas, &mt, 0, 0);
+
+	assert_int_equal(rg_mtree_init(&mt, flags), 0);
+	for (unsigned long k = 1; k <= 300; k++)
+		assert_int_equal(
+			rg_mtree_store_range(&mt, 7 * k, 7 * k + 3, V(k)), 0);
+	rg_mtree_lock(&mt);
+	rg_mas_set(&mas, 2100);
+	assert_ptr_equal(rg_mas_walk(&mas), V(300));
+	assert_null(rg_mas_next(&mas, ULONG_MAX));
+	assert_int_equal(mas.status, RG_MAS_OVERFLOW);
+	assert_int_equal(mas.index, 2104);
+	assert_int_equal(mas.last, ULONG_MAX);
+	assert_ptr_equal(rg_mas_prev(&mas, 0), V(300));
+	assert_int_equal(mas.index, 2100);
+	assert_int_equal(mas.last, 2103);
+	/* a limit that ends inside a gap: overflow on that gap */
+	assert_ptr_equal(rg_mas_prev(&mas, 0), V(299));
+	rg_mas_set(&mas, 7);
+	assert_ptr_equal(rg_mas_walk(&mas), V(1));
+	assert_null(rg_mas_next(&mas, 12));
+	assert_int_equal(mas.index, 11);
+	assert_int_equal(mas.last, 13);
+	assert_ptr_equal(rg_mas_next(&mas, ULONG_MAX), V(2));
+	/* prev past the first entry: the empty range before it */
+	rg_mas_set(&mas, 8);
+	assert_ptr_equal(rg_mas_walk(&mas), V(1));
+	assert_null(rg_mas_prev(&mas, 0));
+	assert_int_equal(mas.status, RG_MAS_UNDERFLOW);
+	assert_int_equal(mas.index, 0);
+	assert_int_equal(mas.last, 6);
+	assert_ptr_equal(rg_mas_next(&mas, ULONG_MAX), V(1));
+	rg_mtree_unlock(&mt);
+	rg_mtree_destroy(&mt);
+
+	/* one entry at 0: next finds nothing and stands on [1, ULONG_MAX] */
+	assert_int_equal(rg_mtree_init(&mt, flags), 0);
+	rg_mtree_lock(&mt);
+	rg_mas_set(&mas, 0);
+	assert_int_equal(rg_mas_store_gfp(&mas, V(5), 0), 0);
+	assert_null(rg_mas_next(&mas, ULONG_MAX));
+	assert_int_equal(mas.index, 1);
+	assert_int_equal(mas.last, ULONG_MAX);
+	assert_ptr_equal(rg_mas_prev(&mas, 0), V(5));
+	assert_int_equal(mas.index, 0);
+	assert_int_equal(mas.last, 0);
+	rg_mtree_unlock(&mt);
+	rg_mtree_destroy(&mt);
+}
+
+static void regress_maple_state_after_next_ends(void **state)
+{
+	(void)state;
+	regress_end_state(0);
+	urcu_memb_register_thread();
+	urcu_memb_read_lock();
+	regress_end_state(RG_MT_FLAGS_USE_RCU);
+	urcu_memb_read_unlock();
+	urcu_memb_unregister_thread();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1074,6 +1229,8 @@ int main(void)
 		cmocka_unit_test(test_validate_and_dump),
 		cmocka_unit_test(test_many_and_shrink),
 		cmocka_unit_test(test_linux_names),
+		cmocka_unit_test(regress_maple_find_after_store_in_loop),
+		cmocka_unit_test(regress_maple_state_after_next_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
