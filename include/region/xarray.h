@@ -289,9 +289,11 @@ RG_API void rg_xa_release(struct rg_xarray *xa, unsigned long index);
  * @max: highest acceptable index.
  *
  * Context: takes the array's lock; may allocate nodes.
- * Return: 0 with *@id set; -EBUSY if every index in [@min, @max] is taken;
- * -EINVAL if @xa or @id is NULL, @xa is not an allocating array, @min > @max
- * or @entry is a reserved value; -ENOMEM. On error nothing changes and *@id is not written.
+ * Return: 0 with *@id set; -EBUSY if every index in [@min, @max] is taken
+ * (also when @min > @max: the range is empty, as in the kernel); -EINVAL if
+ * @xa or @id is NULL, @xa is not an allocating array or @entry is a
+ * reserved value; -ENOMEM. On error nothing changes and *@id is not
+ * written.
  */
 RG_API int rg_xa_alloc(struct rg_xarray *xa, unsigned long *id, void *entry,
 		       unsigned long min, unsigned long max);

@@ -981,9 +981,11 @@ int rg_xa_alloc(struct rg_xarray *xa, unsigned long *id, void *entry,
 	struct rgi_xa_cursor c;
 	int err;
 
-	if (!xa || !id || !xa_track_free(xa) || xa_is_internal(entry) ||
-	    min > max)
+	if (!xa || !id || !xa_track_free(xa) || xa_is_internal(entry))
 		return -EINVAL;
+	/* an empty range has no free index, as in the kernel */
+	if (min > max)
+		return -EBUSY;
 	if ((xa->flags & RG_XA_FLAGS_ALLOC1) == RG_XA_FLAGS_ALLOC1 && !min) {
 		if (max == 0)
 			return -EBUSY;
