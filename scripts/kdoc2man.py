@@ -1,0 +1,760 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Turn the kernel-doc comments of libregion's public headers into man pages.
+
+Every public header (include/region/*.h) documents each call with a
+kernel-doc block right before it:
+
+    /**
+     * name() - one-line summary.
+     * @arg: what the argument is.
+     *
+     * Free description, in paragraphs.
+     *
+     * Context: locking and thread safety.
+     * Return: the value and every error.
+     */
+    RG_API int name(...);       (or a documented static inline function)
+
+Structures, enums and typedefs use "struct name - summary" (or enum,
+typedef) and document their members with @member lines.
+
+This script writes one section 3 page per documented function (NAME,
+SYNOPSIS, ARGUMENTS, DESCRIPTION, CONTEXT, RETURN VALUE, ERRORS, NOTES, SEE
+ALSO), one section 3type page per documented type, and the hand-written
+overview pages of doc/man with their generated list of calls filled in.
+Each overview page names its header on a line ".\\" header: region/x.h";
+calls of a header without one point to libregion(7).
+
+Usage:
+    kdoc2man.py [--version V] [--man DIR] [--outdir DIR] --list INCDIR
+        print the file names that would be written, one a line
+    kdoc2man.py [--version V] [--man DIR] --outdir DIR INCDIR
+        write the pages (and warn about problems on stderr)
+    kdoc2man.py --check INCDIR
+        report every problem and exit 1 if there is one: an RG_API
+        function without a comment, a missing Context: or Return: (the
+        latter for non-void functions), arguments and @lines that differ,
+        a comment that names another function
+
+Only the standard library is used, so any python3 runs it.
+"""
+
+import argparse
+import errno
+import glob
+import os
+import re
+import sys
+
+IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+SECTIONS = ("context", "return", "returns")
+
+
+class Doc:
+    """One kernel-doc comment and the declaration that follows it."""
+
+    def __init__(self, header, line):
+        self.header = header  # "region/region.h"
+        self.line = line  # line of the comment's first line
+        self.kind = None  # "function", "macro", "struct", "enum", ...
+        self.name = None
+        self.summary = ""
+        self.params = []  # [(name, text)]
+        self.body = []  # paragraphs: (literal?, text)
+        self.context = None
+        self.ret = None
+        self.decl = ""  # the declaration, whitespace-normalised
+        self.decl_raw = ""  # as written (types)
+        self.inline = False
+        self.api = False  # RG_API
+        self.proto_name = None
+        self.proto_params = []  # [(name, text)]
+        self.rtype = ""
+
+
+def strip_comment_line(s):
+    s = s.rstrip()
+    m = re.match(r"^\s*\*( ?)(.*)$", s)
+    if not m:
+        return s.strip()
+    return m.group(2)
+
+
+def parse_comment(lines, doc):
+    """Fill doc from the lines of a /** ... */ block (markers removed)."""
+    text = [strip_comment_line(x) for x in lines]
+    while text and not text[0].strip():
+        text.pop(0)
+    if not text:
+        return False
+    head = text.pop(0)
+    m = re.match(r"^(struct|union|enum|typedef)\s+(" + IDENT +
+                 r")\s*-\s*(.*)$", head)
+    if m:
+        doc.kind, doc.name, doc.summary = m.group(1), m.group(2), m.group(3)
+    else:
+        m = re.match(r"^(" + IDENT + r")(\(\))?\s*-\s*(.*)$", head)
+        if not m:
+            return False
+        doc.kind = "function"
+        doc.name, doc.summary = m.group(1), m.group(3)
+    # Summary continuation lines, up to a blank line or an @argument.
+    while text and text[0].strip() and not text[0].startswith("@"):
+        if re.match(r"^(Context|Returns?):", text[0]):
+            break
+        doc.summary += " " + text.pop(0).strip()
+    doc.summary = doc.summary.strip()
+
+    section = None  # None: params/description; else "context"/"return"
+    para = []
+    para_literal = False
+
+    def flush():
+        nonlocal para
+        if para:
+            t = "\n".join(para) if para_literal else " ".join(
+                x.strip() for x in para)
+            if section is None:
+                doc.body.append((para_literal, t))
+            elif section == "context":
+                doc.context = (doc.context + "\n\n" + t
+                               if doc.context else t)
+            else:
+                doc.ret = doc.ret + "\n\n" + t if doc.ret else t
+        para = []
+
+    for raw in text:
+        line = raw.rstrip()
+        pm = re.match(r"^@(" + IDENT + r"|\.\.\.):\s*(.*)$", line)
+        sm = re.match(r"^(Context|Returns?):\s*(.*)$", line)
+        if pm and section is None and not doc.body and not para:
+            doc.params.append([pm.group(1), pm.group(2).strip()])
+            continue
+        if (doc.params and not doc.body and not para and section is None
+                and line[:1] in (" ", "\t") and line.strip()):
+            doc.params[-1][1] += " " + line.strip()
+            continue
+        if sm:
+            flush()
+            section = "context" if sm.group(1) == "Context" else "return"
+            para = [sm.group(2)] if sm.group(2) else []
+            para_literal = False
+            continue
+        if not line.strip():
+            flush()
+            para_literal = False
+            continue
+        literal = line.startswith("\t") or line.startswith("    ")
+        if para and literal != para_literal and section is None:
+            flush()
+        if not para:
+            para_literal = literal and section is None
+        para.append(line)
+    flush()
+    doc.params = [tuple(p) for p in doc.params]
+    return True
+
+
+def split_params(s):
+    """Split a parameter list at commas outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for c in s:
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        if c == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += c
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def param_name(p):
+    m = re.search(r"\(\s*\*\s*(" + IDENT + r")\s*\)", p)
+    if m:
+        return m.group(1)
+    if p.strip() == "...":
+        return "..."
+    p = re.sub(r"\[[^\]]*\]", "", p)
+    ids = re.findall(IDENT, p)
+    return ids[-1] if ids else ""
+
+
+def parse_function_decl(doc, decl):
+    """Prototype or inline definition: name, return type, parameters."""
+    decl = re.sub(r"\s+", " ", decl).strip()
+    doc.api = bool(re.search(r"\bRG_API\b", decl))
+    doc.inline = bool(re.search(r"\bstatic\b", decl))
+    decl = re.sub(r"\b(RG_API|static|inline|extern)\b ?", "", decl).strip()
+    m = re.match(r"^(.*?)(" + IDENT + r")\s*\((.*)\)$", decl)
+    if not m:
+        return False
+    doc.rtype = m.group(1).strip()
+    doc.proto_name = m.group(2)
+    plist = m.group(3).strip()
+    params = [] if plist in ("", "void") else split_params(plist)
+    doc.proto_params = [(param_name(p), p) for p in params]
+    doc.decl = "%s%s%s(%s)" % (doc.rtype, "" if doc.rtype.endswith("*")
+                               else " ", doc.proto_name, ", ".join(params))
+    return True
+
+
+def take_decl(src, pos):
+    """The declaration starting at src[pos]: up to ';' or a body '{'."""
+    i, depth = pos, 0
+    while i < len(src):
+        c = src[i]
+        if src.startswith("/*", i):
+            j = src.find("*/", i)
+            i = j + 2 if j >= 0 else len(src)
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif depth == 0 and c in ";{":
+            return src[pos:i], c
+        i += 1
+    return src[pos:], ""
+
+
+def take_braced(src, pos):
+    """From the '{' at src[pos], the text up to its matching '}' and ';'."""
+    depth, i = 0, pos
+    while i < len(src):
+        if src[i] == "{":
+            depth += 1
+        elif src[i] == "}":
+            depth -= 1
+            if depth == 0:
+                j = src.find(";", i)
+                return src[pos:j + 1 if j >= 0 else i + 1]
+        i += 1
+    return src[pos:]
+
+
+def parse_header(path, incdir):
+    """All kernel-doc items of a header, and its undocumented RG_API calls."""
+    rel = os.path.relpath(path, incdir).replace(os.sep, "/")
+    with open(path, encoding="utf-8") as f:
+        src = f.read()
+    docs, problems = [], []
+    documented_at = set()
+    for m in re.finditer(r"/\*\*(?!/)(.*?)\*/", src, re.S):
+        line = src.count("\n", 0, m.start()) + 1
+        doc = Doc(rel, line)
+        if not parse_comment(m.group(1).split("\n"), doc):
+            continue
+        rest = m.end()
+        while rest < len(src) and src[rest] in " \t\n":
+            rest += 1
+        if doc.kind == "function" and src.startswith("#define", rest):
+            end = rest
+            while True:
+                e = src.find("\n", end)
+                if e < 0 or src[e - 1] != "\\":
+                    break
+                end = e + 1
+            text = src[rest:e if e >= 0 else len(src)].replace("\\\n", " ")
+            dm = re.match(r"#define\s+(" + IDENT + r")(\(([^)]*)\))?", text)
+            doc.kind = "macro"
+            doc.proto_name = dm.group(1)
+            args = dm.group(3)
+            doc.decl = "#define %s%s" % (
+                dm.group(1), "(%s)" % args if args is not None else "")
+            doc.proto_params = [(a.strip(), a.strip()) for a in
+                                (args or "").split(",") if a.strip()]
+            docs.append(doc)
+            continue
+        decl, end = take_decl(src, rest)
+        if doc.kind == "function":
+            if not parse_function_decl(doc, decl):
+                problems.append("include/%s:%d: %s(): no prototype follows "
+                                "the comment" % (rel, line, doc.name))
+                continue
+            documented_at.add(src.count("\n", 0, rest) + 1)
+        elif doc.kind in ("struct", "union", "enum"):
+            body = take_braced(src, rest + len(decl)) if end == "{" else ""
+            raw = decl + body
+            raw = re.sub(r"/\*.*?\*/", "", raw, flags=re.S)
+            doc.decl_raw = "\n".join(x.rstrip() for x in raw.split("\n")
+                                     if x.strip())
+            if not doc.decl_raw.endswith(";"):
+                doc.decl_raw += ";"
+        else:  # typedef
+            doc.decl_raw = "\n".join(x.rstrip() for x in decl.split("\n")
+                                     if x.strip()) + ";"
+        docs.append(doc)
+    # Every RG_API declaration, documented or not.
+    for m in re.finditer(r"^RG_API\b", src, re.M):
+        line = src.count("\n", 0, m.start()) + 1
+        if line not in documented_at:
+            decl, _ = take_decl(src, m.start())
+            nm = re.search(r"(" + IDENT + r")\s*\(", decl)
+            problems.append("include/%s:%d: %s(): RG_API function without a "
+                            "kernel-doc comment" %
+                            (rel, line, nm.group(1) if nm else "?"))
+    return docs, problems
+
+
+def check_doc(doc):
+    """Problems of one documented function, as messages."""
+    out = []
+    where = "include/%s:%d: %s()" % (doc.header, doc.line, doc.name)
+    if doc.kind not in ("function", "macro"):
+        return out
+    if doc.proto_name != doc.name:
+        out.append("%s: the comment is followed by %s()" %
+                   (where, doc.proto_name))
+    if not doc.context:
+        out.append("%s: no Context: line" % where)
+    if doc.kind == "function" and doc.rtype != "void" and not doc.ret:
+        out.append("%s: returns %s but has no Return: line" %
+                   (where, doc.rtype))
+    have = [p[0] for p in doc.params]
+    want = [p[0] for p in doc.proto_params]
+    for p in want:
+        if p not in have:
+            out.append("%s: argument %s has no @%s line" % (where, p, p))
+    for p in have:
+        if p not in want:
+            out.append("%s: @%s is not an argument" % (where, p))
+    return out
+
+
+# ---- roff output ----
+
+def esc(s):
+    """Escape text for roff: backslashes, then minus signs of errnos."""
+    s = s.replace("\\", "\\e")
+    s = re.sub(r"(?<![A-Za-z0-9])-(?=[A-Z0-9])", r"\\-", s)
+    return s
+
+
+def line_safe(s):
+    """Protect lines that would start with a roff control character."""
+    return "\n".join("\\&" + x if x[:1] in (".", "'") else x
+                     for x in s.split("\n"))
+
+
+def inline_markup(s):
+    """Kernel-doc markup to roff: @arg italic, func() and ERRNO bold."""
+    s = esc(s)
+    s = re.sub(r"\*@(" + IDENT + r")", r"*\\fI\1\\fP", s)
+    s = re.sub(r"@(" + IDENT + r")", r"\\fI\1\\fP", s)
+    s = re.sub(r"\b(" + IDENT + r")\(\)", r"\\fB\1\\fP()", s)
+    s = re.sub(r"\\-(E[A-Z0-9]{2,})\b", r"\\fB\\-\1\\fP", s)
+    s = re.sub(r"\b(RG_[A-Z0-9_]+)\b", r"\\fB\1\\fP", s)
+    return line_safe(s)
+
+
+def para_out(text):
+    return inline_markup(text) + "\n"
+
+
+def literal_out(text):
+    lines = [x[1:] if x.startswith("\t") else x for x in text.split("\n")]
+    return ".PP\n.EX\n" + line_safe(esc("\n".join(lines))) + "\n.EE\n"
+
+
+def quote(s):
+    return '"' + s.replace('"', '\\(dq') + '"'
+
+
+def synopsis_proto(doc):
+    """The prototype as .BI lines: type bold, argument names italic."""
+    if doc.kind == "macro":
+        segs = [("B", "#define " + doc.proto_name)]
+        if doc.proto_params or doc.decl.endswith(")"):
+            segs.append(("B", "("))
+            for i, (n, _) in enumerate(doc.proto_params):
+                if i:
+                    segs.append(("B", ", "))
+                segs.append(("I", n))
+            segs.append(("B", ")"))
+        return [segs]
+    lead = doc.rtype + ("" if doc.rtype.endswith("*") else " ") + \
+        doc.proto_name + "("
+    pad = " " * len(lead)
+    if not doc.proto_params:
+        return [[("B", lead + "void);")]]
+    lines, cur, width = [], [("B", lead)], len(lead)
+    for i, (n, p) in enumerate(doc.proto_params):
+        tail = ");" if i == len(doc.proto_params) - 1 else ","
+        if n and n != "..." and n in p:
+            k = p.rfind(n) if "(*" not in p else p.find(n)
+            before, after = p[:k], p[k + len(n):]
+            piece = [("B", before), ("I", n), ("B", after + tail)]
+        else:
+            piece = [("B", p + tail)]
+        plen = len(p) + len(tail) + 1
+        if i and width + plen > 72:
+            lines.append(cur)
+            cur, width = [("B", pad)], len(pad)
+        elif i:
+            cur.append(("B", " "))
+            width += 1
+        cur += piece
+        width += plen
+    lines.append(cur)
+    return lines
+
+
+def bi_line(segs):
+    """One .BI/.B/.I request from (style, text) segments."""
+    merged = []
+    for st, t in segs:
+        if not t:
+            continue
+        if merged and merged[-1][0] == st:
+            merged[-1] = (st, merged[-1][1] + t)
+        else:
+            merged.append((st, t))
+    if len(merged) == 1:
+        return ".%s %s" % (merged[0][0], quote(esc(merged[0][1])))
+    req = "".join(st for st, _ in merged[:2])  # BI or IB
+    return ".%s %s" % (req, " ".join(quote(esc(t)) for _, t in merged))
+
+
+def errors_from(ret):
+    """(code, condition) for each -ECODE or ECODE the Return: text names."""
+    if not ret:
+        return []
+    flat = re.sub(r"\s+", " ", ret)
+    codes = []
+    for c in re.findall(r"(?<![A-Za-z0-9_])-?(E[A-Z0-9]{2,})\b", flat):
+        if hasattr(errno, c) and c not in codes:
+            codes.append(c)
+    out = []
+    clauses = [c.strip() for c in re.split(r";", flat)]
+    for c in codes:
+        cond = None
+        for cl in clauses:
+            found = re.findall(r"(?<![A-Za-z0-9_])-?(E[A-Z0-9]{2,})\b", cl)
+            m = re.match(r"^(?:or |and )?-?" + c +
+                         r"\b[ ,]*((?:if|when|for|because) .*)$", cl)
+            if set(found) == {c} and m:
+                cond = re.split(r"(?<=[a-z0-9)])\. ", m.group(1))[0]
+                cond = re.sub(r"^(if|when) ", "", cond.rstrip("."))
+                cond = re.sub(r"\s*\(nothing changes\)$", "", cond)
+                break
+        out.append((c, cond))
+    return out
+
+
+def name_text(doc):
+    """The NAME line's summary: plain text, as whatis(1) shows it."""
+    t = re.sub(r"\*?@(" + IDENT + r")", r"\1", doc.summary.rstrip("."))
+    return line_safe(esc(t))
+
+
+def capital(s):
+    return s[:1].upper() + s[1:]
+
+
+def sentence(s):
+    s = s.strip()
+    return capital(s) if s.endswith(".") else capital(s) + "."
+
+
+class Pages:
+    def __init__(self, docs, overviews, version):
+        self.docs = docs
+        self.funcs = {d.name: d for d in docs
+                      if d.kind in ("function", "macro") and d.proto_name}
+        self.types = {d.name: d for d in docs
+                      if d.kind in ("struct", "union", "enum", "typedef")}
+        self.overviews = overviews  # header -> (page, section, path)
+        self.version = version
+
+    def overview_of(self, header):
+        o = self.overviews.get(header)
+        return (o[0], o[1]) if o else ("libregion", "7")
+
+    def th(self, name, section, src):
+        return (".\\\" SPDX-License-Identifier: MIT\n"
+                ".\\\" Generated from include/%s by scripts/kdoc2man.py;"
+                " edit the header comment, not this file.\n"
+                ".TH %s %s \"\" \"libregion %s\" \"libregion Manual\"\n"
+                ".nh\n" %
+                (src, name.upper(), section, self.version))
+
+    def see_also(self, doc, text):
+        refs = []
+        ov = self.overview_of(doc.header)
+        refs.append(ov)
+        for n in re.findall(r"\b(" + IDENT + r")\(\)", text):
+            if n != doc.name and n in self.funcs and (n, "3") not in refs:
+                refs.append((n, "3"))
+        for n in re.findall(r"\b(?:struct|enum|union) (" + IDENT + r")",
+                            text) + re.findall(IDENT, doc.decl):
+            if n in self.types and (n, "3type") not in refs:
+                refs.append((n, "3type"))
+        if ("libregion", "7") not in refs:
+            refs.append(("libregion", "7"))
+        return ".SH SEE ALSO\n" + ",\n".join(
+            ".BR %s (%s)" % (n, s) for n, s in refs) + "\n"
+
+    def function_page(self, doc):
+        out = [self.th(doc.name, "3", doc.header)]
+        out.append(".SH NAME\n%s \\- %s\n" % (doc.name, name_text(doc)))
+        out.append(".SH SYNOPSIS\n.nf\n.B #include <%s>\n.PP\n" %
+                   doc.header)
+        out += [bi_line(x) + "\n" for x in synopsis_proto(doc)]
+        out.append(".fi\n.PP\nLink with \\fI\\-lregion\\fP "
+                   "(\\fBpkg\\-config \\-\\-libs libregion\\fP).\n")
+        if doc.params:
+            out.append(".SH ARGUMENTS\n")
+            for n, t in doc.params:
+                out.append(".TP\n.I %s\n%s" % (esc(n), para_out(t)))
+        out.append(".SH DESCRIPTION\n")
+        body = doc.body or [(False, sentence(doc.summary))]
+        first = True
+        for lit, t in body:
+            if lit:
+                out.append(literal_out(t))
+            else:
+                if not first:
+                    out.append(".PP\n")
+                out.append(para_out(t))
+            first = False
+        if doc.context:
+            out.append(".SH CONTEXT\n")
+            for i, t in enumerate(doc.context.split("\n\n")):
+                out.append((".PP\n" if i else "") +
+                           para_out(capital(t)))
+        if doc.ret:
+            out.append(".SH RETURN VALUE\n")
+            for i, t in enumerate(doc.ret.split("\n\n")):
+                out.append((".PP\n" if i else "") +
+                           para_out(capital(t)))
+        errs = errors_from(doc.ret)
+        if errs:
+            out.append(".SH ERRORS\n")
+            for c, cond in errs:
+                if cond:
+                    t = inline_markup(sentence(cond))
+                else:
+                    t = "%s; see RETURN VALUE." % esc(
+                        os.strerror(getattr(errno, c)))
+                out.append(".TP\n.B %s\n%s\n" % (c, t))
+        if doc.kind == "macro" or doc.inline:
+            out.append(".SH NOTES\n")
+            out.append("%s is defined in the header as a %s; the library "
+                       "exports no symbol of that name.\n" %
+                       ("\\fB" + doc.name + "\\fP" +
+                        ("()" if doc.kind != "macro" or doc.proto_params
+                         else ""),
+                        "macro" if doc.kind == "macro"
+                        else "static inline function"))
+        alltext = " ".join([doc.summary, doc.context or "", doc.ret or ""] +
+                           [t for _, t in doc.body] +
+                           [t for _, t in doc.params])
+        out.append(self.see_also(doc, alltext))
+        return "".join(out)
+
+    def type_page(self, doc):
+        out = [self.th(doc.name, "3type", doc.header)]
+        out.append(".SH NAME\n%s \\- %s\n" % (doc.name, name_text(doc)))
+        out.append(".SH SYNOPSIS\n.B #include <%s>\n.PP\n.EX\n%s\n.EE\n" %
+                   (doc.header, line_safe(esc(doc.decl_raw))))
+        if doc.params:
+            out.append(".SH %s\n" % ("VALUES" if doc.kind == "enum" else
+                                     "ARGUMENTS" if doc.kind == "typedef"
+                                     else "MEMBERS"))
+            for n, t in doc.params:
+                out.append(".TP\n.I %s\n%s" % (esc(n), para_out(t)))
+        out.append(".SH DESCRIPTION\n")
+        body = doc.body or [(False, sentence(doc.summary))]
+        for i, (lit, t) in enumerate(body):
+            if lit:
+                out.append(literal_out(t))
+            else:
+                out.append((".PP\n" if i else "") + para_out(t))
+        alltext = " ".join([doc.summary] + [t for _, t in doc.body] +
+                           [t for _, t in doc.params])
+        out.append(self.see_also(doc, alltext))
+        return "".join(out)
+
+    def overview_page(self, header, page, section, path):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        items = [d for d in self.docs if d.header == header or
+                 (page == "libregion" and section == "7" and
+                  d.header not in self.overviews)]
+        lst = []
+        for d in items:
+            if d.kind in ("function", "macro") and d.proto_name:
+                lst.append(".TP\n.BR %s (3)\n%s\n" %
+                           (d.name, inline_markup(sentence(d.summary))))
+        types = [d for d in items if d.name in self.types]
+        if types:
+            lst.append(".SS Types\n")
+        for d in types:
+            lst.append(".TP\n.BR %s (3type)\n%s\n" %
+                       (d.name, inline_markup(sentence(d.summary))))
+        marker = ".\\\" @CALLS@"
+        text = text.replace(marker, "".join(lst).rstrip("\n"))
+        text = re.sub(r"@VERSION@", self.version, text)
+        return text
+
+
+def read_overviews(mandir):
+    """header -> (page, section, path) from the "header:" lines of doc/man."""
+    out, pages = {}, []
+    if not mandir:
+        return out, pages
+    for path in sorted(glob.glob(os.path.join(mandir, "*.[0-9]*"))):
+        base = os.path.basename(path)
+        page, section = base.rsplit(".", 1)
+        pages.append((page, section, path))
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r'^\.\\" header: (\S+)', line)
+                if m:
+                    out[m.group(1)] = (page, section, path)
+    return out, pages
+
+
+def collect(incdir):
+    docs, problems = [], []
+    for path in sorted(glob.glob(os.path.join(incdir, "region", "*.h"))):
+        d, p = parse_header(path, incdir)
+        docs += d
+        problems += p
+    for d in docs:
+        problems += check_doc(d)
+    seen = {}
+    for d in docs:
+        key = (d.name, d.kind in ("function", "macro"))
+        if key in seen:
+            problems.append("include/%s:%d: %s documented twice (also %s:%d)" %
+                            (d.header, d.line, d.name, seen[key].header,
+                             seen[key].line))
+        seen[key] = d
+    return docs, problems
+
+
+def render_html(mandoc, pages, outdir):
+    """Each page to NAME.SECTION.html with mandoc, cross-linked, and an
+    index.html listing them with their NAME lines."""
+    import html
+    import subprocess
+    names = {os.path.basename(p): p for p in pages}
+    index = []
+    os.makedirs(outdir, exist_ok=True)
+    for base, path in sorted(names.items()):
+        r = subprocess.run([mandoc, "-Thtml", "-Wstop,error", path],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        if r.returncode != 0:
+            sys.stderr.write(r.stderr)
+            print("kdoc2man: mandoc failed on %s" % path, file=sys.stderr)
+            return 1
+
+        def link(m):
+            target = "%s.%s" % (html.unescape(m.group(1)), m.group(2))
+            if target not in names:
+                return m.group(0)
+            return '<a href="%s.html">%s</a>' % (target, m.group(0))
+        text = re.sub(r"<b>(" + IDENT + r")</b>\((\w+)\)", link, r.stdout)
+        with open(os.path.join(outdir, base + ".html"), "w",
+                  encoding="utf-8") as f:
+            f.write(text)
+        page, sect = base.rsplit(".", 1)
+        summary = ""
+        with open(path, encoding="utf-8") as f:
+            src = f.read()
+        m = re.search(r"^\.SH NAME\n(.*?)\n\.", src, re.M | re.S)
+        if m:
+            summary = re.sub(r"\\f[BIRP]|\\&", "", m.group(1))
+            summary = summary.split("\\-", 1)[-1].strip()
+            summary = summary.replace("\\e", "\\").replace("\\-", "-")
+        index.append('<li><a href="%s.html">%s(%s)</a> &mdash; %s</li>' %
+                     (base, html.escape(page), sect, html.escape(summary)))
+    with open(os.path.join(outdir, "index.html"), "w",
+              encoding="utf-8") as f:
+        f.write("<!DOCTYPE html>\n<!-- SPDX-License-Identifier: MIT -->\n"
+                "<html>\n<head><meta charset=\"utf-8\"/>"
+                "<title>libregion manual</title></head>\n<body>\n"
+                "<h1>libregion manual</h1>\n<ul>\n%s\n</ul>\n"
+                "</body>\n</html>\n" % "\n".join(index))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("paths", nargs="+", metavar="INCDIR",
+                    help="the include folder (holds region/*.h); with "
+                    "--html the pages to render")
+    ap.add_argument("--outdir", help="where to write the pages")
+    ap.add_argument("--man", help="folder of the hand-written overview pages")
+    ap.add_argument("--version", default="", help="libregion version")
+    ap.add_argument("--list", action="store_true",
+                    help="print the names of the pages, write nothing")
+    ap.add_argument("--check", action="store_true",
+                    help="report problems; exit 1 if there are any")
+    ap.add_argument("--inputs", action="store_true",
+                    help="print the files the pages are made from")
+    ap.add_argument("--html", metavar="MANDOC",
+                    help="render the pages given to HTML with this mandoc")
+    a = ap.parse_args()
+
+    if a.html:
+        if not a.outdir:
+            ap.error("--html needs --outdir")
+        return render_html(a.html, a.paths, a.outdir)
+    a.incdir = a.paths[0]
+    docs, problems = collect(a.incdir)
+    overviews, hand = read_overviews(a.man)
+    pages = Pages(docs, overviews, a.version)
+    files = {}
+    for d in docs:
+        if d.kind in ("function", "macro") and d.proto_name == d.name:
+            files[d.name + ".3"] = lambda d=d: pages.function_page(d)
+        elif d.name in pages.types:
+            files[d.name + ".3type"] = lambda d=d: pages.type_page(d)
+    headers = {o[2]: h for h, o in overviews.items()}
+    for page, section, path in hand:
+        files["%s.%s" % (page, section)] = (
+            lambda p=page, s=section, path=path: pages.overview_page(
+                headers.get(path), p, s, path))
+
+    if a.check:
+        for p in problems:
+            print(p)
+        print("kdoc2man: %d documented items, %d problems" %
+              (len(docs), len(problems)))
+        return 1 if problems else 0
+    if a.inputs:
+        ins = [os.path.abspath(__file__)]
+        ins += sorted(glob.glob(os.path.join(os.path.abspath(a.incdir),
+                                             "region", "*.h")))
+        ins += [os.path.abspath(p) for _, _, p in hand]
+        for f in ins:
+            print(f)
+        return 0
+    if a.list:
+        for f in sorted(files):
+            print(f)
+        return 0
+    if not a.outdir:
+        ap.error("--outdir is required unless --list or --check")
+    for p in problems:
+        print("kdoc2man: warning: " + p, file=sys.stderr)
+    os.makedirs(a.outdir, exist_ok=True)
+    for name, make in sorted(files.items()):
+        text = make()
+        path = os.path.join(a.outdir, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
