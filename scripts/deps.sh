@@ -11,6 +11,7 @@ pkgs=(
 	meson ninja-build pkg-config gcc g++ make
 	libcmocka-dev liburcu-dev gnuplot-nox
 	libjemalloc-dev libmimalloc-dev libglib2.0-dev
+	man-db # tests/man: man(1) reads the installed pages
 )
 # --kernel-peer: also the kernel source the Maple Tree peer is built from
 # (bench/peers/kernel-maple.sh); not needed by make test or make bench.

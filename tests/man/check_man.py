@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Check that every public function has a man page, built and installed.
+
+Usage: check_man.py INCDIR PAGEDIR BUILDDIR MANDIR KDOC2MAN
+
+Finds the functions on its own (every RG_API declaration and every static
+inline function in INCDIR/region/*.h), independently of the generator, and
+fails if one of them has no page in PAGEDIR (the build's output), if a page
+lacks its CONTEXT section, or, for a function that returns a value, its
+RETURN VALUE section. It then runs the generator's own --check (arguments
+against @lines, comments naming the wrong function), installs the pages
+with "meson install --tags man" into a temporary folder, checks that every
+page is there under MANDIR (the configured <prefix>/share/man), and that
+man(1) shows rg_region_alloc(3) and libregion(7) from it.
+"""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+
+
+def public_functions(incdir):
+    """(header, line, name, returns_value) of every public function."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(incdir, "region", "*.h"))):
+        with open(path, encoding="utf-8") as f:
+            src = f.read()
+        for m in re.finditer(r"^(RG_API|static inline)\b([^;{]*?)(" + IDENT +
+                             r")\s*\(", src, re.M):
+            rtype = (m.group(2) or "").strip()
+            line = src.count("\n", 0, m.start()) + 1
+            out.append((os.path.basename(path), line, m.group(3),
+                        rtype != "void"))
+    return out
+
+
+def main():
+    incdir, pagedir, builddir, mandir, kdoc2man = sys.argv[1:6]
+    errors = []
+    funcs = public_functions(incdir)
+    if len(funcs) < 100:
+        errors.append("found only %d public functions in %s" %
+                      (len(funcs), incdir))
+    for hdr, line, name, returns in funcs:
+        page = os.path.join(pagedir, name + ".3")
+        where = "include/region/%s:%d: %s()" % (hdr, line, name)
+        if not os.path.isfile(page):
+            errors.append("%s: no man page %s.3 (no kernel-doc comment?)" %
+                          (where, name))
+            continue
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+        if "\n.SH CONTEXT\n" not in text:
+            errors.append("%s: page has no CONTEXT (no Context: line)" %
+                          where)
+        if returns and "\n.SH RETURN VALUE\n" not in text:
+            errors.append("%s: page has no RETURN VALUE (no Return: line)" %
+                          where)
+
+    r = subprocess.run([sys.executable, kdoc2man, "--check", incdir],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    if r.returncode != 0:
+        errors += [x for x in r.stdout.splitlines()
+                   if not x.startswith("kdoc2man:")]
+
+    tmp = tempfile.mkdtemp(prefix="man-test.", dir=builddir)
+    try:
+        os.chmod(tmp, 0o755)
+        r = subprocess.run(["meson", "install", "-C", builddir,
+                            "--no-rebuild", "--quiet", "--tags", "man",
+                            "--destdir", tmp],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True)
+        if r.returncode != 0:
+            errors.append("meson install --tags man failed:\n" + r.stdout)
+        root = tmp + mandir if os.path.isabs(mandir) else \
+            os.path.join(tmp, mandir)
+        for _, _, name, _ in funcs:
+            if not os.path.isfile(os.path.join(root, "man3", name + ".3")):
+                errors.append("%s.3 not installed under %s/man3" %
+                              (name, mandir))
+        man = shutil.which("man")
+        if not man:
+            errors.append("man(1) not found (scripts/deps.sh installs "
+                          "man-db)")
+        else:
+            env = dict(os.environ, MANWIDTH="80", MANPAGER="cat",
+                       PAGER="cat", MAN_DISABLE_SECCOMP="1", LC_ALL="C")
+            for args, want in ((["rg_region_alloc"],
+                                "rg_region_alloc - allocate"),
+                               (["7", "libregion"], "LIBREGION(7)")):
+                r = subprocess.run([man, "-M", root] + args, env=env,
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT,
+                                   universal_newlines=True)
+                if r.returncode != 0 or want not in r.stdout:
+                    errors.append("man -M %s %s: expected \"%s\", got "
+                                  "(exit %d):\n%s" %
+                                  (mandir, " ".join(args), want,
+                                   r.returncode, r.stdout[:2000]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    for e in errors:
+        print("check_man: " + e)
+    print("check_man: %d public functions, %d problems" %
+          (len(funcs), len(errors)))
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
