@@ -384,6 +384,10 @@ def synopsis_proto(doc):
     if not doc.proto_params:
         return [[("B", lead + "void);")]]
     lines, cur, width = [], [("B", lead)], len(lead)
+    if len(lead) > 40:  # a long name: arguments on their own lines
+        pad = " " * 8
+        lines, cur, width = [cur], [("B", pad)], len(pad)
+    fresh = True
     for i, (n, p) in enumerate(doc.proto_params):
         tail = ");" if i == len(doc.proto_params) - 1 else ","
         if n and n != "..." and n in p:
@@ -393,14 +397,15 @@ def synopsis_proto(doc):
         else:
             piece = [("B", p + tail)]
         plen = len(p) + len(tail) + 1
-        if i and width + plen > 72:
+        if not fresh and width + plen > 72:
             lines.append(cur)
             cur, width = [("B", pad)], len(pad)
-        elif i:
+        elif not fresh:
             cur.append(("B", " "))
             width += 1
         cur += piece
         width += plen
+        fresh = False
     lines.append(cur)
     return lines
 
@@ -439,7 +444,7 @@ def errors_from(ret):
             m = re.match(r"^(?:or |and )?-?" + c +
                          r"\b[ ,]*((?:if|when|for|because) .*)$", cl)
             if set(found) == {c} and m:
-                cond = re.split(r"(?<=[a-z0-9)])\. ", m.group(1))[0]
+                cond = re.split(r"(?<=[A-Za-z0-9)])\. ", m.group(1))[0]
                 cond = re.sub(r"^(if|when) ", "", cond.rstrip("."))
                 cond = re.sub(r"\s*\(nothing changes\)$", "", cond)
                 break
@@ -533,7 +538,7 @@ class Pages:
             for i, t in enumerate(doc.ret.split("\n\n")):
                 out.append((".PP\n" if i else "") +
                            para_out(capital(t)))
-        errs = errors_from(doc.ret)
+        errs = errors_from(doc.ret) if doc.rtype != "bool" else []
         if errs:
             out.append(".SH ERRORS\n")
             for c, cond in errs:
