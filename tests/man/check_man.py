@@ -87,6 +87,17 @@ def main():
             if not os.path.isfile(os.path.join(root, "man3", name + ".3")):
                 errors.append("%s.3 not installed under %s/man3" %
                               (name, mandir))
+        # The overview pages of doc/man, with their list of calls filled in.
+        docman = os.path.join(os.path.dirname(incdir), "doc", "man")
+        for src in sorted(glob.glob(os.path.join(docman, "*.[0-9]"))):
+            base = os.path.basename(src)
+            path = os.path.join(root, "man" + base[-1], base)
+            if not os.path.isfile(path):
+                errors.append("%s not installed under %s" % (base, mandir))
+                continue
+            with open(path, encoding="utf-8") as f:
+                if "@CALLS@" in f.read():
+                    errors.append("%s: list of calls not filled in" % base)
         man = shutil.which("man")
         if not man:
             errors.append("man(1) not found (scripts/deps.sh installs "
