@@ -593,8 +593,12 @@ class Pages:
                  (page == "libregion" and section == "7" and
                   d.header not in self.overviews)]
         lst = []
+        last = None
         for d in items:
             if d.kind in ("function", "macro") and d.proto_name:
+                if page == "libregion" and d.header != last:
+                    lst.append(".SS <%s>\n" % d.header)
+                    last = d.header
                 lst.append(".TP\n.BR %s (3)\n%s\n" %
                            (d.name, inline_markup(sentence(d.summary))))
         types = [d for d in items if d.name in self.types]
