@@ -90,6 +90,35 @@
  * freed in one call_rcu() batch per store. rg_mtree_destroy() defers its
  * frees the same way: the rg_maple_tree itself may be freed at once, but
  * only once no reader can still be using it.
+ *
+ * Publication in RCU mode: a reader can see an entry as soon as the store
+ * that links it has run, which is before the storing call returns. Fill an
+ * object completely before storing it (the link is a release store, so a
+ * reader that finds the entry also sees what was written to it before).
+ * rg_mtree_alloc_range(), rg_mtree_alloc_rrange() and rg_mtree_alloc_cyclic()
+ * store the entry first and set *startp afterwards: a reader may find the
+ * entry in its window before the caller knows the window's start, so an
+ * object that records its own start is published unfinished. Either
+ *	rg_mtree_alloc_range(&mt, &start, rg_mt_mk_value(0), n, lo, hi);
+ *	obj->start = start;			// a placeholder holds the window
+ *	rg_mtree_store_range(&mt, start, start + n - 1, obj);	// exact fit
+ * (a reader that finds a value entry, rg_mt_is_value(), treats the window
+ * as not ready yet), or find the window with rg_mas_empty_area() under
+ * rg_mtree_lock(), fill the object, and store it with rg_mas_store_gfp()
+ * before rg_mtree_unlock().
+ *
+ * Entry lifetime in RCU mode: the tree frees its own nodes after a grace
+ * period, never the entries. The read lock rg_mtree_load() takes ends when
+ * it returns, so a reader that uses the entry it loaded calls
+ * urcu_memb_read_lock() around both the load and the use (read-side
+ * sections nest) and drops the entry with the lock. An entry that a store
+ * replaced or an erase removed may still be in use by such a reader, so
+ * free or reuse it only after a grace period: call
+ * urcu_memb_synchronize_rcu() after the erase and free it then, or queue
+ * the free with urcu_memb_call_rcu() (the object embeds a struct rcu_head).
+ * Before the program exits or unloads the code of those callbacks, call
+ * rg_mtree_rcu_barrier(): it waits for every call_rcu() callback queued so
+ * far, the tree's and the caller's.
  */
 #ifndef REGION_MAPLE_TREE_H
 #define REGION_MAPLE_TREE_H
@@ -403,6 +432,12 @@ RG_API int rg_mtree_erase_err(struct rg_maple_tree *mt, unsigned long index,
  * @min: lowest index the window may use.
  * @max: highest index the window may use.
  *
+ * In RCU mode @entry is visible to lock-free readers before *@startp is set
+ * and the call returns: store a placeholder and replace it with the finished
+ * object, or find the window with rg_mas_empty_area() and store the object
+ * under the tree lock (see "Publication in RCU mode" in
+ * <region/maple_tree.h>).
+ *
  * Context: takes the tree lock; allocates.
  * Return: 0; -EBUSY if no run of @size free indices fits in [@min, @max];
  * -EINVAL if the tree is not an allocation tree, @entry is NULL or reserved,
@@ -420,6 +455,9 @@ RG_API int rg_mtree_alloc_range(struct rg_maple_tree *mt, unsigned long *startp,
  * @size: number of indices, at least 1.
  * @min: lowest index the window may use.
  * @max: highest index the window may use.
+ *
+ * In RCU mode @entry is visible to readers before *@startp is set, as for
+ * rg_mtree_alloc_range().
  *
  * Context: takes the tree lock; allocates.
  * Return: as rg_mtree_alloc_range().
@@ -439,7 +477,9 @@ RG_API int rg_mtree_alloc_rrange(struct rg_maple_tree *mt,
  * @next: in: where the search starts (values outside the range start it at
  *        @range_lo); out: the index after the one used (0 after ULONG_MAX).
  *
- * The search runs from *@next to @range_hi, then wraps to @range_lo.
+ * The search runs from *@next to @range_hi, then wraps to @range_lo. In RCU
+ * mode @entry is visible to readers before *@startp is set, as for
+ * rg_mtree_alloc_range().
  *
  * Context: takes the tree lock; allocates.
  * Return: 0 if allocated without wrapping, 1 if the search wrapped, -EBUSY
@@ -580,7 +620,10 @@ RG_API bool rg_mtree_in_rcu(const struct rg_maple_tree *mt);
  *
  * Nodes that RCU-mode stores and destroys retired go back to the node
  * cache in call_rcu() callbacks; after this call they all have (for every
- * tree). Tests call it before comparing rg_mtree_node_stats().
+ * tree). It is liburcu's urcu_memb_barrier(), so every callback the caller
+ * queued with urcu_memb_call_rcu() before the call has run as well (freeing
+ * replaced entries, for one). Tests call it before comparing
+ * rg_mtree_node_stats().
  *
  * ThreadSanitizer builds of libregion annotate the ordering liburcu's
  * grace periods give (liburcu itself is not instrumented), here and for
