@@ -24,9 +24,12 @@ libdir=$(pkg-config --variable=libdir libregion)
 n=0
 for ex in "$top"/examples/*.c; do
 	name=$(basename "$ex" .c)
-	# shellcheck disable=SC2046
+	# Examples that call liburcu themselves (RCU mode) link it too.
+	pkgs=libregion
+	if grep -q '<urcu/' "$ex"; then pkgs="libregion liburcu"; fi
+	# shellcheck disable=SC2046,SC2086
 	cc -std=c11 -Wall -Wextra -Werror -o "$tmp/$name" "$ex" \
-		$(pkg-config --cflags --libs libregion)
+		$(pkg-config --cflags --libs $pkgs)
 	LD_LIBRARY_PATH=$libdir "$tmp/$name" >/dev/null
 	# shellcheck disable=SC2046
 	cc -std=c11 -o "$tmp/$name-static" "$ex" \
