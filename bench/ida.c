@@ -147,7 +147,7 @@ static int run_ida(struct rb_ctx *ctx, int argc, char **argv)
 	}
 	rb_table_note(tab, "The IDs are deterministic (0..ids-1); the seed is "
 			   "printed for uniformity only.");
-	rb_table_note(tab, "Dense IDA memory (kernel-semantics.md): 128 B per "
+	rb_table_note(tab, "Dense IDA memory, as in the kernel: 128 B per "
 			   "1024 IDs + one xarray node per 64 chunks, about "
 			   "1.07 bits/ID.");
 	rb_table_print(tab, ctx);

@@ -993,7 +993,8 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 		if (o.workload == W_FILL)
 			rb_table_note(
 				t,
-				"Kernel (seed 000, x86/kvm, 10^6 units, about "
+				"The kernel's 2026 region-allocation benchmark "
+				"(x86/kvm, 10^6 units, about "
 				"60,600 regions): bitmap 179.6 ms alloc / 0.34 "
 				"ms free / 125,000 B; IDA 46.6 / 33.9 ms / "
 				"134,864 B (estimate); maple 18.6 / 19.7 ms / "
@@ -1014,8 +1015,7 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 }
 
 RB_COMMAND(regions, "regions",
-	   "region allocation: bitmap vs ida vs maple vs hbitmap (seed 000)",
-	   run_regions);
+	   "region allocation: bitmap vs ida vs maple vs hbitmap", run_regions);
 
 /* ---- replay ---- */
 

@@ -299,8 +299,8 @@ static int run_slab(struct rb_ctx *ctx, int argc, char **argv)
 	rb_table_note(wt, "Each loop allocates `bulk` objects then frees them, "
 			  "until %zu objects have passed.",
 		      objects);
-	rb_table_note(wt, "Kernel 2015 (Haswell, seed 003): fallback 45-62 "
-			  "cycles at bulk 1..32, bulk 17-18 at 8..32.");
+	rb_table_note(wt, "The 2015 SLUB bulk-free patches (Haswell): fallback "
+			  "45-62 cycles at bulk 1..32, bulk 17-18 at 8..32.");
 	rb_table_print(ctx->format == RB_TABLE ? wt : lt, ctx);
 	rb_table_free(lt);
 	rb_table_free(wt);
@@ -310,6 +310,5 @@ static int run_slab(struct rb_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-RB_COMMAND(slab, "slab", "slab caches: bulk vs single calls vs malloc "
-			 "(seed 003)",
+RB_COMMAND(slab, "slab", "slab caches: bulk vs single calls vs malloc",
 	   run_slab);
