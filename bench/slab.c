@@ -300,7 +300,7 @@ static int run_slab(struct rb_ctx *ctx, int argc, char **argv)
 			  "until %zu objects have passed.",
 		      objects);
 	rb_table_note(wt, "The 2015 SLUB bulk-free patches (Haswell): fallback "
-			  "45-62 cycles at bulk 1..32, bulk 17-18 at 8..32.");
+			  "44-47 cycles at bulk 1..16, bulk 17 at 8 and 16.");
 	rb_table_print(ctx->format == RB_TABLE ? wt : lt, ctx);
 	rb_table_free(lt);
 	rb_table_free(wt);
