@@ -88,6 +88,6 @@ END {
 	}
 	print "ns per operation, median of runs; ratio: libregion / kernel" \
 		" (below 1: libregion faster); B: bytes of nodes when full" \
-		" (store: 10^6 ranges; alloc_range: the seed-000 fill of" \
+		" (store: 10^6 ranges; alloc_range: the region-allocation fill of" \
 		" 10^6 units)"
 }' "$out"

@@ -148,7 +148,8 @@ extern "C" {
 #define RG_MT_FLAGS_USE_RCU 0x02u
 /*
  * Preallocate by height only (2h + 1 / 3h + 1 nodes), ignoring the vacant
- * and sufficient heights of the path; for comparisons (seed 002).
+ * and sufficient heights of the path, as before the 2024 Maple Tree vacancy
+ * patches; for comparisons.
  */
 #define RG_MT_FLAGS_NO_VACANCY 0x04u
 /* All flags rg_mtree_init() accepts. */
