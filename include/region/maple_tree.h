@@ -677,6 +677,38 @@ RG_API int rg_mtree_validate(struct rg_maple_tree *mt, const char **reason);
 RG_API void rg_mtree_dump(struct rg_maple_tree *mt, FILE *f);
 
 /**
+ * rg_mtree_validate_locked() - rg_mtree_validate() for a caller that
+ * already keeps writers out.
+ * @mt: the tree.
+ * @reason: if not NULL, set to a static description of the first violation.
+ *
+ * The kernel's mt_validate() runs under whatever the caller holds (the tree
+ * lock, or nothing while no other thread writes), and kernel code validates
+ * in the middle of locked sections; mt_validate() in <region/linux.h> calls
+ * this.
+ *
+ * Context: the caller holds the tree lock, or no other thread writes to
+ * the tree; O(n).
+ * Return: 0, or -EINVAL with @reason set (also for a NULL @mt).
+ */
+RG_API int rg_mtree_validate_locked(struct rg_maple_tree *mt,
+				    const char **reason);
+
+/**
+ * rg_mtree_dump_locked() - rg_mtree_dump() for a caller that already keeps
+ * writers out.
+ * @mt: the tree.
+ * @f: the stream.
+ *
+ * mt_dump() in <region/linux.h> calls this, as the kernel's runs under the
+ * caller's lock. Does nothing if @mt or @f is NULL.
+ *
+ * Context: the caller holds the tree lock, or no other thread writes to
+ * the tree.
+ */
+RG_API void rg_mtree_dump_locked(struct rg_maple_tree *mt, FILE *f);
+
+/**
  * rg_mtree_node_stats() - statistics of the process-wide node cache.
  * @st: filled in (all zero if no node was ever allocated).
  *

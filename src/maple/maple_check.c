@@ -160,15 +160,22 @@ static int mt_validate_locked(struct rg_maple_tree *mt, const char **reason)
 	return c.why ? -EINVAL : 0;
 }
 
-int rg_mtree_validate(struct rg_maple_tree *mt, const char **reason)
+int rg_mtree_validate_locked(struct rg_maple_tree *mt, const char **reason)
 {
-	int ret;
-
 	if (!mt) {
 		if (reason)
 			*reason = "NULL tree";
 		return -EINVAL;
 	}
+	return mt_validate_locked(mt, reason);
+}
+
+int rg_mtree_validate(struct rg_maple_tree *mt, const char **reason)
+{
+	int ret;
+
+	if (!mt)
+		return rg_mtree_validate_locked(mt, reason);
 	mt_lock(mt);
 	ret = mt_validate_locked(mt, reason);
 	mt_unlock(mt);
@@ -204,16 +211,23 @@ static void dump_node(struct rg_maple_tree *mt, FILE *f, void *e,
 	}
 }
 
-void rg_mtree_dump(struct rg_maple_tree *mt, FILE *f)
+void rg_mtree_dump_locked(struct rg_maple_tree *mt, FILE *f)
 {
 	if (!mt || !f)
 		return;
-	mt_lock(mt);
 	fprintf(f, "maple tree %p: flags %#x height %u nodes %lu\n", (void *)mt,
 		mt->flags, mt->height, mt->nodes);
 	if (mt_root_is_node(mt->root))
 		dump_node(mt, f, mt->root, 1, 0, ULONG_MAX);
 	else
 		fprintf(f, "  root entry %p\n", mt->root);
+}
+
+void rg_mtree_dump(struct rg_maple_tree *mt, FILE *f)
+{
+	if (!mt || !f)
+		return;
+	mt_lock(mt);
+	rg_mtree_dump_locked(mt, f);
 	mt_unlock(mt);
 }

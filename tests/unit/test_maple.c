@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <unistd.h>
 #include <urcu/urcu-memb.h>
 
 #include "region/linux.h"
@@ -1207,6 +1208,43 @@ static void regress_maple_state_after_next_ends(void **state)
 	urcu_memb_unregister_thread();
 }
 
+/*
+ * Regression: the kernel's mt_validate() and mt_dump() run under whatever
+ * the caller holds, and kernel code validates inside locked sections; here
+ * both took the (non-recursive) tree lock, so such code deadlocked. The
+ * alarm turns a deadlock into a failure within seconds.
+ */
+static void regress_maple_mt_validate_under_lock(void **state)
+{
+	struct rg_maple_tree mt;
+	MA_STATE(mas, &mt, 0, 0);
+	FILE *null = fopen("/dev/null", "w");
+
+	(void)state;
+	assert_non_null(null);
+	mt_init_flags(&mt, MT_FLAGS_ALLOC_RANGE);
+	for (unsigned long i = 0; i < 100; i++)
+		assert_int_equal(mtree_store_range(&mt, 4 * i, 4 * i + 2, V(i),
+						   GFP_KERNEL),
+				 0);
+	alarm(10);
+	mas_lock(&mas);
+	assert_int_equal(mt_validate(&mt), 0);
+	rg_mtree_dump_locked(&mt, null);
+	mas_set_range(&mas, 401, 410);
+	assert_int_equal(mas_store_gfp(&mas, V(7), GFP_KERNEL), 0);
+	assert_int_equal(rg_mtree_validate_locked(&mt, NULL), 0);
+	mas_unlock(&mas);
+	alarm(0);
+	/* the locking forms still lock, and NULL is refused */
+	assert_int_equal(rg_mtree_validate(&mt, NULL), 0);
+	assert_int_equal(rg_mtree_validate_locked(NULL, NULL), -EINVAL);
+	rg_mtree_dump_locked(NULL, null);
+	rg_mtree_dump(&mt, null);
+	mtree_destroy(&mt);
+	fclose(null);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1231,6 +1269,7 @@ int main(void)
 		cmocka_unit_test(test_linux_names),
 		cmocka_unit_test(regress_maple_find_after_store_in_loop),
 		cmocka_unit_test(regress_maple_state_after_next_ends),
+		cmocka_unit_test(regress_maple_mt_validate_under_lock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,8 @@
  *
  * Differences from the kernel: gfp flags are accepted and ignored; the lock
  * is a mutex; mt_validate() returns 0 or -EINVAL instead of printing;
- * mt_dump() prints to stderr and ignores its format argument;
+ * mt_dump() prints to stderr and ignores its format argument (both run
+ * under whatever the caller holds, as the kernel's);
  * mtree_alloc_range() and friends also reject a NULL entry with -EINVAL;
  * in RCU mode readers use liburcu's memb flavour (rcu_read_lock() from
  * <urcu.h>), every thread that uses the tree registers with it, and the
@@ -200,15 +201,16 @@ static inline bool mtree_empty(const struct rg_maple_tree *mt)
 	return rg_mtree_empty(mt);
 }
 
+/* As the kernel's: under whatever the caller holds, never the tree lock. */
 static inline int mt_validate(struct rg_maple_tree *mt)
 {
-	return rg_mtree_validate(mt, NULL);
+	return rg_mtree_validate_locked(mt, NULL);
 }
 
 static inline void mt_dump(struct rg_maple_tree *mt, enum mt_dump_format fmt)
 {
 	(void)fmt;
-	rg_mtree_dump(mt, stderr);
+	rg_mtree_dump_locked(mt, stderr);
 }
 
 /* ---- advanced API ---- */
@@ -280,6 +282,17 @@ static inline int mas_empty_area_rev(struct rg_ma_state *mas, unsigned long min,
 				     unsigned long max, unsigned long size)
 {
 	return rg_mas_empty_area_rev(mas, min, max, size);
+}
+
+/* The tree lock through a state, as the kernel's mas_lock(). */
+static inline void mas_lock(struct rg_ma_state *mas)
+{
+	rg_mtree_lock(mas->tree);
+}
+
+static inline void mas_unlock(struct rg_ma_state *mas)
+{
+	rg_mtree_unlock(mas->tree);
 }
 
 static inline void mas_pause(struct rg_ma_state *mas)
