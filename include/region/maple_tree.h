@@ -33,7 +33,9 @@
  *
  * Entries: any non-NULL pointer or value entry (rg_mt_mk_value()). Values
  * below 4096 whose two low bits are 10 are reserved for the tree itself;
- * every call that stores one returns -EINVAL. Storing NULL erases. Adjacent
+ * every call that stores one returns -EINVAL, except RG_MT_ZERO_ENTRY (the
+ * kernel's XA_ZERO_ENTRY), which occupies its range like any entry but
+ * reads as NULL through the normal API. Storing NULL erases. Adjacent
  * ranges are never merged, except empty (NULL) ones.
  *
  * Nodes are 256 bytes, 256-byte aligned, from one process-wide slab cache
@@ -291,18 +293,40 @@ static inline bool rg_mt_is_value(const void *entry)
 	return ((unsigned long)entry & 1UL) != 0;
 }
 
+/*
+ * The zero entry: holds a range (an allocation tree sees no gap there) while
+ * rg_mtree_load(), rg_mtree_find() and rg_mtree_find_after() read it as
+ * NULL; the advanced API (rg_mas_*) returns it as itself. The kernel's
+ * XA_ZERO_ENTRY, with the same value, which its code stores to reserve
+ * space.
+ */
+#define RG_MT_ZERO_ENTRY ((void *)1030UL)
+
+/**
+ * rg_mt_is_zero() - tell whether an entry is the zero entry.
+ * @entry: an entry.
+ *
+ * Context: any.
+ * Return: true for RG_MT_ZERO_ENTRY.
+ */
+static inline bool rg_mt_is_zero(const void *entry)
+{
+	return entry == RG_MT_ZERO_ENTRY;
+}
+
 /**
  * rg_mt_is_reserved() - tell whether an entry is reserved for the tree.
  * @entry: an entry.
  *
  * Context: any.
- * Return: true for values below 4096 whose two low bits are 10.
+ * Return: true for values below 4096 whose two low bits are 10, other than
+ * RG_MT_ZERO_ENTRY (which callers may store).
  */
 static inline bool rg_mt_is_reserved(const void *entry)
 {
 	unsigned long v = (unsigned long)entry;
 
-	return (v & 3UL) == 2UL && v < 4096UL;
+	return (v & 3UL) == 2UL && v < 4096UL && !rg_mt_is_zero(entry);
 }
 
 /* ---- normal API ---- */
@@ -340,7 +364,8 @@ RG_API void rg_mtree_destroy(struct rg_maple_tree *mt);
  *
  * Context: takes the tree lock; in RCU mode takes urcu_memb_read_lock()
  * instead (the thread must be registered with liburcu).
- * Return: the entry, or NULL if no range holds @index.
+ * Return: the entry, or NULL if no range holds @index (or it holds
+ * RG_MT_ZERO_ENTRY).
  */
 RG_API void *rg_mtree_load(struct rg_maple_tree *mt, unsigned long index);
 
@@ -500,7 +525,7 @@ RG_API int rg_mtree_alloc_cyclic(struct rg_maple_tree *mt,
  * @max: the search stops at ranges starting above @max.
  *
  * Context: takes the tree lock; in RCU mode urcu_memb_read_lock() instead.
- * Return: the entry, or NULL if none.
+ * Return: the entry, or NULL if none (zero entries are skipped).
  */
 RG_API void *rg_mtree_find(struct rg_maple_tree *mt, unsigned long *index,
 			   unsigned long max);

@@ -217,12 +217,12 @@ void *rg_mtree_load(struct rg_maple_tree *mt, unsigned long index)
 	if (mt_rcu_enter(mt)) {
 		e = mt_load_impl(mt, index, true);
 		mt_rcu_exit();
-		return e;
+	} else {
+		mt_lock(mt);
+		e = mt_load_impl(mt, index, false);
+		mt_unlock(mt);
 	}
-	mt_lock(mt);
-	e = mt_load_impl(mt, index, false);
-	mt_unlock(mt);
-	return e;
+	return rg_mt_is_zero(e) ? NULL : e;
 }
 
 static int mt_check_entry(void *entry)
@@ -565,7 +565,7 @@ static void *mt_find_impl(struct rg_maple_tree *mt, unsigned long *index,
 		rgi_mt_walk_rcu(mt, *index, &pos);
 	else
 		rgi_mt_walk(mt, *index, &pos);
-	while (!pos.entry) {
+	while (!pos.entry || rg_mt_is_zero(pos.entry)) {
 		if (pos.rmax == ULONG_MAX || pos.rmax + 1 > max)
 			return NULL;
 		if (rcu)

@@ -1245,6 +1245,62 @@ static void regress_maple_mt_validate_under_lock(void **state)
 	fclose(null);
 }
 
+/*
+ * Regression: the kernel's zero entry (XA_ZERO_ENTRY) was refused with
+ * -EINVAL, and the kernel's allocation code stores it to reserve space. It
+ * now holds its range (no gap for an allocation), reads as NULL through
+ * the normal API, is skipped by rg_mtree_find(), and comes back as itself
+ * from the advanced API.
+ */
+static void regress_maple_zero_entry(void **state)
+{
+	struct rg_maple_tree mt;
+	RG_MA_STATE(mas, &mt, 0, 0);
+	unsigned long index = 0, start = 0;
+
+	(void)state;
+	assert_ptr_equal(XA_ZERO_ENTRY, RG_MT_ZERO_ENTRY);
+	assert_true(xa_is_zero(XA_ZERO_ENTRY));
+	assert_false(rg_mt_is_reserved(RG_MT_ZERO_ENTRY));
+	assert_true(rg_mt_is_reserved((void *)1026UL));
+	assert_int_equal(rg_mtree_init(&mt, RG_MT_FLAGS_ALLOC_RANGE), 0);
+	assert_int_equal(rg_mtree_insert_range(&mt, 0, 99, XA_ZERO_ENTRY), 0);
+	assert_int_equal(rg_mtree_insert_range(&mt, 50, 60, V(1)), -EEXIST);
+	assert_int_equal(rg_mtree_store_range(&mt, 200, 209, V(2)), 0);
+	check(&mt);
+	assert_null(rg_mtree_load(&mt, 0));
+	assert_null(rg_mtree_load(&mt, 99));
+	assert_ptr_equal(rg_mtree_find(&mt, &index, ULONG_MAX), V(2));
+	assert_int_equal(index, 210);
+	/* the reserved range is no gap */
+	assert_int_equal(
+		rg_mtree_alloc_range(&mt, &start, V(3), 10, 0, ULONG_MAX), 0);
+	assert_int_equal(start, 100);
+	rg_mtree_lock(&mt);
+	rg_mas_set(&mas, 0);
+	assert_ptr_equal(rg_mas_find(&mas, ULONG_MAX), XA_ZERO_ENTRY);
+	assert_int_equal(mas.last, 99);
+	assert_ptr_equal(rg_mas_walk(&mas), XA_ZERO_ENTRY);
+	rg_mtree_unlock(&mt);
+	/* erase returns it as itself and frees the range */
+	assert_ptr_equal(rg_mtree_erase(&mt, 5), XA_ZERO_ENTRY);
+	assert_int_equal(rg_mtree_insert_range(&mt, 50, 60, V(1)), 0);
+	/* other reserved values are still refused */
+	assert_int_equal(rg_mtree_store(&mt, 300, (void *)1026UL), -EINVAL);
+	check(&mt);
+	rg_mtree_destroy(&mt);
+	/* a lone zero entry at index 0 (not storable in the root itself) */
+	assert_int_equal(rg_mtree_init(&mt, 0), 0);
+	assert_int_equal(rg_mtree_store(&mt, 0, XA_ZERO_ENTRY), 0);
+	check(&mt);
+	assert_null(rg_mtree_load(&mt, 0));
+	rg_mtree_lock(&mt);
+	rg_mas_set(&mas, 0);
+	assert_ptr_equal(rg_mas_walk(&mas), XA_ZERO_ENTRY);
+	rg_mtree_unlock(&mt);
+	rg_mtree_destroy(&mt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1270,6 +1326,7 @@ int main(void)
 		cmocka_unit_test(regress_maple_find_after_store_in_loop),
 		cmocka_unit_test(regress_maple_state_after_next_ends),
 		cmocka_unit_test(regress_maple_mt_validate_under_lock),
+		cmocka_unit_test(regress_maple_zero_entry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,6 +64,19 @@ struct xa_limit {
 	uint32_t max;
 	uint32_t min;
 };
+/*
+ * The kernel's zero entry. Stored in a Maple Tree it holds its range (an
+ * allocation tree sees no gap there) and reads as NULL through
+ * mtree_load() and mt_find(); see RG_MT_ZERO_ENTRY. The xarray calls
+ * (xa_store() and friends) refuse it with -EINVAL: use xa_reserve().
+ */
+#define XA_ZERO_ENTRY ((void *)1030UL)
+
+static inline bool xa_is_zero(const void *entry)
+{
+	return entry == XA_ZERO_ENTRY;
+}
+
 #define XA_LIMIT(_min, _max) ((struct xa_limit){ .max = (_max), .min = (_min) })
 #define xa_limit_32b XA_LIMIT(0, UINT_MAX)
 #define xa_limit_31b XA_LIMIT(0, INT_MAX)
