@@ -1344,7 +1344,12 @@ static unsigned int wr_classify(struct mt_wr *wr)
 				 (wr->last < r2max) + (end - o2);
 
 		wr->n_new = n;
-		if (o1 == o2 && wr->first == r1min && wr->last == r2max) {
+		/*
+		 * A root leaf left with one NULL range is not an exact fit: it
+		 * goes away (the rebuild empties the tree, taking no node).
+		 */
+		if (o1 == o2 && wr->first == r1min && wr->last == r2max &&
+		    !(h == 1 && n == 1 && !wr->entry)) {
 			wr->type = RG_MT_STORE_EXACT_FIT;
 			return 0;
 		}

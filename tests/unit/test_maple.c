@@ -1301,6 +1301,84 @@ static void regress_maple_zero_entry(void **state)
 	rg_mtree_destroy(&mt);
 }
 
+/*
+ * A lone [0, ULONG_MAX] entry removed by any path leaves an empty tree: no
+ * node held, rg_mtree_empty() true, and the tree valid.
+ */
+static void regress_maple_erase_lone_full_range(void **state)
+{
+	static const unsigned int flags[] = { 0, RG_MT_FLAGS_ALLOC_RANGE,
+					      RG_MT_FLAGS_USE_RCU };
+	unsigned long base;
+
+	(void)state;
+	urcu_memb_register_thread();
+	rg_mtree_rcu_barrier(); /* earlier tests' deferred frees */
+	base = live_nodes();
+	for (unsigned int f = 0; f < 3; f++) {
+		for (unsigned int way = 0; way < 6; way++) {
+			struct rg_maple_tree mt;
+			void *old = NULL;
+
+			assert_int_equal(rg_mtree_init(&mt, flags[f]), 0);
+			if (way == 1)
+				assert_int_equal(
+					rg_mtree_insert_range(&mt, 0, ULONG_MAX,
+							      V(7)),
+					0);
+			else
+				assert_int_equal(rg_mtree_store_range(&mt, 0,
+								      ULONG_MAX,
+								      V(7)),
+						 0);
+			check(&mt);
+			if (way <= 1) {
+				assert_ptr_equal(rg_mtree_erase(&mt, 12345),
+						 V(7));
+			} else if (way == 2) {
+				assert_int_equal(
+					rg_mtree_erase_err(&mt, 0, &old), 0);
+				assert_ptr_equal(old, V(7));
+			} else if (way == 3) {
+				assert_int_equal(rg_mtree_store_range(&mt, 0,
+								      ULONG_MAX,
+								      NULL),
+						 0);
+			} else if (way == 4) {
+				RG_MA_STATE(mas, &mt, ULONG_MAX, ULONG_MAX);
+
+				rg_mtree_lock(&mt);
+				assert_ptr_equal(rg_mas_erase(&mas), V(7));
+				rg_mtree_unlock(&mt);
+			} else {
+				RG_MA_STATE(mas, &mt, 0, ULONG_MAX);
+
+				rg_mtree_lock(&mt);
+				assert_int_equal(
+					rg_mas_preallocate(&mas, NULL, 0), 0);
+				rg_mas_store_prealloc(&mas, NULL);
+				rg_mas_destroy(&mas);
+				rg_mtree_unlock(&mt);
+			}
+			assert_null(rg_mtree_load(&mt, 0));
+			assert_null(rg_mtree_load(&mt, ULONG_MAX));
+			check(&mt);
+			assert_true(rg_mtree_empty(&mt));
+			assert_int_equal(rg_mtree_height(&mt), 0);
+			assert_int_equal(rg_mtree_bytes(&mt), sizeof(mt));
+			rg_mtree_rcu_barrier();
+			assert_int_equal(live_nodes(), base);
+			/* Still usable. */
+			assert_int_equal(rg_mtree_store(&mt, 3, V(3)), 0);
+			check(&mt);
+			rg_mtree_destroy(&mt);
+			rg_mtree_rcu_barrier();
+			assert_int_equal(live_nodes(), base);
+		}
+	}
+	urcu_memb_unregister_thread();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1327,6 +1405,7 @@ int main(void)
 		cmocka_unit_test(regress_maple_state_after_next_ends),
 		cmocka_unit_test(regress_maple_mt_validate_under_lock),
 		cmocka_unit_test(regress_maple_zero_entry),
+		cmocka_unit_test(regress_maple_erase_lone_full_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
