@@ -244,14 +244,20 @@ RG_API void *rg_xa_erase(struct rg_xarray *xa, unsigned long index);
  * @xa: the array.
  * @index: the index.
  * @old: the expected entry (NULL: nothing there, not even a reservation).
+ *       A reserved value (see rg_xa_is_reserved_entry()) is compared like
+ *       any other and, as no index holds one, never matches.
  * @entry: the new entry; NULL erases (reserves in an allocating array).
  * @cur: if not NULL, receives the entry found at @index (reserved reads as
  *       NULL), whether or not the exchange happened.
  *
+ * As the kernel's xa_cmpxchg(), only the new entry is checked: the old one
+ * is only compared.
+ *
  * Context: takes the array's lock; may allocate nodes.
  * Return: 0 if the entry was @old and is now @entry; -EBUSY if the entry
- * was something else (nothing changes); -EINVAL for a reserved @entry value;
- * -ENOMEM (nothing changes, @cur not written).
+ * was something else, or @old is a reserved value (nothing changes, @cur
+ * written); -EINVAL for a reserved @entry value (nothing changes, @cur not
+ * written); -ENOMEM (nothing changes, @cur not written).
  */
 RG_API int rg_xa_cmpxchg(struct rg_xarray *xa, unsigned long index, void *old,
 			 void *entry, void **cur);

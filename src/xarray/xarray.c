@@ -932,14 +932,15 @@ int rg_xa_cmpxchg(struct rg_xarray *xa, unsigned long index, void *old,
 	void *curr, *prev, *eff;
 	int err = 0;
 
-	if (xa_is_internal(entry) || xa_is_internal(old))
+	if (xa_is_internal(entry))
 		return -EINVAL;
 	rgi_xa_lock(xa);
 	slot = rgi_xa_slot(xa, index, &leaf);
 	curr = slot ? *slot : NULL;
 	/* What the slot would hold: NULL reserves in an allocating array. */
 	eff = entry ? entry : xa_track_free(xa) ? RGI_XA_ZERO : NULL;
-	if (curr != old)
+	/* A reserved @old matches nothing, not even a reservation. */
+	if (curr != old || xa_is_internal(old))
 		err = -EBUSY;
 	else if (eff != curr)
 		err = xa_store_common(xa, index, entry, &prev);
