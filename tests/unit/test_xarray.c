@@ -687,6 +687,45 @@ static void regress_xa_cmpxchg_reserved_old(void **state)
 	rg_xa_destroy(&ax);
 }
 
+/*
+ * The top node of a tree that spans every index (shift 60) has 16 slots:
+ * find and alloc must step from one of its slots to the next one past the
+ * fourth, as they do in any other node.
+ */
+static void regress_xa_top_node_slot_mask(void **state)
+{
+	RG_DEFINE_XARRAY(xa);
+	RG_DEFINE_XARRAY_ALLOC(ax);
+	unsigned long a = (3UL << 60) + 1, b = 9UL << 60, idx, id;
+
+	(void)state;
+	assert_int_equal(rg_xa_store(&xa, a, P(1), NULL), 0);
+	assert_int_equal(rg_xa_store(&xa, b, P(2), NULL), 0);
+	assert_int_equal(rg_xa_store(&xa, ULONG_MAX, P(3), NULL), 0);
+	idx = a;
+	assert_ptr_equal(rg_xa_find_after(&xa, &idx, ULONG_MAX, RG_XA_PRESENT),
+			 P(2));
+	assert_int_equal(idx, b);
+	assert_ptr_equal(rg_xa_find_after(&xa, &idx, ULONG_MAX, RG_XA_PRESENT),
+			 P(3));
+	assert_int_equal(idx, ULONG_MAX);
+	idx = a + 1;
+	assert_ptr_equal(rg_xa_find(&xa, &idx, ULONG_MAX, RG_XA_PRESENT), P(2));
+	assert_int_equal(idx, b);
+	check_valid(&xa);
+	rg_xa_destroy(&xa);
+
+	/* A full-height allocating array hands out indices past slot 3. */
+	assert_int_equal(rg_xa_store(&ax, 0, P(4), NULL), 0);
+	assert_int_equal(rg_xa_store(&ax, ULONG_MAX, P(5), NULL), 0);
+	assert_int_equal(rg_xa_alloc(&ax, &id, P(6), b, ULONG_MAX), 0);
+	assert_int_equal(id, b);
+	assert_int_equal(rg_xa_alloc(&ax, &id, P(7), a, ULONG_MAX), 0);
+	assert_int_equal(id, a);
+	check_valid(&ax);
+	rg_xa_destroy(&ax);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -707,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_linux_names),
 		cmocka_unit_test(regress_xa_alloc_empty_range),
 		cmocka_unit_test(regress_xa_cmpxchg_reserved_old),
+		cmocka_unit_test(regress_xa_top_node_slot_mask),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
