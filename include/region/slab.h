@@ -140,9 +140,11 @@ RG_API void *rg_slab_alloc(struct rg_slab_cache *cache);
  * @cache: the cache the object came from.
  * @obj: the object; NULL is ignored.
  *
- * Any thread may free any object of the cache. With RG_SLAB_CHECK a double
- * free or a pointer that is not an object of this cache is reported through
- * the report hook and the free is ignored.
+ * Any thread may free any object of the cache. In every cache, freeing
+ * again the object this thread freed last (a double free in a row) is
+ * reported through the report hook as "double free" and ignored. With
+ * RG_SLAB_CHECK any double free or a pointer that is not an object of this
+ * cache is reported through the report hook and the free is ignored.
  *
  * Context: any thread; lock-free while the thread's sheaves have room.
  */
@@ -167,6 +169,10 @@ RG_API size_t rg_slab_alloc_bulk(struct rg_slab_cache *cache, size_t n,
  * @cache: the cache the objects came from.
  * @n: number of objects; 0 does nothing.
  * @p: the objects; NULL entries are skipped.
+ *
+ * The first object is checked as by rg_slab_free(): if it is the object
+ * this thread freed last, it is reported and skipped. Duplicates inside @p
+ * are caught only with RG_SLAB_CHECK.
  *
  * Context: any thread.
  */

@@ -48,6 +48,13 @@
  * and a foreign pointer (not inside a slab of this cache at an object
  * boundary) are detected and reported through the report hook.
  *
+ * Caches with sheaves also refuse and report an object freed twice in a
+ * row: every free call compares its first object with the top of the
+ * thread's main sheaf, the object freed last (one load and compare per
+ * call, as hardened kernels compare with the freelist head). An object
+ * freed again after other frees, after an allocation took the top, or twice
+ * inside one bulk array, is caught only with RG_SLAB_CHECK.
+ *
  * Fault injection: every public allocating call counts one attempt at its
  * entry, and every new slab counts one more. A failure never leaves partial
  * results: bulk calls and prefill are all or nothing.
@@ -670,6 +677,16 @@ static inline void copy_ptrs(void **restrict dst, void *const *restrict src,
 		dst[i] = src[i];
 }
 
+/*
+ * The object freed last into @sh (NULL if it is empty): the always-on
+ * double-free check compares a freed object with it, as hardened kernels
+ * compare with the freelist head.
+ */
+static inline const void *sheaf_top(const struct rg_slab_sheaf *sh)
+{
+	return sh->size ? sh->objs[sh->size - 1] : NULL;
+}
+
 static inline size_t sheaf_take(struct rg_slab_sheaf *sh, size_t n, void **p)
 {
 	size_t k = RGI_MIN(n, (size_t)sh->size);
@@ -748,6 +765,14 @@ static size_t give_objects(struct rg_slab_cache *c, struct rgi_pcs *pc,
 	for (; i < n; i++)
 		count += p[i] != NULL;
 	i = 0;
+	/* The first object must not be the one freed last (main's top). */
+	while (i < n && !p[i])
+		i++;
+	if (i < n && p[i] == sheaf_top(pc->main)) {
+		report(c, p[i], "double free");
+		count--;
+		i++;
+	}
 	for (;;) {
 		struct rg_slab_sheaf *m = pc->main;
 
@@ -963,7 +988,13 @@ void rg_slab_free(struct rg_slab_cache *c, void *obj)
 		return;
 	pc = pcs_get(c);
 	if (likely(pc && pc->main->size < pc->main->capacity)) {
-		pc->main->objs[pc->main->size++] = obj;
+		struct rg_slab_sheaf *m = pc->main;
+
+		if (unlikely(obj == sheaf_top(m))) {
+			report(c, obj, "double free");
+			return;
+		}
+		m->objs[m->size++] = obj;
 		ctr_add(&pc->frees, 1);
 		return;
 	}
@@ -1017,7 +1048,7 @@ void rg_slab_free_bulk(struct rg_slab_cache *c, size_t n, void **p)
 
 		for (size_t i = 0; i < n; i++)
 			nulls += p[i] == NULL;
-		if (likely(!nulls)) {
+		if (likely(!nulls && p[0] != sheaf_top(m))) {
 			copy_ptrs(m->objs + m->size, p, n);
 			m->size += (unsigned int)n;
 			ctr_add(&pc->frees, (long)n);

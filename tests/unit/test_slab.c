@@ -383,6 +383,84 @@ static void test_default_hook_aborts(void **state)
 	assert_int_equal(WTERMSIG(status), SIGABRT);
 }
 
+/*
+ * Without debug flags, an object freed twice in a row is reported and the
+ * second free ignored: it is not handed out twice and the counts stay
+ * right. Single and bulk frees, with the thread's sheaf full or not.
+ */
+static void regress_slab_double_free_no_debug(void **state)
+{
+	struct rg_slab_cache *c = rg_slab_create("dbg", 64, 0, 0, NULL);
+	void *p, *a, *b, *v[5];
+
+	(void)state;
+	assert_non_null(c);
+	rg_slab_set_report_hook(hook, &rep);
+	memset(&rep, 0, sizeof(rep));
+
+	p = rg_slab_alloc(c);
+	assert_non_null(p);
+	rg_slab_free(c, p);
+	assert_int_equal(rep.calls, 0);
+	rg_slab_free(c, p);
+	expect_report(p, "double free");
+	assert_int_equal(in_use(c), 0);
+	check_valid(c);
+	a = rg_slab_alloc(c);
+	b = rg_slab_alloc(c);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(in_use(c), 2);
+
+	/* A bulk free of the object just freed. */
+	rg_slab_free(c, a);
+	rg_slab_free_bulk(c, 1, &a);
+	expect_report(a, "double free");
+	assert_int_equal(in_use(c), 1);
+
+	/* A bulk free, then its last object again (after a NULL entry). */
+	assert_int_equal(rg_slab_alloc_bulk(c, 4, v), 4);
+	rg_slab_free_bulk(c, 4, v);
+	v[4] = NULL;
+	rg_slab_free_bulk(c, 2, v + 3);
+	expect_report(v[3], "double free");
+	rg_slab_free(c, v[3]);
+	expect_report(v[3], "double free");
+	assert_int_equal(in_use(c), 1);
+	check_valid(c);
+	assert_int_equal(rg_slab_alloc_bulk(c, 5, v), 5);
+	for (int i = 0; i < 5; i++)
+		for (int j = 0; j < i; j++)
+			assert_ptr_not_equal(v[i], v[j]);
+	assert_int_equal(in_use(c), 6);
+	rg_slab_free_bulk(c, 5, v);
+	rg_slab_free(c, b);
+	assert_int_equal(rep.calls, 0);
+	assert_int_equal(in_use(c), 0);
+	check_valid(c);
+	rg_slab_set_report_hook(NULL, NULL);
+	assert_int_equal(rg_slab_destroy(c), 0);
+
+	/* The default hook aborts, as for the debug checks. */
+	fflush(NULL);
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		c = rg_slab_create("victim", 64, 0, 0, NULL);
+		p = rg_slab_alloc(c);
+		freopen("/dev/null", "w", stderr);
+		rg_slab_free(c, p);
+		rg_slab_free(c, p);
+		_exit(0);
+	}
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGABRT);
+}
+
 static void test_kernel_names(void **state)
 {
 	(void)state;
@@ -423,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_debug_checks),
 		cmocka_unit_test(test_default_hook_aborts),
 		cmocka_unit_test(test_kernel_names),
+		cmocka_unit_test(regress_slab_double_free_no_debug),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
