@@ -12,6 +12,21 @@
  * Errors: status calls return 0 or a negative errno; constructors return a
  * pointer, or NULL with errno set. The library never prints, except for the
  * default slab corruption report hook (see slab.h).
+ *
+ * NULL arguments: every public call checks its pointer arguments, in debug
+ * and release builds alike. NULL is allowed only where a call's comment
+ * says so (an optional out-parameter such as @reason or @old, the object
+ * of a free or destroy, a bitmap of 0 bits); anywhere else it is bad input
+ * like any other, and the call changes nothing and answers:
+ *	status calls (int, long)	-EINVAL
+ *	constructors, allocations	NULL with errno EINVAL
+ *	other calls returning a pointer	NULL (as for "nothing there")
+ *	counts, sizes			0
+ *	yes/no questions (bool)		false
+ *	searches returning an index	their documented "none found" value
+ *	calls returning nothing		nothing happens
+ * Individual comments list -EINVAL for NULL only where it needs saying. The
+ * kernel names of linux.h follow the kernel: pass valid pointers.
  */
 #ifndef REGION_COMMON_H
 #define REGION_COMMON_H
