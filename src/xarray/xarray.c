@@ -847,6 +847,8 @@ void rg_xa_init(struct rg_xarray *xa)
 
 void rg_xa_destroy(struct rg_xarray *xa)
 {
+	if (unlikely(!xa))
+		return;
 	rgi_xa_lock(xa);
 	rgi_xa_destroy_locked(xa);
 	rgi_xa_unlock(xa);
@@ -858,6 +860,8 @@ void *rg_xa_load(struct rg_xarray *xa, unsigned long index)
 	void **slot;
 	void *e;
 
+	if (unlikely(!xa))
+		return NULL;
 	rgi_xa_lock(xa);
 	slot = rgi_xa_slot(xa, index, &leaf);
 	e = slot ? xa_zero_to_null(*slot) : NULL;
@@ -885,7 +889,7 @@ int rg_xa_store(struct rg_xarray *xa, unsigned long index, void *entry,
 	void *prev = NULL;
 	int err;
 
-	if (xa_is_internal(entry))
+	if (unlikely(!xa) || xa_is_internal(entry))
 		return -EINVAL;
 	rgi_xa_lock(xa);
 	err = xa_store_common(xa, index, entry, &prev);
@@ -901,7 +905,7 @@ int rg_xa_insert(struct rg_xarray *xa, unsigned long index, void *entry)
 	void **slot;
 	int err;
 
-	if (xa_is_internal(entry))
+	if (unlikely(!xa) || xa_is_internal(entry))
 		return -EINVAL;
 	rgi_xa_lock(xa);
 	slot = rgi_xa_slot(xa, index, &leaf);
@@ -918,6 +922,8 @@ void *rg_xa_erase(struct rg_xarray *xa, unsigned long index)
 {
 	void *old;
 
+	if (unlikely(!xa))
+		return NULL;
 	rgi_xa_lock(xa);
 	old = rgi_xa_erase_locked(xa, index);
 	rgi_xa_unlock(xa);
@@ -932,7 +938,7 @@ int rg_xa_cmpxchg(struct rg_xarray *xa, unsigned long index, void *old,
 	void *curr, *prev, *eff;
 	int err = 0;
 
-	if (xa_is_internal(entry))
+	if (unlikely(!xa) || xa_is_internal(entry))
 		return -EINVAL;
 	rgi_xa_lock(xa);
 	slot = rgi_xa_slot(xa, index, &leaf);
@@ -956,6 +962,8 @@ int rg_xa_reserve(struct rg_xarray *xa, unsigned long index)
 	void **slot;
 	int err = 0;
 
+	if (unlikely(!xa))
+		return -EINVAL;
 	rgi_xa_lock(xa);
 	slot = rgi_xa_slot(xa, index, &leaf);
 	if (!slot || !*slot)
@@ -969,6 +977,8 @@ void rg_xa_release(struct rg_xarray *xa, unsigned long index)
 	struct rgi_xa_node *leaf;
 	void **slot;
 
+	if (unlikely(!xa))
+		return;
 	rgi_xa_lock(xa);
 	slot = rgi_xa_slot(xa, index, &leaf);
 	if (slot && *slot == RGI_XA_ZERO)
@@ -1020,7 +1030,7 @@ void *rg_xa_find(struct rg_xarray *xa, unsigned long *index, unsigned long max,
 	struct rgi_xa_cursor c;
 	void *e = NULL;
 
-	if (!xa_filter_ok(xa, filter))
+	if (unlikely(!xa || !index) || !xa_filter_ok(xa, filter))
 		return NULL;
 	rgi_xa_lock(xa);
 	if (rgi_xa_seek(xa, *index, max, filter, &c)) {
@@ -1037,7 +1047,7 @@ void *rg_xa_find_after(struct rg_xarray *xa, unsigned long *index,
 	unsigned long i;
 	void *e;
 
-	if (*index == ULONG_MAX)
+	if (unlikely(!index) || *index == ULONG_MAX)
 		return NULL;
 	i = *index + 1;
 	e = rg_xa_find(xa, &i, max, filter);
@@ -1053,7 +1063,7 @@ static int xa_mark_common(struct rg_xarray *xa, unsigned long index,
 	void **slot;
 	int err = 0;
 
-	if (mark == RG_XA_PRESENT || !xa_filter_ok(xa, mark))
+	if (unlikely(!xa) || mark == RG_XA_PRESENT || !xa_filter_ok(xa, mark))
 		return -EINVAL;
 	rgi_xa_lock(xa);
 	slot = rgi_xa_slot(xa, index, &leaf);
@@ -1087,7 +1097,7 @@ bool rg_xa_get_mark(struct rg_xarray *xa, unsigned long index,
 	void **slot;
 	bool r = false;
 
-	if (mark == RG_XA_PRESENT || !xa_filter_ok(xa, mark))
+	if (unlikely(!xa) || mark == RG_XA_PRESENT || !xa_filter_ok(xa, mark))
 		return false;
 	rgi_xa_lock(xa);
 	slot = rgi_xa_slot(xa, index, &leaf);
@@ -1105,6 +1115,8 @@ bool rg_xa_empty(struct rg_xarray *xa)
 {
 	bool r;
 
+	if (unlikely(!xa))
+		return false;
 	rgi_xa_lock(xa);
 	r = xa->head == NULL;
 	rgi_xa_unlock(xa);
@@ -1115,6 +1127,8 @@ size_t rg_xa_bytes(struct rg_xarray *xa)
 {
 	size_t r;
 
+	if (unlikely(!xa))
+		return 0;
 	rgi_xa_lock(xa);
 	r = rgi_xa_node_bytes(xa) + sizeof(*xa);
 	rgi_xa_unlock(xa);
@@ -1125,6 +1139,8 @@ size_t rg_xa_node_count(struct rg_xarray *xa)
 {
 	size_t r;
 
+	if (unlikely(!xa))
+		return 0;
 	rgi_xa_lock(xa);
 	r = xa->nr_nodes;
 	rgi_xa_unlock(xa);
@@ -1154,6 +1170,11 @@ int rg_xa_validate(struct rg_xarray *xa, const char **reason)
 {
 	int err;
 
+	if (unlikely(!xa)) {
+		if (reason)
+			*reason = "NULL array";
+		return -EINVAL;
+	}
 	rgi_xa_lock(xa);
 	err = rgi_xa_validate_locked(xa, false, reason);
 	rgi_xa_unlock(xa);
@@ -1162,6 +1183,8 @@ int rg_xa_validate(struct rg_xarray *xa, const char **reason)
 
 void rg_xa_dump(struct rg_xarray *xa, FILE *f)
 {
+	if (unlikely(!xa || !f))
+		return;
 	rgi_xa_lock(xa);
 	rgi_xa_dump_locked(xa, f, NULL);
 	rgi_xa_unlock(xa);

@@ -726,6 +726,61 @@ static void regress_xa_top_node_slot_mask(void **state)
 	rg_xa_destroy(&ax);
 }
 
+/* Every call with NULL for each pointer argument: the common.h policy. */
+static void regress_xa_null_arguments(void **state)
+{
+	RG_DEFINE_XARRAY_ALLOC(xa);
+	unsigned long idx = 0, id;
+	const char *why = "x";
+	void *cur;
+
+	(void)state;
+	assert_int_equal(rg_xa_store(&xa, 5, P(5), NULL), 0);
+	RG_EXPECT_NULL_RET(rg_xa_init_flags(NULL, 0), -EINVAL);
+	RG_EXPECT_NULL_VOID(rg_xa_init(NULL));
+	RG_EXPECT_NULL_VOID(rg_xa_destroy(NULL));
+	RG_EXPECT_NULL_RET(rg_xa_load(NULL, 5), NULL);
+	RG_EXPECT_NULL_RET(rg_xa_store(NULL, 5, P(1), &cur), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_xa_store(&xa, 6, P(6), NULL), 0);
+	RG_EXPECT_NULL_RET(rg_xa_insert(NULL, 5, P(1)), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_xa_erase(NULL, 5), NULL);
+	RG_EXPECT_NULL_RET(rg_xa_cmpxchg(NULL, 5, P(5), P(1), &cur), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_xa_cmpxchg(&xa, 5, P(5), P(1), NULL), 0);
+	RG_EXPECT_NULL_RET(rg_xa_reserve(NULL, 7), -EINVAL);
+	RG_EXPECT_NULL_VOID(rg_xa_release(NULL, 7));
+	RG_EXPECT_NULL_RET(rg_xa_alloc(NULL, &id, P(1), 0, 100), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_xa_alloc(&xa, NULL, P(1), 0, 100), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_xa_find(NULL, &idx, ULONG_MAX, RG_XA_PRESENT),
+			   NULL);
+	RG_EXPECT_NULL_RET(rg_xa_find(&xa, NULL, ULONG_MAX, RG_XA_PRESENT),
+			   NULL);
+	RG_EXPECT_NULL_RET(
+		rg_xa_find_after(NULL, &idx, ULONG_MAX, RG_XA_PRESENT), NULL);
+	RG_EXPECT_NULL_RET(
+		rg_xa_find_after(&xa, NULL, ULONG_MAX, RG_XA_PRESENT), NULL);
+	RG_EXPECT_NULL_RET(rg_xa_set_mark(NULL, 5, RG_XA_MARK_1), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_xa_clear_mark(NULL, 5, RG_XA_MARK_1), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_xa_get_mark(NULL, 5, RG_XA_MARK_1), false);
+	RG_EXPECT_NULL_RET(rg_xa_empty(NULL), false);
+	RG_EXPECT_NULL_RET(rg_xa_bytes(NULL), 0);
+	RG_EXPECT_NULL_RET(rg_xa_node_count(NULL), 0);
+	RG_EXPECT_NULL_RET(rg_xa_node_cache_stats(NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_xa_validate(NULL, &why), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_xa_validate(NULL, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_xa_validate(&xa, NULL), 0);
+	RG_EXPECT_NULL_VOID(rg_xa_dump(NULL, stderr));
+	RG_EXPECT_NULL_VOID(rg_xa_dump(&xa, NULL));
+	/* In this process too: nothing changed. */
+	assert_int_equal(rg_xa_alloc(&xa, NULL, P(1), 0, 100), -EINVAL);
+	assert_null(rg_xa_find(&xa, NULL, ULONG_MAX, RG_XA_PRESENT));
+	assert_int_equal(rg_xa_validate(NULL, &why), -EINVAL);
+	assert_non_null(why);
+	assert_ptr_equal(rg_xa_load(&xa, 5), P(5));
+	assert_null(rg_xa_load(&xa, 6));
+	check_valid(&xa);
+	rg_xa_destroy(&xa);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -747,6 +802,7 @@ int main(void)
 		cmocka_unit_test(regress_xa_alloc_empty_range),
 		cmocka_unit_test(regress_xa_cmpxchg_reserved_old),
 		cmocka_unit_test(regress_xa_top_node_slot_mask),
+		cmocka_unit_test(regress_xa_null_arguments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
