@@ -400,7 +400,7 @@ bool rg_ida_exists(struct rg_ida *ida, unsigned int id)
 	void **slot, *entry;
 	bool r = false;
 
-	if (id > RG_IDA_MAX)
+	if (unlikely(!ida) || id > RG_IDA_MAX)
 		return false;
 	rgi_xa_lock(&ida->xa);
 	slot = rgi_xa_slot(&ida->xa, id / IDA_BITS, &leaf);
@@ -416,6 +416,8 @@ bool rg_ida_exists(struct rg_ida *ida, unsigned int id)
 
 void rg_ida_init(struct rg_ida *ida)
 {
+	if (unlikely(!ida))
+		return;
 	rg_xa_init_flags(&ida->xa, RG_XA_FLAGS_ALLOC);
 	ida->free_lo = 0;
 	ida->nr_bitmaps = 0;
@@ -428,6 +430,8 @@ void rg_ida_destroy(struct rg_ida *ida)
 	struct rgi_xa_cursor c;
 	unsigned long i = 0;
 
+	if (unlikely(!ida))
+		return;
 	rgi_xa_lock(&ida->xa);
 	while (rgi_xa_seek(&ida->xa, i, ULONG_MAX, RG_XA_PRESENT, &c)) {
 		void *entry = *c.slot;
@@ -446,6 +450,8 @@ bool rg_ida_is_empty(struct rg_ida *ida)
 {
 	bool r;
 
+	if (unlikely(!ida))
+		return false;
 	rgi_xa_lock(&ida->xa);
 	r = ida->xa.head == NULL;
 	rgi_xa_unlock(&ida->xa);
@@ -456,6 +462,8 @@ size_t rg_ida_bytes(struct rg_ida *ida)
 {
 	size_t r;
 
+	if (unlikely(!ida))
+		return 0;
 	rgi_xa_lock(&ida->xa);
 	r = ida->nr_bitmaps * sizeof(struct ida_bitmap) +
 	    rgi_xa_node_bytes(&ida->xa) + sizeof(*ida);
@@ -467,6 +475,8 @@ size_t rg_ida_bitmap_count(struct rg_ida *ida)
 {
 	size_t r;
 
+	if (unlikely(!ida))
+		return 0;
 	rgi_xa_lock(&ida->xa);
 	r = ida->nr_bitmaps;
 	rgi_xa_unlock(&ida->xa);
@@ -562,11 +572,13 @@ static const char *ida_check(struct rg_ida *ida)
 
 int rg_ida_validate(struct rg_ida *ida, const char **reason)
 {
-	const char *why;
+	const char *why = "NULL IDA";
 
-	rgi_xa_lock(&ida->xa);
-	why = ida_check(ida);
-	rgi_xa_unlock(&ida->xa);
+	if (likely(ida)) {
+		rgi_xa_lock(&ida->xa);
+		why = ida_check(ida);
+		rgi_xa_unlock(&ida->xa);
+	}
 	if (reason)
 		*reason = why;
 	return why ? -EINVAL : 0;
@@ -592,6 +604,8 @@ static void ida_dump_chunk(FILE *f, unsigned long index, void *entry)
 
 void rg_ida_dump(struct rg_ida *ida, FILE *f)
 {
+	if (unlikely(!ida || !f))
+		return;
 	rgi_xa_lock(&ida->xa);
 	fprintf(f, "ida %p bitmaps %zu free_lo %u bytes %zu\n", (void *)ida,
 		ida->nr_bitmaps, ida->free_lo,

@@ -438,6 +438,44 @@ static void test_linux_names(void **state)
 	assert_int_equal(IDA_BITMAP_BITS, 1024);
 }
 
+/* Every call with NULL for each pointer argument: the common.h policy. */
+static void regress_ida_null_arguments(void **state)
+{
+	RG_DEFINE_IDA(ida);
+	const char *why = "x";
+	unsigned int id;
+
+	(void)state;
+	assert_int_equal(rg_ida_alloc(&ida, &id), 0);
+	RG_EXPECT_NULL_VOID(rg_ida_init(NULL));
+	RG_EXPECT_NULL_RET(rg_ida_alloc_range(NULL, 0, 10, &id), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_ida_alloc_range(&ida, 0, 10, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_ida_alloc(NULL, &id), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_ida_alloc(&ida, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_ida_alloc_min(NULL, 3, &id), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_ida_alloc_max(&ida, 3, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_ida_free(NULL, 0), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_ida_exists(NULL, 0), false);
+	RG_EXPECT_NULL_VOID(rg_ida_destroy(NULL));
+	RG_EXPECT_NULL_RET(rg_ida_is_empty(NULL), false);
+	RG_EXPECT_NULL_RET(rg_ida_bytes(NULL), 0);
+	RG_EXPECT_NULL_RET(rg_ida_bitmap_count(NULL), 0);
+	RG_EXPECT_NULL_RET(rg_ida_bitmap_cache_stats(NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_ida_validate(NULL, &why), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_ida_validate(NULL, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_ida_validate(&ida, NULL), 0);
+	RG_EXPECT_NULL_VOID(rg_ida_dump(NULL, stderr));
+	RG_EXPECT_NULL_VOID(rg_ida_dump(&ida, NULL));
+	/* In this process too: nothing changed. */
+	assert_int_equal(rg_ida_alloc_range(&ida, 0, 10, NULL), -EINVAL);
+	assert_int_equal(rg_ida_validate(NULL, &why), -EINVAL);
+	assert_non_null(why);
+	assert_true(rg_ida_exists(&ida, 0));
+	assert_false(rg_ida_exists(&ida, 1));
+	check_valid(&ida);
+	rg_ida_destroy(&ida);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -454,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_validate_catches),
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_linux_names),
+		cmocka_unit_test(regress_ida_null_arguments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
