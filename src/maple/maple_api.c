@@ -97,11 +97,15 @@ void rgi_mt_wake(struct rg_maple_tree *mt)
 
 void rg_mtree_lock(struct rg_maple_tree *mt)
 {
+	if (unlikely(!mt))
+		return;
 	mt_lock(mt);
 }
 
 void rg_mtree_unlock(struct rg_maple_tree *mt)
 {
+	if (unlikely(!mt))
+		return;
 	mt_unlock(mt);
 }
 
@@ -214,6 +218,8 @@ void *rg_mtree_load(struct rg_maple_tree *mt, unsigned long index)
 {
 	void *e;
 
+	if (unlikely(!mt))
+		return NULL;
 	if (mt_rcu_enter(mt)) {
 		e = mt_load_impl(mt, index, true);
 		mt_rcu_exit();
@@ -605,16 +611,22 @@ void *rg_mtree_find_after(struct rg_maple_tree *mt, unsigned long *index,
 
 unsigned int rg_mtree_height(const struct rg_maple_tree *mt)
 {
+	if (unlikely(!mt))
+		return 0;
 	return __atomic_load_n(&mt->height, __ATOMIC_RELAXED);
 }
 
 bool rg_mtree_empty(const struct rg_maple_tree *mt)
 {
+	if (unlikely(!mt))
+		return false;
 	return __atomic_load_n(&mt->root, __ATOMIC_RELAXED) == NULL;
 }
 
 size_t rg_mtree_bytes(const struct rg_maple_tree *mt)
 {
+	if (unlikely(!mt))
+		return 0;
 	return (size_t)__atomic_load_n(&mt->nodes, __ATOMIC_RELAXED) *
 		       RG_MT_NODE_SIZE +
 	       sizeof(*mt);
@@ -634,6 +646,8 @@ int rg_mtree_get_stats(struct rg_maple_tree *mt, struct rg_mtree_stats *st)
 
 void rg_mtree_reset_stats(struct rg_maple_tree *mt)
 {
+	if (unlikely(!mt))
+		return;
 	mt_lock(mt);
 	memset(&mt->stats, 0, sizeof(mt->stats));
 	mt_unlock(mt);
@@ -641,6 +655,8 @@ void rg_mtree_reset_stats(struct rg_maple_tree *mt)
 
 void rg_mtree_set_vacancy(struct rg_maple_tree *mt, bool on)
 {
+	if (unlikely(!mt))
+		return;
 	mt_lock(mt);
 	__atomic_store_n(&mt->flags,
 			 on ? mt->flags & ~RG_MT_FLAGS_NO_VACANCY :
@@ -669,6 +685,12 @@ static void *mas_set_pos(struct rg_ma_state *mas, const struct mt_pos *pos)
 	return pos->entry;
 }
 
+/* The NULL-argument check of the advanced API: a state on a tree. */
+static inline bool mas_ok(const struct rg_ma_state *mas)
+{
+	return mas && mas->tree;
+}
+
 static void *mas_walk_to(struct rg_ma_state *mas, unsigned long index, bool rcu)
 {
 	struct mt_pos pos;
@@ -682,8 +704,11 @@ static void *mas_walk_to(struct rg_ma_state *mas, unsigned long index, bool rcu)
 
 void *rg_mas_walk(struct rg_ma_state *mas)
 {
-	void *e = mas_walk_to(mas, mas->index, mt_rcu_readers(mas->tree));
+	void *e;
 
+	if (unlikely(!mas_ok(mas)))
+		return NULL;
+	e = mas_walk_to(mas, mas->index, mt_rcu_readers(mas->tree));
 	mt_rcu_read_done();
 	return e;
 }
@@ -1210,6 +1235,8 @@ active:
 
 static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
 {
+	if (unlikely(!mas_ok(mas)))
+		return NULL;
 	if (mt_rcu_readers(mas->tree))
 		return mas_next_gen(mas, max, any, true);
 	return mas_next_gen(mas, max, any, false);
@@ -1217,6 +1244,8 @@ static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
 
 static void *mas_prev_impl(struct rg_ma_state *mas, unsigned long min, bool any)
 {
+	if (unlikely(!mas_ok(mas)))
+		return NULL;
 	if (mt_rcu_readers(mas->tree))
 		return mas_prev_gen(mas, min, any, true);
 	return mas_prev_gen(mas, min, any, false);
@@ -1256,6 +1285,8 @@ void *rg_mas_prev_range(struct rg_ma_state *mas, unsigned long min)
 
 static void *mas_find_impl(struct rg_ma_state *mas, unsigned long max, bool any)
 {
+	if (unlikely(!mas_ok(mas)))
+		return NULL;
 	if (mt_rcu_readers(mas->tree))
 		return mas_find_gen(mas, max, any, true);
 	return mas_find_gen(mas, max, any, false);
@@ -1281,6 +1312,8 @@ void *rg_mas_find_rev(struct rg_ma_state *mas, unsigned long min)
 {
 	void *e;
 
+	if (unlikely(!mas_ok(mas)))
+		return NULL;
 	if (mt_rcu_readers(mas->tree))
 		e = mas_find_rev_gen(mas, min, true);
 	else
@@ -1291,12 +1324,16 @@ void *rg_mas_find_rev(struct rg_ma_state *mas, unsigned long min)
 
 void rg_mas_pause(struct rg_ma_state *mas)
 {
+	if (unlikely(!mas))
+		return;
 	mas->status = RG_MAS_PAUSE;
 	mas->node = NULL;
 }
 
 void rg_mas_reset(struct rg_ma_state *mas)
 {
+	if (unlikely(!mas))
+		return;
 	mas->status = RG_MAS_START;
 	mas->node = NULL;
 }
@@ -1304,6 +1341,8 @@ void rg_mas_reset(struct rg_ma_state *mas)
 void rg_mas_set_range(struct rg_ma_state *mas, unsigned long first,
 		      unsigned long last)
 {
+	if (unlikely(!mas))
+		return;
 	mas->index = first;
 	mas->last = last;
 	rg_mas_reset(mas);
@@ -1358,8 +1397,11 @@ static void mas_written(struct rg_ma_state *mas)
 
 static int mas_do_store(struct rg_ma_state *mas, void *entry, void **old)
 {
-	int ret = mas_check(mas, entry);
+	int ret;
 
+	if (unlikely(!mas_ok(mas)))
+		return -EINVAL;
+	ret = mas_check(mas, entry);
 	if (ret) {
 		mas_fail(mas, ret);
 		return ret;
@@ -1402,6 +1444,8 @@ void *rg_mas_erase(struct rg_ma_state *mas)
 	void *e;
 	int ret;
 
+	if (unlikely(!mas_ok(mas)))
+		return NULL;
 	ret = rgi_mt_erase(mas->tree, mas->index, &e, &first, &last);
 	if (ret) {
 		mas_fail(mas, ret);
@@ -1417,8 +1461,11 @@ int rg_mas_empty_area(struct rg_ma_state *mas, unsigned long min,
 		      unsigned long max, unsigned long size)
 {
 	unsigned long start;
-	int ret = mt_empty_area(mas->tree, min, max, size, false, &start);
+	int ret;
 
+	if (unlikely(!mas_ok(mas)))
+		return -EINVAL;
+	ret = mt_empty_area(mas->tree, min, max, size, false, &start);
 	if (ret)
 		return ret;
 	rg_mas_set_range(mas, start, start + size - 1);
@@ -1429,8 +1476,11 @@ int rg_mas_empty_area_rev(struct rg_ma_state *mas, unsigned long min,
 			  unsigned long max, unsigned long size)
 {
 	unsigned long start;
-	int ret = mt_empty_area(mas->tree, min, max, size, true, &start);
+	int ret;
 
+	if (unlikely(!mas_ok(mas)))
+		return -EINVAL;
+	ret = mt_empty_area(mas->tree, min, max, size, true, &start);
 	if (ret)
 		return ret;
 	rg_mas_set_range(mas, start, start + size - 1);
@@ -1441,9 +1491,12 @@ int rg_mas_preallocate(struct rg_ma_state *mas, void *entry, unsigned int gfp)
 {
 	struct rg_slab_cache *c;
 	unsigned int req, bcap = 0;
-	int ret = mas_check(mas, entry);
+	int ret;
 
 	(void)gfp;
+	if (unlikely(!mas_ok(mas)))
+		return -EINVAL;
+	ret = mas_check(mas, entry);
 	if (ret)
 		return ret;
 	rg_mas_destroy(mas);
@@ -1474,6 +1527,8 @@ void rg_mas_store_prealloc(struct rg_ma_state *mas, void *entry)
 {
 	int ret;
 
+	if (unlikely(!mas_ok(mas)))
+		return;
 	ret = rgi_mt_write(mas->tree, mas->index, mas->last, entry, &mas->sheaf,
 			   mas->alloc_req, mas_batchp(mas), NULL);
 	RGI_ASSERT(ret == 0);
@@ -1484,6 +1539,8 @@ void rg_mas_store_prealloc(struct rg_ma_state *mas, void *entry)
 
 void rg_mas_destroy(struct rg_ma_state *mas)
 {
+	if (unlikely(!mas))
+		return;
 	if (mas->sheaf) {
 		rg_slab_return_sheaf(rgi_mt_cache(), mas->sheaf);
 		mas->sheaf = NULL;

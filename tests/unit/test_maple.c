@@ -1379,6 +1379,112 @@ static void regress_maple_erase_lone_full_range(void **state)
 	urcu_memb_unregister_thread();
 }
 
+/* Every call with NULL for each pointer argument: the common.h policy. */
+static void regress_maple_null_arguments(void **state)
+{
+	struct rg_maple_tree mt;
+	struct rg_mtree_stats st;
+	unsigned long start = 0, idx = 0, next = 0;
+	const char *why = "x";
+	void *old;
+
+	(void)state;
+	assert_int_equal(rg_mtree_init(&mt, RG_MT_FLAGS_ALLOC_RANGE), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 10, 19, V(1)), 0);
+	RG_MA_STATE(mas, &mt, 10, 10);
+	RG_MA_STATE(nomt, NULL, 10, 10);
+
+	RG_EXPECT_NULL_RET(rg_mtree_init(NULL, 0), -EINVAL);
+	RG_EXPECT_NULL_VOID(rg_mtree_destroy(NULL));
+	RG_EXPECT_NULL_RET(rg_mtree_load(NULL, 10), NULL);
+	RG_EXPECT_NULL_RET(rg_mtree_store_range(NULL, 1, 2, V(2)), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_store(NULL, 1, V(2)), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_insert_range(NULL, 1, 2, V(2)), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_insert(NULL, 1, V(2)), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_erase(NULL, 10), NULL);
+	RG_EXPECT_NULL_RET(rg_mtree_erase_err(NULL, 10, &old), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_erase_err(&mt, 10, NULL), 0);
+	RG_EXPECT_NULL_RET(rg_mtree_alloc_range(NULL, &start, V(3), 4, 0, 99),
+			   -EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_alloc_range(&mt, NULL, V(3), 4, 0, 99),
+			   -EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_alloc_range(&mt, &start, NULL, 4, 0, 99),
+			   -EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_alloc_rrange(NULL, &start, V(3), 4, 0, 99),
+			   -EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_alloc_rrange(&mt, NULL, V(3), 4, 0, 99),
+			   -EINVAL);
+	RG_EXPECT_NULL_RET(
+		rg_mtree_alloc_cyclic(NULL, &start, V(3), 0, 99, &next),
+		-EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_alloc_cyclic(&mt, NULL, V(3), 0, 99, &next),
+			   -EINVAL);
+	RG_EXPECT_NULL_RET(
+		rg_mtree_alloc_cyclic(&mt, &start, V(3), 0, 99, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_find(NULL, &idx, ULONG_MAX), NULL);
+	RG_EXPECT_NULL_RET(rg_mtree_find(&mt, NULL, ULONG_MAX), NULL);
+	RG_EXPECT_NULL_RET(rg_mtree_find_after(NULL, &idx, ULONG_MAX), NULL);
+	RG_EXPECT_NULL_RET(rg_mtree_find_after(&mt, NULL, ULONG_MAX), NULL);
+	RG_EXPECT_NULL_RET(rg_mtree_height(NULL), 0);
+	RG_EXPECT_NULL_RET(rg_mtree_empty(NULL), false);
+	RG_EXPECT_NULL_RET(rg_mtree_bytes(NULL), 0);
+	RG_EXPECT_NULL_RET(rg_mtree_get_stats(NULL, &st), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_get_stats(&mt, NULL), -EINVAL);
+	RG_EXPECT_NULL_VOID(rg_mtree_reset_stats(NULL));
+	RG_EXPECT_NULL_VOID(rg_mtree_set_vacancy(NULL, false));
+	RG_EXPECT_NULL_VOID(rg_mtree_set_rcu(NULL));
+	RG_EXPECT_NULL_VOID(rg_mtree_clear_rcu(NULL));
+	RG_EXPECT_NULL_RET(rg_mtree_in_rcu(NULL), false);
+	RG_EXPECT_NULL_VOID(rg_mtree_lock(NULL));
+	RG_EXPECT_NULL_VOID(rg_mtree_unlock(NULL));
+	RG_EXPECT_NULL_RET(rg_mtree_validate(NULL, &why), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_validate(NULL, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_mtree_validate(&mt, NULL), 0);
+	RG_EXPECT_NULL_VOID(rg_mtree_dump(NULL, stderr));
+	RG_EXPECT_NULL_VOID(rg_mtree_dump(&mt, NULL));
+	RG_EXPECT_NULL_RET(rg_mtree_validate_locked(NULL, &why), -EINVAL);
+	RG_EXPECT_NULL_VOID(rg_mtree_dump_locked(NULL, stderr));
+	RG_EXPECT_NULL_VOID(rg_mtree_dump_locked(&mt, NULL));
+	RG_EXPECT_NULL_RET(rg_mtree_node_stats(NULL), -EINVAL);
+
+	/* The advanced API: a NULL state, and a state on no tree. */
+	for (int k = 0; k < 2; k++) {
+		struct rg_ma_state *m = k ? &nomt : NULL;
+
+		RG_EXPECT_NULL_RET(rg_mas_walk(m), NULL);
+		RG_EXPECT_NULL_RET(rg_mas_find(m, ULONG_MAX), NULL);
+		RG_EXPECT_NULL_RET(rg_mas_find_range(m, ULONG_MAX), NULL);
+		RG_EXPECT_NULL_RET(rg_mas_find_rev(m, 0), NULL);
+		RG_EXPECT_NULL_RET(rg_mas_next(m, ULONG_MAX), NULL);
+		RG_EXPECT_NULL_RET(rg_mas_next_range(m, ULONG_MAX), NULL);
+		RG_EXPECT_NULL_RET(rg_mas_prev(m, 0), NULL);
+		RG_EXPECT_NULL_RET(rg_mas_prev_range(m, 0), NULL);
+		RG_EXPECT_NULL_RET(rg_mas_store(m, V(4)), NULL);
+		RG_EXPECT_NULL_RET(rg_mas_store_gfp(m, V(4), 0), -EINVAL);
+		RG_EXPECT_NULL_RET(rg_mas_erase(m), NULL);
+		RG_EXPECT_NULL_RET(rg_mas_empty_area(m, 0, 99, 4), -EINVAL);
+		RG_EXPECT_NULL_RET(rg_mas_empty_area_rev(m, 0, 99, 4), -EINVAL);
+		RG_EXPECT_NULL_RET(rg_mas_preallocate(m, V(4), 0), -EINVAL);
+		RG_EXPECT_NULL_VOID(rg_mas_store_prealloc(m, V(4)));
+		RG_EXPECT_NULL_VOID(rg_mas_pause(m));
+		RG_EXPECT_NULL_VOID(rg_mas_reset(m));
+		RG_EXPECT_NULL_VOID(rg_mas_set(m, 3));
+		RG_EXPECT_NULL_VOID(rg_mas_set_range(m, 3, 4));
+		RG_EXPECT_NULL_VOID(rg_mas_destroy(m));
+	}
+	/* In this process too: nothing changed. */
+	assert_int_equal(rg_mtree_alloc_range(&mt, NULL, V(3), 4, 0, 99),
+			 -EINVAL);
+	assert_null(rg_mas_store(&nomt, V(4)));
+	assert_int_equal(rg_mtree_validate(NULL, &why), -EINVAL);
+	assert_non_null(why);
+	rg_mtree_lock(&mt);
+	assert_ptr_equal(rg_mas_walk(&mas), V(1));
+	rg_mtree_unlock(&mt);
+	expect_ranges(&mt, (unsigned long[]){ 10, 19, 1 }, 1);
+	rg_mtree_destroy(&mt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1406,6 +1512,7 @@ int main(void)
 		cmocka_unit_test(regress_maple_mt_validate_under_lock),
 		cmocka_unit_test(regress_maple_zero_entry),
 		cmocka_unit_test(regress_maple_erase_lone_full_range),
+		cmocka_unit_test(regress_maple_null_arguments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
