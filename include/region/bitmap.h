@@ -56,7 +56,8 @@ extern "C" {
  */
 static inline bool rg_bitmap_test(const unsigned long *map, unsigned long bit)
 {
-	return (map[bit / RG_BITS_PER_LONG] >> (bit % RG_BITS_PER_LONG)) & 1;
+	return map &&
+	       (map[bit / RG_BITS_PER_LONG] >> (bit % RG_BITS_PER_LONG)) & 1;
 }
 
 /**
@@ -68,7 +69,8 @@ static inline bool rg_bitmap_test(const unsigned long *map, unsigned long bit)
  */
 static inline void rg_bitmap_set(unsigned long *map, unsigned long bit)
 {
-	map[bit / RG_BITS_PER_LONG] |= 1UL << (bit % RG_BITS_PER_LONG);
+	if (map)
+		map[bit / RG_BITS_PER_LONG] |= 1UL << (bit % RG_BITS_PER_LONG);
 }
 
 /**
@@ -80,7 +82,9 @@ static inline void rg_bitmap_set(unsigned long *map, unsigned long bit)
  */
 static inline void rg_bitmap_clear(unsigned long *map, unsigned long bit)
 {
-	map[bit / RG_BITS_PER_LONG] &= ~(1UL << (bit % RG_BITS_PER_LONG));
+	if (map)
+		map[bit / RG_BITS_PER_LONG] &=
+			~(1UL << (bit % RG_BITS_PER_LONG));
 }
 
 /**

@@ -70,7 +70,7 @@ void rg_bitmap_set_range(unsigned long *map, unsigned long start,
 {
 	unsigned long end = start + nr, w, lw;
 
-	if (!nr)
+	if (!nr || unlikely(!map))
 		return;
 	w = start / BPL;
 	lw = (end - 1) / BPL;
@@ -89,7 +89,7 @@ void rg_bitmap_clear_range(unsigned long *map, unsigned long start,
 {
 	unsigned long end = start + nr, w, lw;
 
-	if (!nr)
+	if (!nr || unlikely(!map))
 		return;
 	w = start / BPL;
 	lw = (end - 1) / BPL;
@@ -169,6 +169,8 @@ bool rg_bitmap_range_is_clear(const unsigned long *map, unsigned long start,
 {
 	if (!nr)
 		return true;
+	if (unlikely(!map))
+		return false;
 	return next_bit(map, start + nr, start, 0) == start + nr;
 }
 
@@ -177,6 +179,8 @@ bool rg_bitmap_range_is_set(const unsigned long *map, unsigned long start,
 {
 	if (!nr)
 		return true;
+	if (unlikely(!map))
+		return false;
 	return next_bit(map, start + nr, start, ~0UL) == start + nr;
 }
 
@@ -184,6 +188,8 @@ unsigned long rg_bitmap_weight(const unsigned long *map, unsigned long nbits)
 {
 	unsigned long n = 0, w, full = nbits / BPL;
 
+	if (unlikely(!map))
+		return 0;
 	for (w = 0; w < full; w++)
 		n += (unsigned long)__builtin_popcountl(map[w]);
 	if (nbits % BPL)
@@ -195,21 +201,21 @@ unsigned long rg_bitmap_weight(const unsigned long *map, unsigned long nbits)
 unsigned long rg_bitmap_find_next_bit(const unsigned long *map,
 				      unsigned long size, unsigned long offset)
 {
-	return next_bit(map, size, offset, 0);
+	return likely(map) ? next_bit(map, size, offset, 0) : size;
 }
 
 unsigned long rg_bitmap_find_next_zero_bit(const unsigned long *map,
 					   unsigned long size,
 					   unsigned long offset)
 {
-	return next_bit(map, size, offset, ~0UL);
+	return likely(map) ? next_bit(map, size, offset, ~0UL) : size;
 }
 
 unsigned long rg_bitmap_find_last_bit(const unsigned long *map,
 				      unsigned long size)
 {
-	if (!size)
-		return 0;
+	if (!size || unlikely(!map))
+		return size;
 	return last_bit_in(map, 0, size, 0);
 }
 
@@ -248,7 +254,7 @@ unsigned long rg_bitmap_find_next_zero_area_off(
 {
 	unsigned long limit, i, end, scan, last, clear_end = 0;
 
-	if (unlikely(!nr || nr > size || start > size - nr))
+	if (unlikely(!map || !nr || nr > size || start > size - nr))
 		return size;
 	limit = size - nr; /* highest index a run may start at */
 	i = start;
@@ -280,7 +286,7 @@ unsigned long rg_bitmap_find_next_zero_area_naive(
 {
 	unsigned long limit, i, end, first;
 
-	if (unlikely(!nr || nr > size || start > size - nr))
+	if (unlikely(!map || !nr || nr > size || start > size - nr))
 		return size;
 	limit = size - nr;
 	i = start;
@@ -315,7 +321,7 @@ int rg_bitmap_find_free_region(unsigned long *map, unsigned long bits,
 {
 	unsigned long n, at;
 
-	if (region_len(0, order, &n))
+	if (!map || !pos || region_len(0, order, &n))
 		return -EINVAL;
 	at = rg_bitmap_find_next_zero_area_off(map, bits, 0, n, n - 1, 0);
 	if (at >= bits)
@@ -329,7 +335,7 @@ int rg_bitmap_allocate_region(unsigned long *map, unsigned long pos,
 			      unsigned int order)
 {
 	unsigned long n;
-	int err = region_len(pos, order, &n);
+	int err = map ? region_len(pos, order, &n) : -EINVAL;
 
 	if (err)
 		return err;
@@ -344,7 +350,7 @@ void rg_bitmap_release_region(unsigned long *map, unsigned long pos,
 {
 	unsigned long n;
 
-	if (!region_len(pos, order, &n))
+	if (map && !region_len(pos, order, &n))
 		rg_bitmap_clear_range(map, pos, n);
 }
 
@@ -383,6 +389,8 @@ void rg_bitmap_dump(const unsigned long *map, unsigned long nbits, FILE *f)
 	unsigned long i = 0, e;
 	int n = 0;
 
+	if (!f || (!map && nbits))
+		return;
 	fprintf(f, "bitmap nbits=%lu weight=%lu\n", nbits,
 		map ? rg_bitmap_weight(map, nbits) : 0UL);
 	while (map && (i = next_bit(map, nbits, i, 0)) < nbits) {

@@ -364,6 +364,63 @@ static void test_linux_names(void **state)
 	bitmap_free(z);
 }
 
+/*
+ * Every call with NULL for each pointer argument: the common.h policy. A
+ * NULL map of 0 bits is a valid empty bitmap; of more bits it is bad input.
+ */
+static void regress_bitmap_null_arguments(void **state)
+{
+	RG_DECLARE_BITMAP(map, 200);
+	const char *why = "x";
+	unsigned long pos;
+
+	(void)state;
+	memset(map, 0, sizeof(map));
+	rg_bitmap_set_range(map, 10, 5);
+	RG_EXPECT_NULL_RET(rg_bitmap_test(NULL, 3), false);
+	RG_EXPECT_NULL_VOID(rg_bitmap_set(NULL, 3));
+	RG_EXPECT_NULL_VOID(rg_bitmap_clear(NULL, 3));
+	RG_EXPECT_NULL_VOID(rg_bitmap_set_range(NULL, 0, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_clear_range(NULL, 0, 100));
+	RG_EXPECT_NULL_RET(rg_bitmap_range_is_clear(NULL, 0, 100), false);
+	RG_EXPECT_NULL_RET(rg_bitmap_range_is_set(NULL, 0, 100), false);
+	RG_EXPECT_NULL_RET(rg_bitmap_weight(NULL, 100), 0);
+	RG_EXPECT_NULL_RET(rg_bitmap_find_next_bit(NULL, 100, 0), 100);
+	RG_EXPECT_NULL_RET(rg_bitmap_find_next_zero_bit(NULL, 100, 0), 100);
+	RG_EXPECT_NULL_RET(rg_bitmap_find_first_bit(NULL, 100), 100);
+	RG_EXPECT_NULL_RET(rg_bitmap_find_first_zero_bit(NULL, 100), 100);
+	RG_EXPECT_NULL_RET(rg_bitmap_find_last_bit(NULL, 100), 100);
+	RG_EXPECT_NULL_RET(rg_bitmap_find_next_zero_area(NULL, 100, 0, 4, 0),
+			   100);
+	RG_EXPECT_NULL_RET(
+		rg_bitmap_find_next_zero_area_off(NULL, 100, 0, 4, 3, 1), 100);
+	RG_EXPECT_NULL_RET(
+		rg_bitmap_find_next_zero_area_naive(NULL, 100, 0, 4, 3, 1),
+		100);
+	RG_EXPECT_NULL_RET(rg_bitmap_find_free_region(NULL, 100, 2, &pos),
+			   -EINVAL);
+	RG_EXPECT_NULL_RET(rg_bitmap_find_free_region(map, 200, 2, NULL),
+			   -EINVAL);
+	RG_EXPECT_NULL_RET(rg_bitmap_allocate_region(NULL, 0, 2), -EINVAL);
+	RG_EXPECT_NULL_VOID(rg_bitmap_release_region(NULL, 0, 2));
+	RG_EXPECT_NULL_VOID(rg_bitmap_free(NULL));
+	RG_EXPECT_NULL_RET(rg_bitmap_validate(NULL, 100, &why), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_bitmap_validate(map, 200, NULL), 0);
+	RG_EXPECT_NULL_VOID(rg_bitmap_dump(NULL, 100, stderr));
+	RG_EXPECT_NULL_VOID(rg_bitmap_dump(map, 200, NULL));
+	/* A NULL map of 0 bits is empty and valid. */
+	assert_int_equal(rg_bitmap_validate(NULL, 0, NULL), 0);
+	assert_int_equal(rg_bitmap_weight(NULL, 0), 0);
+	assert_int_equal(rg_bitmap_find_next_bit(NULL, 0, 0), 0);
+	assert_true(rg_bitmap_range_is_clear(NULL, 0, 0));
+	/* In this process too: nothing changed. */
+	assert_int_equal(rg_bitmap_find_free_region(map, 200, 2, NULL),
+			 -EINVAL);
+	assert_int_equal(rg_bitmap_weight(map, 200), 5);
+	assert_true(rg_bitmap_range_is_set(map, 10, 5));
+	assert_int_equal(rg_bitmap_validate(map, 200, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_zalloc),
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_linux_names),
+		cmocka_unit_test(regress_bitmap_null_arguments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
