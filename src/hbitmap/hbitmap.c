@@ -1845,7 +1845,8 @@ static HB_NOINLINE int hb_alloc_seq(struct rg_hbitmap *hb, uint64_t n,
 int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 		     uint64_t *start)
 {
-	if (unlikely(n == 0 || n > hb->capacity || hb_bad_align(align)))
+	if (unlikely(!hb || n == 0 || n > hb->capacity || hb_bad_align(align) ||
+		     !start))
 		return -EINVAL;
 	if (likely(hb->pend_alloc))
 		return hb_alloc_seq(hb, n, align, start);
@@ -1858,6 +1859,8 @@ int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	struct hb_req r;
 	uint64_t a, hi;
 
+	if (unlikely(!hb || !start))
+		return -EINVAL;
 	if (n == 0 || n > hb->capacity || hb_bad_align(align) || min > max)
 		return -EINVAL;
 	hi = max >= hb->capacity ? hb->capacity : max + 1;
@@ -1876,7 +1879,8 @@ int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 static inline bool hb_bad_range(const struct rg_hbitmap *hb, uint64_t start,
 				uint64_t n)
 {
-	return n == 0 || start >= hb->capacity || n > hb->capacity - start;
+	return !hb || n == 0 || start >= hb->capacity ||
+	       n > hb->capacity - start;
 }
 
 /*
@@ -1953,7 +1957,7 @@ int rg_hbitmap_resize(struct rg_hbitmap *hb, uint64_t capacity)
 	uint64_t keep, nwords, old;
 	char *data;
 
-	if (capacity == 0 || capacity > RG_HBITMAP_MAX_CAPACITY)
+	if (!hb || capacity == 0 || capacity > RG_HBITMAP_MAX_CAPACITY)
 		return -EINVAL;
 	if (capacity < hb->capacity &&
 	    !hb_bits_are(hb->words, capacity, hb->capacity, false))
@@ -1982,19 +1986,19 @@ int rg_hbitmap_resize(struct rg_hbitmap *hb, uint64_t capacity)
 
 int rg_hbitmap_test(const struct rg_hbitmap *hb, uint64_t unit)
 {
-	if (unit >= hb->capacity)
+	if (!hb || unit >= hb->capacity)
 		return -EINVAL;
 	return (int)((hb->words[unit >> 6] >> (unit & 63)) & 1);
 }
 
 uint64_t rg_hbitmap_capacity(const struct rg_hbitmap *hb)
 {
-	return hb->capacity;
+	return hb ? hb->capacity : 0;
 }
 
 uint64_t rg_hbitmap_free_units(const struct rg_hbitmap *hb)
 {
-	return hb->free_units;
+	return hb ? hb->free_units : 0;
 }
 
 /* Root summary, recomputing the pending block's path on the side. */
@@ -2020,14 +2024,17 @@ static struct hb_sum hb_live_root(const struct rg_hbitmap *hb)
 
 uint64_t rg_hbitmap_largest_free_run(const struct rg_hbitmap *hb)
 {
-	struct hb_sum r = hb_live_root(hb);
+	struct hb_sum r;
 
+	if (!hb)
+		return 0;
+	r = hb_live_root(hb);
 	return hb_max3(r.p, r.s, r.inner);
 }
 
 size_t rg_hbitmap_bytes(const struct rg_hbitmap *hb)
 {
-	return sizeof(*hb) + hb->data_bytes;
+	return hb ? sizeof(*hb) + hb->data_bytes : 0;
 }
 
 /* First unit in [from, end) whose bit equals set, or end. */
@@ -2198,9 +2205,12 @@ int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 
 void rg_hbitmap_dump(const struct rg_hbitmap *hb, FILE *f)
 {
-	struct hb_sum r = hb_live_root(hb);
+	struct hb_sum r;
 	uint64_t u = 0, runs = 0;
 
+	if (!hb || !f)
+		return;
+	r = hb_live_root(hb);
 	fprintf(f,
 		"hbitmap capacity %llu free %llu blocks %llu levels %u "
 		"bytes %zu\n",

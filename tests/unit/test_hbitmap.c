@@ -389,6 +389,47 @@ static void test_validate_dump(void **state)
 	rg_hbitmap_destroy(hb);
 }
 
+/* Every call with NULL for each pointer argument: the common.h policy. */
+static void regress_hbitmap_null_arguments(void **state)
+{
+	struct rg_hbitmap *hb = rg_hbitmap_create(1000);
+	const char *why = "x";
+	uint64_t start;
+
+	(void)state;
+	assert_non_null(hb);
+	assert_int_equal(rg_hbitmap_alloc(hb, 10, 1, &start), 0);
+	RG_EXPECT_NULL_VOID(rg_hbitmap_destroy(NULL));
+	RG_EXPECT_NULL_RET(rg_hbitmap_alloc(NULL, 10, 1, &start), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_alloc(hb, 10, 1, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_alloc_range(NULL, 10, 1, 0, 999, &start),
+			   -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_alloc_range(hb, 10, 1, 0, 999, NULL),
+			   -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_free(NULL, 0, 10), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_reserve(NULL, 100, 10), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_resize(NULL, 2000), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_test(NULL, 0), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_capacity(NULL), 0);
+	RG_EXPECT_NULL_RET(rg_hbitmap_free_units(NULL), 0);
+	RG_EXPECT_NULL_RET(rg_hbitmap_largest_free_run(NULL), 0);
+	RG_EXPECT_NULL_RET(rg_hbitmap_bytes(NULL), 0);
+	RG_EXPECT_NULL_RET(rg_hbitmap_validate(NULL, &why), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_validate(NULL, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_validate(hb, NULL), 0);
+	RG_EXPECT_NULL_VOID(rg_hbitmap_dump(NULL, stderr));
+	RG_EXPECT_NULL_VOID(rg_hbitmap_dump(hb, NULL));
+	/* In this process too: nothing changed. */
+	assert_int_equal(rg_hbitmap_alloc(hb, 10, 1, NULL), -EINVAL);
+	assert_int_equal(rg_hbitmap_alloc_range(hb, 10, 1, 0, 999, NULL),
+			 -EINVAL);
+	assert_int_equal(rg_hbitmap_validate(NULL, &why), -EINVAL);
+	assert_non_null(why);
+	assert_int_equal(rg_hbitmap_free_units(hb), 990);
+	check_valid(hb);
+	rg_hbitmap_destroy(hb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -405,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_resize),
 		cmocka_unit_test(test_big_capacity),
 		cmocka_unit_test(test_validate_dump),
+		cmocka_unit_test(regress_hbitmap_null_arguments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
