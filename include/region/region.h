@@ -103,7 +103,7 @@ RG_API const char *rg_region_backend_name(enum rg_region_backend backend);
  *
  * Context: any thread.
  * Return: 0; -ENOENT if no backend has that name; -EOPNOTSUPP if this build
- * of libregion lacks it.
+ * of libregion lacks it; -EINVAL if @name or @backend is NULL.
  */
 RG_API int rg_region_backend_lookup(const char *name,
 				    enum rg_region_backend *backend);
@@ -141,8 +141,8 @@ rg_region_create_backend(enum rg_region_backend backend, unsigned long capacity,
  * @flags: 0 or RG_REGION_LOCKED.
  *
  * Context: any thread; allocates.
- * Return: the instance, or NULL with errno ENOENT (no such backend) or as
- * rg_region_create_backend().
+ * Return: the instance, or NULL with errno ENOENT (no such backend), EINVAL
+ * (@backend is NULL) or as rg_region_create_backend().
  */
 RG_API struct rg_region *rg_region_create(const char *backend,
 					  unsigned long capacity,

@@ -58,7 +58,9 @@ bool rg_region_backend_available(enum rg_region_backend backend)
 
 int rg_region_backend_lookup(const char *name, enum rg_region_backend *backend)
 {
-	for (unsigned int b = 0; name && b < RG_REGION_NR_BACKENDS; b++) {
+	if (!name || !backend)
+		return -EINVAL;
+	for (unsigned int b = 0; b < RG_REGION_NR_BACKENDS; b++) {
 		if (strcmp(name, names[b]))
 			continue;
 		if (!backends[b])
@@ -176,7 +178,7 @@ void rg_region_destroy(struct rg_region *r)
 static inline bool range_ok(struct rg_region *r, unsigned long start,
 			    unsigned long n)
 {
-	return n && start < r->capacity && n <= r->capacity - start;
+	return r && n && start < r->capacity && n <= r->capacity - start;
 }
 
 /*
@@ -200,7 +202,8 @@ int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 	unsigned long s;
 	int err;
 
-	if (unlikely(!n || n > r->capacity || (align & (align - 1))))
+	if (unlikely(!r || !n || n > r->capacity || (align & (align - 1)) ||
+		     !start))
 		return -EINVAL;
 	lock(r);
 	err = n > r->free_units ?
@@ -240,7 +243,7 @@ int rg_region_test(struct rg_region *r, unsigned long unit)
 {
 	int ret;
 
-	if (unlikely(unit >= r->capacity))
+	if (unlikely(!r || unit >= r->capacity))
 		return -EINVAL;
 	lock(r);
 	ret = r->ops->test(r, unit);
@@ -250,6 +253,8 @@ int rg_region_test(struct rg_region *r, unsigned long unit)
 
 int rg_region_get_stats(struct rg_region *r, struct rg_region_stats *st)
 {
+	if (!r || !st)
+		return -EINVAL;
 	lock(r);
 	st->backend = r->backend;
 	st->capacity = r->capacity;
@@ -267,6 +272,11 @@ int rg_region_validate(struct rg_region *r, const char **reason)
 	unsigned long used = 0;
 	int err;
 
+	if (!r) {
+		if (reason)
+			*reason = "NULL region";
+		return -EINVAL;
+	}
 	lock(r);
 	if (!r->ops || r->ops != backends[r->backend])
 		why = "ops table does not match the backend";
@@ -285,6 +295,8 @@ int rg_region_validate(struct rg_region *r, const char **reason)
 
 void rg_region_dump(struct rg_region *r, FILE *f)
 {
+	if (!r || !f)
+		return;
 	lock(r);
 	fprintf(f,
 		"region backend=%s capacity=%lu free=%lu bytes=%zu "

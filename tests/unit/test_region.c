@@ -68,7 +68,7 @@ static void test_names(void **state)
 	assert_true(rg_region_backend_available(RG_REGION_BITMAP));
 	assert_false(rg_region_backend_available(RG_REGION_NR_BACKENDS));
 	assert_int_equal(rg_region_backend_lookup("nosuch", &b), -ENOENT);
-	assert_int_equal(rg_region_backend_lookup(NULL, &b), -ENOENT);
+	assert_int_equal(rg_region_backend_lookup(NULL, &b), -EINVAL);
 	for (unsigned int i = 0; i < NB; i++) {
 		int err = rg_region_backend_lookup(
 			rg_region_backend_name((enum rg_region_backend)i), &b);
@@ -350,6 +350,46 @@ static void test_dump(void **state)
 	rg_region_destroy(r);
 }
 
+/* Every call with NULL for each pointer argument: the common.h policy. */
+static void regress_region_null_arguments(void **state)
+{
+	enum rg_region_backend b = *(enum rg_region_backend *)*state;
+	struct rg_region *r = rg_region_create_backend(b, 1000, 0);
+	struct rg_region_stats st, st2;
+	const char *why = "x";
+	unsigned long start;
+
+	assert_non_null(r);
+	assert_int_equal(rg_region_alloc(r, 10, 0, &start), 0);
+	assert_int_equal(rg_region_get_stats(r, &st), 0);
+	RG_EXPECT_NULL_RET(rg_region_backend_lookup(NULL, &b), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_region_backend_lookup("bitmap", NULL), -EINVAL);
+	RG_EXPECT_NULL_EINVAL(rg_region_create(NULL, 10, 0));
+	RG_EXPECT_NULL_VOID(rg_region_destroy(NULL));
+	RG_EXPECT_NULL_RET(rg_region_alloc(NULL, 10, 0, &start), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_region_alloc(r, 10, 0, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_region_free(NULL, 0, 10), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_region_reserve(NULL, 100, 10), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_region_test(NULL, 0), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_region_get_stats(NULL, &st2), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_region_get_stats(r, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_region_validate(NULL, &why), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_region_validate(NULL, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_region_validate(r, NULL), 0);
+	RG_EXPECT_NULL_VOID(rg_region_dump(NULL, stderr));
+	RG_EXPECT_NULL_VOID(rg_region_dump(r, NULL));
+	/* In this process too: nothing changed. */
+	assert_int_equal(rg_region_alloc(r, 10, 0, NULL), -EINVAL);
+	assert_int_equal(rg_region_get_stats(r, NULL), -EINVAL);
+	assert_int_equal(rg_region_validate(NULL, &why), -EINVAL);
+	assert_non_null(why);
+	assert_int_equal(rg_region_get_stats(r, &st2), 0);
+	assert_int_equal(st2.free_units, st.free_units);
+	assert_int_equal(st2.largest_free_run, st.largest_free_run);
+	assert_int_equal(rg_region_validate(r, NULL), 0);
+	rg_region_destroy(r);
+}
+
 int main(void)
 {
 	static const struct {
@@ -365,6 +405,7 @@ int main(void)
 		{ "capacity_one", test_capacity_one },
 		{ "word_edges", test_word_edges },
 		{ "dump", test_dump },
+		{ "regress_null_arguments", regress_region_null_arguments },
 	};
 	enum { NT = sizeof(per_backend) / sizeof(per_backend[0]) };
 	static struct CMUnitTest tests[1 + NB * NT];
