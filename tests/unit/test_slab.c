@@ -488,6 +488,65 @@ static void test_kernel_names(void **state)
 	kmem_cache_destroy(c);
 }
 
+/* Every call with NULL for each pointer argument: the common.h policy. */
+static void regress_slab_null_arguments(void **state)
+{
+	struct rg_slab_cache *c = rg_slab_create("n", 64, 0, 0, NULL);
+	struct rg_slab_sheaf *sh = rg_slab_prefill_sheaf(c, 2), *none = NULL;
+	struct rg_slab_stats st;
+	const char *why = "x";
+	void *v[2] = { NULL, NULL };
+
+	(void)state;
+	assert_non_null(sh);
+	RG_EXPECT_NULL_EINVAL(rg_slab_create(NULL, 64, 0, 0, NULL));
+	RG_EXPECT_NULL_RET(rg_slab_destroy(NULL), 0);
+	RG_EXPECT_NULL_EINVAL(rg_slab_alloc(NULL));
+	RG_EXPECT_NULL_VOID(rg_slab_free(NULL, v));
+	RG_EXPECT_NULL_VOID(rg_slab_free(c, NULL));
+	RG_EXPECT_NULL_OK(errno = 0;
+			  bool ok_ = rg_slab_alloc_bulk(NULL, 2, v) == 0 &&
+				     errno == EINVAL,
+			  ok_);
+	RG_EXPECT_NULL_OK(errno = 0;
+			  bool ok_ = rg_slab_alloc_bulk(c, 2, NULL) == 0 &&
+				     errno == EINVAL,
+			  ok_);
+	RG_EXPECT_NULL_VOID(rg_slab_free_bulk(NULL, 2, v));
+	RG_EXPECT_NULL_VOID(rg_slab_free_bulk(c, 2, NULL));
+	RG_EXPECT_NULL_EINVAL(rg_slab_prefill_sheaf(NULL, 2));
+	RG_EXPECT_NULL_RET(rg_slab_refill_sheaf(NULL, &sh, 4), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_slab_refill_sheaf(c, NULL, 4), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_slab_refill_sheaf(c, &none, 4), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_slab_alloc_from_sheaf(NULL, sh), NULL);
+	RG_EXPECT_NULL_RET(rg_slab_alloc_from_sheaf(c, NULL), NULL);
+	RG_EXPECT_NULL_RET(rg_slab_sheaf_size(NULL), 0);
+	RG_EXPECT_NULL_VOID(rg_slab_return_sheaf(NULL, sh));
+	RG_EXPECT_NULL_VOID(rg_slab_return_sheaf(c, NULL));
+	RG_EXPECT_NULL_RET(rg_slab_shrink(NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_slab_get_stats(NULL, &st), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_slab_get_stats(c, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_slab_object_size(NULL), 0);
+	RG_EXPECT_NULL_RET(rg_slab_name(NULL), NULL);
+	RG_EXPECT_NULL_RET(rg_slab_validate(NULL, &why), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_slab_validate(NULL, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_slab_validate(c, NULL), 0);
+	RG_EXPECT_NULL_VOID(rg_slab_dump(NULL, stderr));
+	RG_EXPECT_NULL_VOID(rg_slab_dump(c, NULL));
+	RG_EXPECT_NULL_VOID(rg_slab_set_report_hook(NULL, NULL));
+	/* In this process too: nothing changed. */
+	assert_int_equal(rg_slab_refill_sheaf(c, NULL, 4), -EINVAL);
+	rg_slab_free_bulk(c, 2, NULL);
+	rg_slab_return_sheaf(c, NULL);
+	assert_int_equal(rg_slab_validate(NULL, &why), -EINVAL);
+	assert_non_null(why);
+	assert_int_equal(rg_slab_sheaf_size(sh), 2);
+	check_valid(c);
+	assert_int_equal(in_use(c), 0);
+	rg_slab_return_sheaf(c, sh);
+	assert_int_equal(rg_slab_destroy(c), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -502,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_default_hook_aborts),
 		cmocka_unit_test(test_kernel_names),
 		cmocka_unit_test(regress_slab_double_free_no_debug),
+		cmocka_unit_test(regress_slab_null_arguments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
