@@ -20,7 +20,6 @@
  * operation enough times to last a few milliseconds.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,44 +110,24 @@ static double time_sweep(search_fn fn, const unsigned long *map,
 	return (double)t / (double)reps;
 }
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: regionbench bitmap [--bits N]\n"
-			"  --bits N   map size in bits (default 327680)\n");
-}
-
 static int run_bitmap(struct rb_ctx *ctx, int argc, char **argv)
 {
 	static const unsigned long nrs[] = { 8, 32, 128, 1024, 4096 };
-	static const struct option opts[] = {
-		{ "bits", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	enum { NNR = sizeof(nrs) / sizeof(nrs[0]), NS = 2 };
 	unsigned long bits = 327680, *map, words, first[NNR][NS],
 		      found[NNR][NS];
+	struct rb_opt opts[] = {
+		RB_OPT_UINT("bits", &bits, 64, 1UL << 32, "N",
+			    "map size in bits (default 327680)"),
+		RB_OPT_END,
+	};
 	double ns[NNR][NS], ms[NNR][NS], *v;
-	uint64_t target = ctx->quick ? 1000000 : 10000000;
+	uint64_t target;
 	struct rb_table *t;
 	struct rg_rand r;
-	int c;
 
-	while ((c = getopt_long(argc, argv, "b:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			bits = strtoul(optarg, NULL, 0);
-			if (bits < 64) {
-				fprintf(stderr, "regionbench bitmap: --bits "
-						"must be at least 64\n");
-				return 2;
-			}
-			break;
-		default:
-			usage();
-			return c == 'h' ? 0 : 2;
-		}
-	}
+	rb_parse(ctx, opts, argc, argv);
+	target = ctx->quick ? 1000000 : 10000000;
 	map = rg_bitmap_zalloc(bits);
 	v = calloc((size_t)ctx->runs, sizeof(*v));
 	if (!map || !v) {

@@ -12,7 +12,6 @@
  * the IDA header), not an estimate.
  */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,33 +82,21 @@ static int one_run(unsigned int ids, bool reverse, double *alloc_ns,
 
 static int run_ida(struct rb_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "ids", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned long ids = 1000000;
+	struct rb_opt opts[] = {
+		RB_OPT_UINT("ids", &ids, 1, RG_IDA_MAX, "N",
+			    "IDs to allocate (default 10^6; --quick: 20000)"),
+		RB_OPT_END,
+	};
 	double *t[NR_OPS], dummy;
 	size_t peak = 0;
 	struct rb_table *tab;
-	int o, runs = ctx->runs;
+	int runs;
 
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (o) {
-		case 'n':
-			ids = strtoul(optarg, NULL, 0);
-			break;
-		default:
-			fprintf(stderr, "usage: regionbench ida [--ids N]\n");
-			return 2;
-		}
-	}
-	if (ctx->quick)
+	rb_parse(ctx, opts, argc, argv);
+	runs = ctx->runs;
+	if (ctx->quick && !rb_given(opts, "ids"))
 		ids = 20000;
-	if (ids == 0 || ids > (unsigned long)RG_IDA_MAX) {
-		fprintf(stderr, "regionbench ida: --ids must be 1..%u\n",
-			RG_IDA_MAX);
-		return 2;
-	}
 	for (int k = 0; k < NR_OPS; k++) {
 		t[k] = calloc((size_t)runs, sizeof(double));
 		if (!t[k])

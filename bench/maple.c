@@ -43,7 +43,6 @@
  * threads often share one CPU, and locked readers then never wait).
  */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -537,82 +536,53 @@ static const struct rb_col cols[] = {
 
 static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "entries", required_argument, NULL, 'n' },
-		{ "units", required_argument, NULL, 'u' },
-		{ "adjacent", no_argument, NULL, 'a' },
-		{ "no-gtree", no_argument, NULL, 'g' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
-	};
-	unsigned int threads = 0;
+	unsigned long threads = 0;
 	double secs = 2.0;
-	bool have_n = false;
 	unsigned long n = 1000000, units = 1000000, regions = 0;
-	int runs = ctx->runs < 1 ? 1 : ctx->runs > 64 ? 64 : ctx->runs;
+	bool have_gtree = false, adjacent = false, no_gtree = false;
+	struct rb_opt opts[] = {
+		RB_OPT_UINT("entries", &n, 1, 100000000, "N",
+			    "ranges in the map (default 10^6; --threads: "
+			    "10^5; --quick: 2000)"),
+		RB_OPT_UINT("units", &units, 10, 1UL << 40, "U",
+			    "units of the allocation-tree fill (default 10^6; "
+			    "--quick: 10^4)"),
+		RB_OPT_FLAG("adjacent", &adjacent,
+			    "ranges back to back instead of separated by gaps"),
+		RB_OPT_FLAG("no-gtree", &no_gtree,
+			    "skip GLib's GTree (the phases of the kernel-peer "
+			    "driver only)"),
+		RB_OPT_UINT("threads", &threads, 2, 256, "N",
+			    "RCU readers vs locked readers: 1 writer and N-1 "
+			    "readers"),
+		RB_OPT_NUM("duration", &secs, 0, 3600, "S",
+			   "--threads: seconds per mode and run (default 2; "
+			   "--quick: 0.1)"),
+		RB_OPT_END,
+	};
+	int runs;
 	double mv[NR_OPS][64], gv[NR_OPS][64], av[64], ev[64];
 	double m[NR_OPS], g[NR_OPS] = { 0 };
 	struct workload w;
 	struct rb_table *t;
 	size_t bytes = 0, fill_bytes = 0;
-	bool have_gtree = false, adjacent = false, no_gtree = false;
-	int o;
 
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (o) {
-		case 'n':
-			n = strtoul(optarg, NULL, 0);
-			have_n = true;
-			break;
-		case 't':
-			threads = (unsigned int)strtoul(optarg, NULL, 0);
-			if (threads < 2) {
-				fprintf(stderr,
-					"maple: --threads needs at "
-					"least 2 (1 writer, 1 reader)\n");
-				return 2;
-			}
-			break;
-		case 'd':
-			secs = strtod(optarg, NULL);
-			if (!(secs > 0 && secs < 3600))
-				return 2;
-			break;
-		case 'u':
-			units = strtoul(optarg, NULL, 0);
-			break;
-		case 'a':
-			adjacent = true;
-			break;
-		case 'g':
-			/* The phases of bench/peers/kernel_maple.c only. */
-			no_gtree = true;
-			break;
-		default:
-			fprintf(stderr,
-				"usage: regionbench maple [--entries N] "
-				"[--units U] [--adjacent] [--no-gtree]\n"
-				"       regionbench maple --threads N "
-				"[--entries N] [--duration S]\n");
-			return 2;
-		}
-	}
+	rb_parse(ctx, opts, argc, argv);
+	runs = ctx->runs > 64 ? 64 : ctx->runs;
+	if (!(secs > 0))
+		rb_die("--duration: '%g' is not a number in 0..3600 above 0",
+		       secs);
 	if (threads) {
-		if (!have_n)
-			n = 100000;
-		if (ctx->quick) {
-			n = 2000;
+		if (!rb_given(opts, "entries"))
+			n = ctx->quick ? 2000 : 100000;
+		if (ctx->quick && !rb_given(opts, "duration"))
 			secs = 0.1;
-		}
-		return n ? run_threads(ctx, n, threads, secs) : 2;
+		return run_threads(ctx, n, (unsigned int)threads, secs);
 	}
-	if (ctx->quick) {
+	if (ctx->quick && !rb_given(opts, "entries"))
 		n = 2000;
+	if (ctx->quick && !rb_given(opts, "units"))
 		units = 10000;
-	}
-	if (n == 0 || units == 0)
-		return 2;
 	if (make_workload(&w, n, ctx->seed, adjacent))
 		return 1;
 #ifdef HAVE_GLIB

@@ -51,7 +51,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +72,7 @@ enum mode { M_HEIGHT, M_VACANCY, NR_MODES };
 static const char *const mode_names[NR_MODES] = { "height", "vacancy" };
 
 enum phase { P_ALL, P_BUILD, P_MIX };
-static const char *const phase_names[] = { "all", "build", "mix" };
+static const char *const phase_names[] = { "all", "build", "mix", NULL };
 
 enum op {
 	OP_MAP_LOW,
@@ -719,19 +718,6 @@ static void set_stats_row(struct rb_table *t, const struct rg_mtree_stats *s)
 	rb_set_int(t, "max_requested", (long long)s->max_requested);
 }
 
-static void usage(void)
-{
-	fprintf(stderr,
-		"usage: regionbench maple-prealloc [--ranges N,N,...] "
-		"[--ops N] [--phase all|build|mix] [--by-op] [--validate]\n"
-		"  --ranges   live ranges (default 10000,100000,1000000)\n"
-		"  --ops      operations after the build (default 200000)\n"
-		"  --phase    which stores the histograms count (default all)\n"
-		"  --by-op    also break the requests down by operation\n"
-		"  --validate rg_mtree_validate() after every operation "
-		"(slow)\n");
-}
-
 struct opts {
 	size_t sizes[MAX_SIZES];
 	int nsizes, runs;
@@ -748,58 +734,39 @@ struct tables {
 	struct rb_table *opt; /* --by-op */
 };
 
-static int parse_opts(struct opts *o, struct rb_ctx *ctx, int argc, char **argv)
+static void parse_opts(struct opts *o, struct rb_ctx *ctx, int argc,
+		       char **argv)
 {
-	static const struct option lopts[] = {
-		{ "ranges", required_argument, NULL, 'r' },
-		{ "ops", required_argument, NULL, 'o' },
-		{ "phase", required_argument, NULL, 'p' },
-		{ "validate", no_argument, NULL, 'v' },
-		{ "by-op", no_argument, NULL, 'b' },
-		{ NULL, 0, NULL, 0 },
+	unsigned long sizes[MAX_SIZES], ops = 0;
+	const char *ranges = NULL;
+	int phase = 0;
+	struct rb_opt opts[] = {
+		RB_OPT_STR("ranges", &ranges, "N,N,...",
+			   "live ranges, each 1..10^7 (default "
+			   "10000,100000,1000000; --quick: 1000)"),
+		RB_OPT_UINT("ops", &ops, 0, 1UL << 40, "N",
+			    "operations after the build (default 200000; "
+			    "--quick: 2000)"),
+		RB_OPT_CHOICE("phase", &phase, phase_names,
+			      "which stores the histograms count (default "
+			      "all)"),
+		RB_OPT_FLAG("by-op", &o->by_op,
+			    "also break the requests down by operation"),
+		RB_OPT_FLAG("validate", &o->validate,
+			    "rg_mtree_validate() after every operation (slow)"),
+		RB_OPT_END,
 	};
-	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->ops = -1;
+	rb_parse(ctx, opts, argc, argv);
+	o->ops = rb_given(opts, "ops") ? (long long)ops : -1;
+	o->phase = (enum phase)phase;
 	o->runs = RGI_MIN_SZ(ctx->runs, MAX_RUNS);
-	if (o->runs < 1)
-		o->runs = 1;
-	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			for (char *t = strtok(optarg, ","); t;
-			     t = strtok(NULL, ",")) {
-				unsigned long long v = strtoull(t, NULL, 0);
-
-				if (o->nsizes == MAX_SIZES || v == 0 ||
-				    v > 10000000)
-					return -1;
-				o->sizes[o->nsizes++] = (size_t)v;
-			}
-			break;
-		case 'o':
-			o->ops = strtoll(optarg, NULL, 0);
-			if (o->ops < 0)
-				return -1;
-			break;
-		case 'p':
-			for (c = 0; c < 3; c++)
-				if (!strcmp(optarg, phase_names[c]))
-					break;
-			if (c == 3)
-				return -1;
-			o->phase = (enum phase)c;
-			break;
-		case 'v':
-			o->validate = true;
-			break;
-		case 'b':
-			o->by_op = true;
-			break;
-		default:
-			return -1;
-		}
+	if (ranges) {
+		o->nsizes = rb_parse_uint_list("ranges", ranges, 1, 10000000,
+					       sizes, MAX_SIZES);
+		for (int i = 0; i < o->nsizes; i++)
+			o->sizes[i] = sizes[i];
 	}
 	if (!o->nsizes) {
 		if (ctx->quick) {
@@ -810,7 +777,6 @@ static int parse_opts(struct opts *o, struct rb_ctx *ctx, int argc, char **argv)
 			o->sizes[o->nsizes++] = 1000000;
 		}
 	}
-	return 0;
 }
 
 static void make_tables(struct tables *t, const struct opts *o,
@@ -1093,10 +1059,7 @@ static int run_maple_prealloc(struct rb_ctx *ctx, int argc, char **argv)
 	bool bad = false;
 	int ret = 0;
 
-	if (parse_opts(&o, ctx, argc, argv)) {
-		usage();
-		return 2;
-	}
+	parse_opts(&o, ctx, argc, argv);
 	make_tables(&t, &o, ctx);
 	legend_notes(&t, &o);
 	for (int si = 0; si < o.nsizes && !ret; si++)

@@ -4,20 +4,31 @@
  *
  * One program, many named benchmarks. Each bench/<name>.c registers a
  * subcommand from a constructor (RB_COMMAND), so adding a benchmark touches
- * no other file. main() parses the common options (--format, --seed, --runs,
- * --quick, --plot), prints the seed, and hands the remaining arguments to
- * the subcommand. Results go through one table type that prints an aligned
- * table with a legend defining every column, CSV, or JSON of the form
- * {"benchmark": NAME, "params": {...}, "rows": [{...}, ...]}.
+ * no other file. main() parses the common options that come before the
+ * subcommand and hands the rest to it; the subcommand calls rb_parse() with
+ * its own option table, which parses its options and the common ones (so
+ * those work before or after the subcommand) and prints the seed. Every
+ * option is one table entry: a name, a value kind (an integer with a range,
+ * a number with a range, a choice, a string, a flag) and a help line; the
+ * same entry drives parsing, the error message for a bad value, and
+ * --help. Bad input prints one line naming the option and exits 2.
+ *
+ * Results go through one table type that prints an aligned table, CSV, or
+ * JSON of the form {"benchmark": NAME, "params": {...}, "rows": [...]}. In
+ * table form each column's legend line is printed once per run, under the
+ * first table that has the column. main() ends a successful run with a
+ * summary line on stderr (tables, runs, seed, seconds).
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "bench.h"
 
@@ -262,6 +273,42 @@ static void rb_print_csv(struct rb_table *t, FILE *f)
 	}
 }
 
+/*
+ * One legend per run: a column's line is printed under the first table
+ * that has it (same header, same text) and not repeated.
+ */
+#define RB_MAX_LEGEND 256
+static const char *legend_seen[RB_MAX_LEGEND][2];
+static int nlegend_seen, tables_printed;
+
+static bool legend_new(const struct rb_col *c)
+{
+	for (int i = 0; i < nlegend_seen; i++)
+		if (!strcmp(legend_seen[i][0], c->header) &&
+		    !strcmp(legend_seen[i][1], c->legend))
+			return false;
+	if (nlegend_seen < RB_MAX_LEGEND) {
+		legend_seen[nlegend_seen][0] = c->header;
+		legend_seen[nlegend_seen++][1] = c->legend;
+	}
+	return true;
+}
+
+static void rb_print_legend(struct rb_table *t, FILE *f)
+{
+	bool any = false;
+
+	for (int c = 0; c < t->ncols; c++) {
+		if (!t->cols[c].legend || !legend_new(&t->cols[c]))
+			continue;
+		if (!any)
+			fprintf(f, "\nLegend:\n");
+		any = true;
+		fprintf(f, "  %-*s %s\n", 18, t->cols[c].header,
+			t->cols[c].legend);
+	}
+}
+
 static void rb_print_table(struct rb_table *t, FILE *f)
 {
 	int w[64];
@@ -290,11 +337,7 @@ static void rb_print_table(struct rb_table *t, FILE *f)
 		}
 		fputc('\n', f);
 	}
-	fprintf(f, "\nLegend:\n");
-	for (int c = 0; c < t->ncols; c++)
-		if (t->cols[c].legend)
-			fprintf(f, "  %-*s %s\n", 18, t->cols[c].header,
-				t->cols[c].legend);
+	rb_print_legend(t, f);
 	for (int i = 0; i < t->nnotes; i++)
 		fprintf(f, "%s%s\n", i ? "" : "\n", t->notes[i]);
 	fputc('\n', f);
@@ -302,6 +345,7 @@ static void rb_print_table(struct rb_table *t, FILE *f)
 
 void rb_table_print(struct rb_table *t, struct rb_ctx *ctx)
 {
+	tables_printed++;
 	switch (ctx->format) {
 	case RB_JSON:
 		rb_print_json(t, ctx->out);
@@ -331,23 +375,375 @@ void rb_table_free(struct rb_table *t)
 	free(t);
 }
 
+/* ---- options ---- */
+
+void rb_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("regionbench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static const char *const format_names[] = { "table", "csv", "json", NULL };
+
+/* The common options' values, copied into the context after each parse. */
+static int c_format;
+static unsigned long c_seed = 1, c_runs = 5;
+static bool c_quick;
+static const char *c_plot;
+
+static struct rb_opt common_opts[] = {
+	RB_OPT_CHOICE("format", &c_format, format_names,
+		      "output format (default table)"),
+	RB_OPT_UINT("seed", &c_seed, 0, ULONG_MAX, "N",
+		    "random seed (default 1; printed)"),
+	RB_OPT_UINT("runs", &c_runs, 1, 1000, "N",
+		    "repetitions, the median is reported (default 5)"),
+	RB_OPT_FLAG("quick", &c_quick,
+		    "small default sizes (smoke test); explicit sizes win"),
+	RB_OPT_STR("plot", &c_plot, "DIR",
+		   "write gnuplot charts (PNG and SVG) into the existing "
+		   "folder DIR"),
+	RB_OPT_END,
+};
+
+/* Multiply with an overflow check. */
+static bool mul_ok(unsigned long a, unsigned long b, unsigned long *out)
+{
+	return !__builtin_mul_overflow(a, b, out);
+}
+
+/* Digits only, no sign, no space, no overflow. */
+static bool parse_digits(const char *s, const char *end, unsigned long *out)
+{
+	unsigned long v = 0;
+
+	if (s == end)
+		return false;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9' || !mul_ok(v, 10, &v) ||
+		    __builtin_add_overflow(v, (unsigned long)(*s - '0'), &v))
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* "123", "1e6" (123 * 10^6) or "10^6"; the whole string. */
+bool rb_parse_uint(const char *s, unsigned long *out)
+{
+	const char *end = s + strlen(s), *e = strpbrk(s, "eE^");
+	unsigned long base, exp, v = 1;
+
+	if (!e)
+		return parse_digits(s, end, out);
+	if (!parse_digits(s, e, &base) || !parse_digits(e + 1, end, &exp))
+		return false;
+	if (*e == '^') {
+		for (unsigned long i = 0; i < exp; i++)
+			if (!mul_ok(v, base, &v))
+				return false;
+	} else {
+		v = base;
+		for (unsigned long i = 0; i < exp && v; i++)
+			if (!mul_ok(v, 10, &v))
+				return false;
+	}
+	*out = v;
+	return true;
+}
+
+static void bad_uint(const char *name, const char *v, unsigned long min,
+		     unsigned long max)
+{
+	rb_die("--%s: '%s' is not an integer in %lu..%lu", name, v, min, max);
+}
+
+int rb_parse_uint_list(const char *name, const char *s, unsigned long min,
+		       unsigned long max, unsigned long *out, int maxn)
+{
+	char *dup = strdup(s), *save = NULL;
+	int n = 0;
+
+	if (!dup)
+		rb_die("out of memory");
+	if (!*s || s[strlen(s) - 1] == ',' || strstr(s, ",,") || *s == ',')
+		rb_die("--%s: '%s' is not a comma list of integers in "
+		       "%lu..%lu",
+		       name, s, min, max);
+	for (char *t = strtok_r(dup, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		unsigned long v;
+
+		if (!rb_parse_uint(t, &v) || v < min || v > max)
+			bad_uint(name, t, min, max);
+		if (n == maxn)
+			rb_die("--%s: at most %d values", name, maxn);
+		out[n++] = v;
+	}
+	free(dup);
+	return n;
+}
+
+static void set_value(struct rb_opt *o, const char *v)
+{
+	char *end;
+
+	switch (o->kind) {
+	case RB_K_UINT: {
+		unsigned long x;
+
+		if (!rb_parse_uint(v, &x) || x < o->min || x > o->max)
+			bad_uint(o->name, v, o->min, o->max);
+		*(unsigned long *)o->dest = x;
+		break;
+	}
+	case RB_K_NUM: {
+		double x;
+
+		errno = 0;
+		x = strtod(v, &end);
+		if (!*v || *end || errno || !(x >= (double)o->min) ||
+		    !(x <= (double)o->max))
+			rb_die("--%s: '%s' is not a number in %lu..%lu",
+			       o->name, v, o->min, o->max);
+		*(double *)o->dest = x;
+		break;
+	}
+	case RB_K_CHOICE: {
+		char list[256] = "";
+
+		for (int i = 0; o->choices[i]; i++) {
+			if (!strcmp(v, o->choices[i])) {
+				*(int *)o->dest = i;
+				return;
+			}
+			snprintf(list + strlen(list),
+				 sizeof(list) - strlen(list), "%s%s",
+				 i ? ", " : "", o->choices[i]);
+		}
+		rb_die("--%s: '%s' is not one of %s", o->name, v, list);
+	}
+	case RB_K_STR:
+		*(const char **)o->dest = v;
+		break;
+	case RB_K_FLAG:
+		*(bool *)o->dest = true;
+		break;
+	}
+}
+
+static struct rb_opt *find_opt(struct rb_opt *opts, const char *name,
+			       size_t len)
+{
+	for (; opts && opts->name; opts++)
+		if (strlen(opts->name) == len &&
+		    !strncmp(opts->name, name, len))
+			return opts;
+	return NULL;
+}
+
+bool rb_given(const struct rb_opt *opts, const char *name)
+{
+	for (; opts->name; opts++)
+		if (!strcmp(opts->name, name))
+			return opts->given;
+	return false;
+}
+
+/* Copy the common options into @ctx and check --plot's folder. */
+static void sync_common(struct rb_ctx *ctx)
+{
+	struct stat st;
+
+	ctx->format = (enum rb_format)c_format;
+	ctx->seed = c_seed;
+	ctx->runs = (int)c_runs;
+	ctx->quick = c_quick;
+	ctx->plot = c_plot;
+	if (c_plot && stat(c_plot, &st))
+		rb_die("--plot: '%s': %s (the folder must exist)", c_plot,
+		       strerror(errno));
+	if (c_plot && !S_ISDIR(st.st_mode))
+		rb_die("--plot: '%s' is not a folder", c_plot);
+}
+
+/*
+ * Parse one option at argv[*i] against @opts, then the common options.
+ * Return: true if it was one (and *i moved past its value).
+ */
+static bool parse_option(struct rb_opt *opts, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i] + 2, *eq = strchr(a, '=');
+	size_t len = eq ? (size_t)(eq - a) : strlen(a);
+	struct rb_opt *o = find_opt(opts, a, len);
+
+	if (!o)
+		o = find_opt(common_opts, a, len);
+	if (!o)
+		return false;
+	o->given = true;
+	if (o->kind == RB_K_FLAG) {
+		if (eq)
+			rb_die("--%s takes no value", o->name);
+		set_value(o, NULL);
+		return true;
+	}
+	if (eq) {
+		set_value(o, eq + 1);
+		return true;
+	}
+	if (*i + 1 >= argc)
+		rb_die("--%s needs a value (%s)", o->name,
+		       o->arg ? o->arg : "");
+	set_value(o, argv[++*i]);
+	return true;
+}
+
+/* Print @a then @b as words wrapped at 79 columns, indented by 29. */
+static void print_wrapped(FILE *f, const char *a, const char *b)
+{
+	char text[512], *save = NULL;
+	int col = 29;
+	bool first = true;
+
+	snprintf(text, sizeof(text), "%s%s", a, b);
+	for (char *w = strtok_r(text, " ", &save); w;
+	     w = strtok_r(NULL, " ", &save)) {
+		int l = (int)strlen(w);
+
+		if (!first && col + 1 + l > 79) {
+			fprintf(f, "\n%29s", "");
+			col = 29;
+			first = true;
+		}
+		col += fprintf(f, "%s%s", first ? "" : " ", w);
+		first = false;
+	}
+	fputc('\n', f);
+}
+
+static void print_opts(FILE *f, const struct rb_opt *o)
+{
+	for (; o->name; o++) {
+		char left[64], range[96] = "";
+
+		if (o->kind == RB_K_CHOICE) {
+			char list[128] = "";
+
+			for (int i = 0; o->choices[i]; i++)
+				snprintf(list + strlen(list),
+					 sizeof(list) - strlen(list), "%s%s",
+					 i ? "|" : "", o->choices[i]);
+			snprintf(left, sizeof(left), "--%s %s", o->name, list);
+		} else {
+			snprintf(left, sizeof(left), "--%s%s%s", o->name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
+		}
+		if (o->kind == RB_K_UINT || o->kind == RB_K_NUM)
+			snprintf(range, sizeof(range), " [%lu..%lu]", o->min,
+				 o->max);
+		if (strlen(left) > 26)
+			fprintf(f, "  %s\n%29s", left, "");
+		else
+			fprintf(f, "  %-26s ", left);
+		print_wrapped(f, o->help, range);
+	}
+}
+
+static void command_usage(FILE *f, const struct rb_command *c,
+			  const struct rb_opt *opts)
+{
+	fprintf(f, "usage: regionbench [common options] %s [options]%s%s\n",
+		c->name, c->args ? " " : "", c->args ? c->args : "");
+	fprintf(f, "%s: %s\n", c->name, c->help);
+	if (opts && opts->name) {
+		fprintf(f, "\noptions:\n");
+		print_opts(f, opts);
+	}
+	fprintf(f, "\ncommon options (before or after %s; --x=y or --x y):\n",
+		c->name);
+	print_opts(f, common_opts);
+	if (c->more)
+		fprintf(f, "\n%s", c->more);
+}
+
+void rb_parse(struct rb_ctx *ctx, struct rb_opt *opts, int argc, char **argv)
+{
+	const struct rb_command *c = ctx->cmd;
+	bool rest = false;
+
+	ctx->args = rb_xcalloc((size_t)argc, sizeof(char *));
+	ctx->nargs = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (rest || a[0] != '-' || !strcmp(a, "-")) {
+			if (!c->args)
+				rb_die("%s: unexpected argument '%s' (see "
+				       "regionbench %s --help)",
+				       c->name, a, c->name);
+			ctx->args[ctx->nargs++] = argv[i];
+		} else if (!strcmp(a, "--")) {
+			rest = true;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			command_usage(stdout, c, opts);
+			exit(0);
+		} else if (a[1] != '-' || !parse_option(opts, argc, argv, &i)) {
+			rb_die("%s: unknown option '%s' (see regionbench %s "
+			       "--help)",
+			       c->name, a, c->name);
+		}
+	}
+	sync_common(ctx);
+	rb_note("regionbench %s: seed %" PRIu64 ", %d runs%s", c->name,
+		ctx->seed, ctx->runs, ctx->quick ? ", quick" : "");
+}
+
+const char *rb_plot_path(struct rb_ctx *ctx, const char *name)
+{
+	static char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", ctx->plot, name);
+	return path;
+}
+
+const char *rb_plot_title(struct rb_ctx *ctx, const char *what)
+{
+	static char title[512];
+	char date[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(date, sizeof(date), "%Y-%m-%d", gmtime_r(&now, &tm));
+	snprintf(title, sizeof(title),
+		 "regionbench %s (seed %" PRIu64 ", %d runs, %s)", what,
+		 ctx->seed, ctx->runs, date);
+	return title;
+}
+
 /* ---- main ---- */
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: regionbench [common options] COMMAND [options]\n"
-		"       regionbench --list\n\n"
-		"common options:\n"
-		"  --format table|csv|json   output format (default table)\n"
-		"  --seed N                  random seed (default 1; printed)\n"
-		"  --runs N                  repetitions, median reported "
-		"(default 5)\n"
-		"  --quick                   small sizes (smoke test)\n"
-		"  --plot PREFIX             write PNG/SVG charts where "
-		"supported\n\ncommands:\n");
+	fprintf(f, "usage: regionbench [common options] COMMAND [options]\n"
+		   "       regionbench --list | --version | --help\n"
+		   "       regionbench COMMAND --help\n\n"
+		   "common options (before or after COMMAND; --x=y or "
+		   "--x y):\n");
+	print_opts(f, common_opts);
+	fprintf(f, "\ncommands:\n");
 	for (struct rb_command *c = commands; c; c = c->next)
 		fprintf(f, "  %-16s %s\n", c->name, c->help);
+	fprintf(f, "\nBad input (an unknown option or command, a value out of "
+		   "range) prints one\nline naming it and exits with status "
+		   "2; a failed check exits 1.\n");
 }
 
 int main(int argc, char **argv)
@@ -357,11 +753,11 @@ int main(int argc, char **argv)
 			      .runs = 5,
 			      .out = stdout,
 			      .argv = argv };
-	int i;
+	uint64_t t0 = rb_now_ns();
+	int i, ret;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(a, "--list")) {
 			for (struct rb_command *c = commands; c; c = c->next)
@@ -370,52 +766,32 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "--quick")) {
-			ctx.quick = true;
-		} else if (!v) {
-			fprintf(stderr, "regionbench: %s needs a value\n", a);
-			return 2;
-		} else if (!strcmp(a, "--format")) {
-			if (!strcmp(v, "table"))
-				ctx.format = RB_TABLE;
-			else if (!strcmp(v, "csv"))
-				ctx.format = RB_CSV;
-			else if (!strcmp(v, "json"))
-				ctx.format = RB_JSON;
-			else {
-				fprintf(stderr,
-					"regionbench: unknown format %s\n", v);
-				return 2;
-			}
-			i++;
-		} else if (!strcmp(a, "--seed")) {
-			ctx.seed = strtoull(v, NULL, 0);
-			i++;
-		} else if (!strcmp(a, "--runs")) {
-			ctx.runs = atoi(v);
-			if (ctx.runs < 1)
-				ctx.runs = 1;
-			i++;
-		} else if (!strcmp(a, "--plot")) {
-			ctx.plot = v;
-			i++;
-		} else {
-			break; /* a subcommand option before the command */
+		} else if (!strcmp(a, "--version")) {
+			printf("regionbench %s\n", RB_VERSION);
+			return 0;
+		} else if (a[1] != '-' || !parse_option(NULL, argc, argv, &i)) {
+			rb_die("unknown option '%s' (see regionbench --help)",
+			       a);
 		}
 	}
 	if (i >= argc) {
 		usage(stderr);
-		return 2;
+		rb_die("no command given");
 	}
 	for (struct rb_command *c = commands; c; c = c->next) {
 		if (strcmp(c->name, argv[i]))
 			continue;
-		rb_note("regionbench %s: seed %" PRIu64 ", %d runs%s", c->name,
-			ctx.seed, ctx.runs, ctx.quick ? ", quick" : "");
-		optind = 1;
-		return c->run(&ctx, argc - i, argv + i);
+		ctx.cmd = c;
+		ret = c->run(&ctx, argc - i, argv + i);
+		if (!ret)
+			rb_note("regionbench: %s: %d table%s, %d run%s each, "
+				"seed %" PRIu64 ", %.1f s",
+				c->name, tables_printed,
+				tables_printed == 1 ? "" : "s", ctx.runs,
+				ctx.runs == 1 ? "" : "s", ctx.seed,
+				(double)(rb_now_ns() - t0) / 1e9);
+		free(ctx.args);
+		return ret;
 	}
-	fprintf(stderr, "regionbench: unknown command %s\n", argv[i]);
-	usage(stderr);
-	return 2;
+	rb_die("unknown command '%s' (regionbench --list shows them)", argv[i]);
 }

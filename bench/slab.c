@@ -14,7 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <getopt.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,9 +24,8 @@
 
 enum mode { M_FALLBACK, M_BULK, M_MALLOC, M_JEMALLOC, M_MIMALLOC, NR_MODES };
 
-static const char *const mode_names[NR_MODES] = {
-	"fallback", "bulk", "malloc", "jemalloc", "mimalloc"
-};
+static const char *const mode_names[NR_MODES] = { "fallback", "bulk", "malloc",
+						  "jemalloc", "mimalloc" };
 
 struct peer {
 	void *(*alloc)(size_t size);
@@ -165,13 +164,17 @@ static double run_loop(enum mode m, struct rg_slab_cache *c, size_t size,
 }
 
 static const struct rb_col long_cols[] = {
-	{ "mode", "mode", "fallback: single alloc/free calls; bulk: "
+	{ "mode", "mode",
+	  "fallback: single alloc/free calls; bulk: "
 	  "alloc_bulk/free_bulk; malloc, jemalloc, mimalloc: the same loop "
-	  "with those allocators", RB_STR, 0 },
+	  "with those allocators",
+	  RB_STR, 0 },
 	{ "bulk", "bulk", "objects allocated, then freed, per loop iteration",
 	  RB_INT, 0 },
-	{ "cycles_per_object", "cycles/obj", "TSC cycles per object (one "
-	  "alloc + one free), median of runs", RB_NUM, 1 },
+	{ "cycles_per_object", "cycles/obj",
+	  "TSC cycles per object (one "
+	  "alloc + one free), median of runs",
+	  RB_NUM, 1 },
 	{ "ns_per_object", "ns/obj", "nanoseconds per object, median of runs",
 	  RB_NUM, 2 },
 };
@@ -179,77 +182,79 @@ static const struct rb_col long_cols[] = {
 static const struct rb_col wide_cols[] = {
 	{ "bulk", "bulk", "objects allocated, then freed, per loop iteration",
 	  RB_INT, 0 },
-	{ "fallback_cycles", "fallback cyc", "single alloc/free calls: TSC "
-	  "cycles per object (alloc + free)", RB_NUM, 1 },
+	{ "fallback_cycles", "fallback cyc",
+	  "single alloc/free calls: TSC "
+	  "cycles per object (alloc + free)",
+	  RB_NUM, 1 },
 	{ "fallback_ns", "fallback ns", "the same in ns per object", RB_NUM,
 	  2 },
-	{ "bulk_cycles", "bulk cyc", "alloc_bulk + free_bulk: cycles per "
-	  "object", RB_NUM, 1 },
+	{ "bulk_cycles", "bulk cyc",
+	  "alloc_bulk + free_bulk: cycles per "
+	  "object",
+	  RB_NUM, 1 },
 	{ "bulk_ns", "bulk ns", "the same in ns per object", RB_NUM, 2 },
 	{ "improvement", "improved", "1 - bulk/fallback cycles, percent",
 	  RB_NUM, 0 },
-	{ "malloc_cycles", "malloc cyc", "glibc malloc+free of the same size, "
-	  "cycles per object", RB_NUM, 1 },
-	{ "jemalloc_cycles", "jemalloc cyc", "jemalloc mallocx+dallocx, "
-	  "cycles per object (- if not installed)", RB_NUM, 1 },
-	{ "mimalloc_cycles", "mimalloc cyc", "mimalloc mi_malloc+mi_free, "
-	  "cycles per object (- if not installed)", RB_NUM, 1 },
+	{ "malloc_cycles", "malloc cyc",
+	  "glibc malloc+free of the same size, "
+	  "cycles per object",
+	  RB_NUM, 1 },
+	{ "jemalloc_cycles", "jemalloc cyc",
+	  "jemalloc mallocx+dallocx, "
+	  "cycles per object (- if not installed)",
+	  RB_NUM, 1 },
+	{ "mimalloc_cycles", "mimalloc cyc",
+	  "mimalloc mi_malloc+mi_free, "
+	  "cycles per object (- if not installed)",
+	  RB_NUM, 1 },
 	{ "bulk_vs_malloc", "bulk/malloc", "bulk cycles / malloc cycles",
 	  RB_NUM, 2 },
 };
 
-static const char *const wide_key[NR_MODES] = {
-	"fallback_cycles", "bulk_cycles", "malloc_cycles", "jemalloc_cycles",
-	"mimalloc_cycles"
-};
+static const char *const wide_key[NR_MODES] = { "fallback_cycles",
+						"bulk_cycles", "malloc_cycles",
+						"jemalloc_cycles",
+						"mimalloc_cycles" };
 
 static int run_slab(struct rb_ctx *ctx, int argc, char **argv)
 {
-	static const size_t default_bulks[] = { 1,  2,  3,  4,   8,   16,  30,
+	static const size_t default_bulks[] = { 1,  2,	3,  4,	8,   16,  30,
 						32, 34, 48, 64, 128, 158, 250 };
-	size_t bulks[64], nbulks = 0, objects = 10000000, size = 256;
-	static const struct option opts[] = {
-		{ "objects", required_argument, NULL, 'n' },
-		{ "bulk", required_argument, NULL, 'b' },
-		{ "size", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
+	unsigned long bulks[64], objects = 10000000, size = 256;
+	const char *bulk_list = NULL;
+	size_t nbulks = 0;
+	struct rb_opt opts[] = {
+		RB_OPT_UINT("objects", &objects, 1, 1UL << 40, "N",
+			    "objects per bulk size and mode (default 10^7; "
+			    "--quick: 20000)"),
+		RB_OPT_STR("bulk", &bulk_list, "B,B,...",
+			   "bulk sizes, each 1..1024 (default 1..250)"),
+		RB_OPT_UINT("size", &size, 1, 1UL << 20, "BYTES",
+			    "object size (default 256)"),
+		RB_OPT_END,
 	};
 	struct rg_slab_cache *c;
 	struct rb_table *lt, *wt;
 	void **p;
-	int o;
 
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (o) {
-		case 'n':
-			objects = strtoull(optarg, NULL, 0);
-			break;
-		case 's':
-			size = strtoull(optarg, NULL, 0);
-			break;
-		case 'b':
-			for (char *t = strtok(optarg, ","); t && nbulks < 64;
-			     t = strtok(NULL, ","))
-				bulks[nbulks++] = strtoull(t, NULL, 0);
-			break;
-		default:
-			fprintf(stderr, "usage: regionbench slab [--objects N] "
-					"[--bulk B,B,...] [--size BYTES]\n");
-			return 2;
-		}
-	}
+	rb_parse(ctx, opts, argc, argv);
+	if (bulk_list)
+		nbulks = (size_t)rb_parse_uint_list("bulk", bulk_list, 1, 1024,
+						    bulks, 64);
 	if (!nbulks) {
 		nbulks = sizeof(default_bulks) / sizeof(default_bulks[0]);
-		memcpy(bulks, default_bulks, sizeof(default_bulks));
+		for (size_t i = 0; i < nbulks; i++)
+			bulks[i] = default_bulks[i];
 	}
-	if (ctx->quick)
+	if (ctx->quick && !rb_given(opts, "objects"))
 		objects = 20000;
-	if (objects == 0 || size == 0)
-		return 2;
 	load_peers(ctx);
 	c = rg_slab_create("bench", size, size >= 256 ? 256 : 0, 0, NULL);
+	if (!c)
+		rb_die("slab: cannot create a cache of %lu-byte objects: %s",
+		       size, strerror(errno));
 	p = calloc(1024, sizeof(void *));
-	if (!c || !p)
+	if (!p)
 		return 1;
 
 	lt = rb_table_new("slab", long_cols, 4);
@@ -257,8 +262,8 @@ static int run_slab(struct rb_ctx *ctx, int argc, char **argv)
 	for (int i = 0; i < 2; i++) {
 		struct rb_table *t = i ? wt : lt;
 
-		rb_table_param(t, "object_size", "%zu", size);
-		rb_table_param(t, "objects", "%zu", objects);
+		rb_table_param(t, "object_size", "%lu", size);
+		rb_table_param(t, "objects", "%lu", objects);
 		rb_table_param(t, "runs", "%d", ctx->runs);
 		rb_table_param(t, "seed", "%llu",
 			       (unsigned long long)ctx->seed);
@@ -296,8 +301,9 @@ static int run_slab(struct rb_ctx *ctx, int argc, char **argv)
 			   100.0 * (1 - cyc[M_BULK] / cyc[M_FALLBACK]));
 		rb_set_num(wt, "bulk_vs_malloc", cyc[M_BULK] / cyc[M_MALLOC]);
 	}
-	rb_table_note(wt, "Each loop allocates `bulk` objects then frees them, "
-			  "until %zu objects have passed.",
+	rb_table_note(wt,
+		      "Each loop allocates `bulk` objects then frees them, "
+		      "until %lu objects have passed.",
 		      objects);
 	rb_table_note(wt, "The 2015 SLUB bulk-free patches (Haswell): fallback "
 			  "44-47 cycles at bulk 1..16, bulk 17 at 8 and 16.");
