@@ -32,7 +32,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -122,25 +121,6 @@ static uint64_t hash_step(uint64_t h, uint64_t v)
 {
 	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
 	return h;
-}
-
-static bool parse_count(const char *s, unsigned long *out)
-{
-	char *end;
-	double d;
-
-	if (strchr(s, '^')) {
-		unsigned long base = strtoul(s, &end, 10);
-		unsigned long e = strtoul(end + 1, &end, 10);
-
-		d = pow((double)base, (double)e);
-	} else {
-		d = strtod(s, &end);
-	}
-	if (*end || d < 1 || d > 1e15 || d != floor(d))
-		return false;
-	*out = (unsigned long)d;
-	return true;
 }
 
 static int cmp_ul(const void *a, const void *b)
@@ -682,25 +662,33 @@ static void churn_ratios(struct rb_table *t, struct result res[NB][MAX_ROWS],
 		}
 }
 
-static void plot(const char *prefix, struct result res[NB][MAX_ROWS],
+/*
+ * --plot DIR: DIR/regions-W-BACKEND.dat (W: fill or big), then
+ * DIR/regions-W-ns.{png,svg} (ns per region vs capacity) and
+ * DIR/regions-W-bytes.{png,svg} (peak bytes vs capacity), log-log with
+ * ticks at the powers of 10.
+ */
+static void plot(struct rb_ctx *ctx, struct result res[NB][MAX_ROWS],
 		 const unsigned long *sorted, int n, const struct opts *o)
 {
-	char path[4096];
+	const char *w = workload_names[o->workload];
+	char base[4096], name[256], title[600];
 	FILE *g;
 	int any = 0;
 
+	snprintf(name, sizeof(name), "regions-%s", w);
+	snprintf(base, sizeof(base), "%s", rb_plot_path(ctx, name));
 	for (int b = 0; b < NB; b++) {
 		FILE *f;
+		char path[4200];
 
 		if (!o->use[b])
 			continue;
-		snprintf(path, sizeof(path), "%s-%s.dat", prefix,
+		snprintf(path, sizeof(path), "%s-%s.dat", base,
 			 rg_region_backend_name((enum rg_region_backend)b));
 		f = fopen(path, "w");
-		if (!f) {
-			perror(path);
-			return;
-		}
+		if (!f)
+			rb_die("--plot: %s: %s", path, strerror(errno));
 		fprintf(f, "# capacity alloc_ns_per_region free_ns_per_region "
 			   "peak_bytes\n");
 		for (int c = 0; c < n; c++)
@@ -716,20 +704,22 @@ static void plot(const char *prefix, struct result res[NB][MAX_ROWS],
 		return;
 	}
 	for (int chart = 0; chart < 2; chart++) {
+		snprintf(name, sizeof(name), "regions %s: %s", w,
+			 chart ? "peak bytes held vs capacity" :
+				 "ns per region vs capacity (solid alloc, "
+				 "dashed free)");
+		snprintf(title, sizeof(title), "%s", rb_plot_title(ctx, name));
 		for (int term = 0; term < 2; term++) {
 			fprintf(g, "set terminal %s\n",
 				term ? "svg size 900,600 dynamic" :
 				       "pngcairo size 900,600");
-			fprintf(g, "set output '%s-%s.%s'\n", prefix,
+			fprintf(g, "set output '%s-%s.%s'\n", base,
 				chart ? "bytes" : "ns", term ? "svg" : "png");
-			fprintf(g,
-				"set logscale xy\nset format x '10^{%%L}'\nset grid\nset key left "
-				"top\nset xlabel 'capacity (units)'\n");
-			fprintf(g, "set title '%s'\n",
-				chart ? "regionbench regions: peak bytes held "
-					"vs capacity" :
-					"regionbench regions: ns per region vs "
-					"capacity (solid alloc, dashed free)");
+			fprintf(g, "set logscale xy\nset format x '10^{%%L}'\n"
+				   "set format y '10^{%%L}'\nset xtics 10\n"
+				   "set ytics 10\nset grid\nset key left "
+				   "top\nset xlabel 'capacity (units)'\n");
+			fprintf(g, "set title '%s'\n", title);
 			fprintf(g, "set ylabel '%s'\n",
 				chart ? "peak bytes (measured)" :
 					"ns per region");
@@ -745,7 +735,7 @@ static void plot(const char *prefix, struct result res[NB][MAX_ROWS],
 					fprintf(g,
 						"%s'%s-%s.dat' using 1:4 with "
 						"linespoints lc %d title '%s'",
-						any ? ", " : "", prefix, nm,
+						any ? ", " : "", base, nm,
 						b + 1, nm);
 				else
 					fprintf(g,
@@ -754,9 +744,8 @@ static void plot(const char *prefix, struct result res[NB][MAX_ROWS],
 						"alloc', '%s-%s.dat' using "
 						"1:3 with linespoints dt 2 lc "
 						"%d title '%s free'",
-						any ? ", " : "", prefix, nm,
-						b + 1, nm, prefix, nm, b + 1,
-						nm);
+						any ? ", " : "", base, nm,
+						b + 1, nm, base, nm, b + 1, nm);
 				any = 1;
 			}
 			fprintf(g, "\nunset output\n");
@@ -767,34 +756,10 @@ static void plot(const char *prefix, struct result res[NB][MAX_ROWS],
 	else
 		rb_note("regionbench regions: wrote %s-ns.png, %s-ns.svg, "
 			"%s-bytes.png, %s-bytes.svg",
-			prefix, prefix, prefix, prefix);
+			base, base, base, base);
 }
 
 /* ---- command line ---- */
-
-static void usage(void)
-{
-	fprintf(stderr,
-		"usage: regionbench [common options] regions [options]\n"
-		"  --workload fill|churn|big  (default fill)\n"
-		"  --capacity LIST   comma list, e.g. 1e6,10^5,1000 (fill "
-		"default 10^6..10;\n"
-		"                    churn default 10^6)\n"
-		"  --occupancy P     churn: fill to P%% first (default: 90, "
-		"95 and 99)\n"
-		"  --iterations N    churn: free+alloc iterations (default "
-		"10^6)\n"
-		"  --align A         alignment of every region (power of 2; "
-		"default none)\n"
-		"  --backends LIST   comma list of bitmap,ida,maple,hbitmap "
-		"(default all)\n"
-		"  --budget S        seconds per backend and capacity "
-		"(default 30);\n"
-		"                    a backend predicted to take longer is "
-		"skipped\n"
-		"common --plot PREFIX writes PREFIX-ns.{png,svg} and "
-		"PREFIX-bytes.{png,svg}\n");
-}
 
 static int parse_backends(const char *s, bool use[NB])
 {
@@ -807,7 +772,10 @@ static int parse_backends(const char *s, bool use[NB])
 		int err = rg_region_backend_lookup(tok, &b);
 
 		if (err) {
-			fprintf(stderr, "regionbench: backend %s: %s\n", tok,
+			fprintf(stderr,
+				"regionbench: --backends: '%s' is %s (bitmap, "
+				"ida, maple, hbitmap)\n",
+				tok,
 				err == -ENOENT ? "unknown" :
 						 "not in this build");
 			free(dup);
@@ -819,99 +787,78 @@ static int parse_backends(const char *s, bool use[NB])
 	return 0;
 }
 
-static int parse_opts(struct rb_ctx *ctx, int argc, char **argv, struct opts *o,
-		      bool replay)
+static const char *const workload_choices[] = { "fill", "churn", "big", NULL };
+
+/* The options of regions and replay: one table each. */
+static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
+		       struct opts *o, bool replay)
 {
-	static const struct option lo[] = {
-		{ "workload", required_argument, NULL, 'w' },
-		{ "capacity", required_argument, NULL, 'c' },
-		{ "occupancy", required_argument, NULL, 'o' },
-		{ "iterations", required_argument, NULL, 'i' },
-		{ "align", required_argument, NULL, 'a' },
-		{ "backends", required_argument, NULL, 'b' },
-		{ "budget", required_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const char *caps = NULL, *backends = NULL;
+	unsigned long occ = 0;
+	int workload = W_FILL;
+	struct rb_opt regions_opts[] = {
+		RB_OPT_CHOICE("workload", &workload, workload_choices,
+			      "(default fill)"),
+		RB_OPT_STR("capacity", &caps, "LIST",
+			   "comma list, e.g. 1e6,10^5,1000 (fill default "
+			   "10^6..10, churn 10^6; --quick: 10^5..10)"),
+		RB_OPT_UINT("occupancy", &occ, 1, 99, "P",
+			    "churn: fill to P% first (default: 90, 95 and 99)"),
+		RB_OPT_UINT("iterations", &o->iterations, 1, 1000000000000000,
+			    "N",
+			    "churn: free+alloc iterations (default 10^6; "
+			    "--quick: 20000)"),
+		RB_OPT_UINT("align", &o->align, 1, 1UL << 30, "A",
+			    "alignment of every region, a power of 2 (default "
+			    "1: none)"),
+		RB_OPT_STR("backends", &backends, "LIST",
+			   "comma list of bitmap,ida,maple,hbitmap (default "
+			   "all)"),
+		RB_OPT_NUM("budget", &o->budget_s, 0, 86400, "S",
+			   "seconds per backend and capacity (default 30; "
+			   "--quick: 2); a backend predicted to take longer is "
+			   "skipped"),
+		RB_OPT_END,
 	};
-	const char *caps = NULL;
-	int c;
+	struct rb_opt replay_opts[] = {
+		RB_OPT_STR("backends", &backends, "LIST",
+			   "comma list of bitmap,ida,maple,hbitmap (default "
+			   "all)"),
+		RB_OPT_NUM("budget", &o->budget_s, 0, 86400, "S",
+			   "seconds per backend (default 30; --quick: 2): no "
+			   "new run starts after it"),
+		RB_OPT_END,
+	};
+	struct rb_opt *opts = replay ? replay_opts : regions_opts;
 
 	memset(o, 0, sizeof(*o));
-	o->workload = replay ? W_REPLAY : W_FILL;
-	o->iterations = ctx->quick ? 20000 : 1000000;
-	o->budget_s = ctx->quick ? 2 : 30;
 	for (int b = 0; b < NB; b++)
 		o->use[b] =
 			rg_region_backend_available((enum rg_region_backend)b);
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'w':
-			if (replay)
-				goto bad;
-			if (!strcmp(optarg, "fill"))
-				o->workload = W_FILL;
-			else if (!strcmp(optarg, "churn"))
-				o->workload = W_CHURN;
-			else if (!strcmp(optarg, "big"))
-				o->workload = W_BIG;
-			else
-				goto bad;
-			break;
-		case 'c':
-			caps = optarg;
-			break;
-		case 'o':
-			o->occ[0] = (unsigned int)atoi(optarg);
-			o->nocc = 1;
-			if (o->occ[0] < 1 || o->occ[0] > 99) {
-				fprintf(stderr, "regionbench: --occupancy "
-						"must be 1..99\n");
-				return -1;
-			}
-			break;
-		case 'i':
-			if (!parse_count(optarg, &o->iterations))
-				goto bad;
-			break;
-		case 'a':
-			o->align = strtoul(optarg, NULL, 0);
-			if (o->align & (o->align - 1))
-				goto bad;
-			break;
-		case 'b':
-			if (parse_backends(optarg, o->use))
-				return -1;
-			break;
-		case 'B':
-			o->budget_s = atof(optarg);
-			break;
-		default:
-			goto bad;
-		}
-	}
-	if (!o->nocc) {
+	rb_parse(ctx, opts, argc, argv);
+	o->workload = replay ? W_REPLAY : (enum workload)workload;
+	if (!rb_given(opts, "iterations"))
+		o->iterations = ctx->quick ? 20000 : 1000000;
+	if (!rb_given(opts, "budget"))
+		o->budget_s = ctx->quick ? 2 : 30;
+	if (o->align & (o->align - 1))
+		rb_die("--align: '%lu' is not a power of two in 1..%lu",
+		       o->align, 1UL << 30);
+	if (backends && parse_backends(backends, o->use))
+		exit(2);
+	if (occ) {
+		o->occ[0] = (unsigned int)occ;
+		o->nocc = 1;
+	} else {
 		o->occ[0] = 90;
 		o->occ[1] = 95;
 		o->occ[2] = 99;
 		o->nocc = 3;
 	}
 	if (caps) {
-		char *dup = strdup(caps), *save = NULL;
-
-		for (char *tok = strtok_r(dup, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			if (o->ncaps == MAX_CAPS ||
-			    !parse_count(tok, &o->caps[o->ncaps])) {
-				fprintf(stderr,
-					"regionbench: bad capacity "
-					"%s\n",
-					tok);
-				free(dup);
-				return -1;
-			}
-			o->ncaps++;
-		}
-		free(dup);
+		o->ncaps =
+			rb_parse_uint_list("capacity", caps, 1,
+					   1000000000000000, o->caps, MAX_CAPS);
 	} else if (o->workload == W_CHURN) {
 		o->caps[o->ncaps++] = ctx->quick ? 100000 : 1000000;
 	} else if (o->workload != W_REPLAY) {
@@ -919,10 +866,6 @@ static int parse_opts(struct rb_ctx *ctx, int argc, char **argv, struct opts *o,
 		     cap >= 10; cap /= 10)
 			o->caps[o->ncaps++] = cap;
 	}
-	return 0;
-bad:
-	usage();
-	return c == 'h' ? 1 : -1;
 }
 
 static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
@@ -931,10 +874,9 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 	unsigned long sorted[MAX_CAPS];
 	struct rb_table *t;
 	struct opts o;
-	int n, err = parse_opts(ctx, argc, argv, &o, false);
+	int n;
 
-	if (err)
-		return err > 0 ? 0 : 2;
+	parse_opts(ctx, argc, argv, &o, false);
 	memset(res, 0, sizeof(res));
 	/* Distinct capacities, ascending, for prediction. */
 	memcpy(sorted, o.caps, sizeof(sorted));
@@ -1000,7 +942,7 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 				"134,864 B (estimate); maple 18.6 / 19.7 ms / "
 				"1,548,304 B (estimate, leaves only).");
 		if (ctx->plot)
-			plot(ctx->plot, res, sorted, n, &o);
+			plot(ctx, res, sorted, n, &o);
 	}
 	rb_table_print(t, ctx);
 	rb_table_free(t);
@@ -1019,93 +961,181 @@ RB_COMMAND(regions, "regions",
 
 /* ---- replay ---- */
 
-enum { OP_ALLOC, OP_FREE };
+enum { OP_ALLOC, OP_RESERVE, OP_FREE };
 
 struct rop {
 	unsigned char kind;
-	unsigned long v; /* alloc: units; free: allocation ID */
+	unsigned long id; /* the allocation this operation makes or frees */
+};
+
+/* One allocation (an alloc or reserve line), by ID. */
+struct ralloc {
+	unsigned long size, align, fixed; /* fixed: reserve's START */
+	bool freed; /* a free line names it */
 };
 
 struct rtrace {
-	unsigned long capacity, nops, nallocs;
+	unsigned long capacity, nops, nallocs, cap_ops, cap_ids;
 	struct rop *ops;
-	unsigned long *size; /* per allocation ID */
+	struct ralloc *a;
 };
 
-static int read_trace(const char *path, struct rtrace *tr)
+#define REPLAY_MAX_CAPACITY (1UL << 40)
+
+static const char replay_help[] =
+	"Trace format (text, one operation per line; '#' starts a comment):\n"
+	"  capacity C            first: units the instance manages, "
+	"1..2^40\n"
+	"  alloc N [align A]     N units (1..C), lowest fit; the start a "
+	"multiple\n"
+	"                        of A (a power of 2; default 1)\n"
+	"  reserve START N       exactly units START..START+N-1 (a fixed "
+	"placement)\n"
+	"  free ID               free allocation ID; alloc and reserve lines "
+	"are\n"
+	"                        numbered from 0 in trace order\n"
+	"FILE '-' reads the trace from standard input.\n\n"
+	"Parsing is strict: an unknown word, a missing or extra token, a "
+	"number that\n"
+	"is not a whole number (such as -3 or 5x), a size of 0 or above C, an "
+	"align\n"
+	"that is not a power of 2, a reserve past C, a free of an ID not yet\n"
+	"allocated, a second free of an ID, or a capacity line that is not "
+	"first\n"
+	"is an error naming FILE:LINE (exit status 2); nothing is run.\n"
+	"While replaying, an alloc or reserve that fails is counted under "
+	"failures\n"
+	"(a false failure if a fitting free run existed) and a later free of "
+	"it is\n"
+	"skipped and counted. Every backend must place every region alike; a\n"
+	"mismatch is reported and the exit status is 1.\n";
+
+static void trace_push(struct rtrace *tr, unsigned char kind, unsigned long id)
 {
-	FILE *f = fopen(path, "r");
-	char line[512];
-	unsigned long lineno = 0, cap_ops = 0, cap_ids = 0;
+	if (tr->nops == tr->cap_ops) {
+		tr->cap_ops = tr->cap_ops ? 2 * tr->cap_ops : 1024;
+		tr->ops = realloc(tr->ops, tr->cap_ops * sizeof(*tr->ops));
+		if (!tr->ops)
+			rb_die("out of memory");
+	}
+	tr->ops[tr->nops++] = (struct rop){ kind, id };
+}
+
+static struct ralloc *trace_new_alloc(struct rtrace *tr)
+{
+	if (tr->nallocs == tr->cap_ids) {
+		tr->cap_ids = tr->cap_ids ? 2 * tr->cap_ids : 1024;
+		tr->a = realloc(tr->a, tr->cap_ids * sizeof(*tr->a));
+		if (!tr->a)
+			rb_die("out of memory");
+	}
+	tr->a[tr->nallocs] = (struct ralloc){ 0 };
+	return &tr->a[tr->nallocs++];
+}
+
+/* Parse one line's tokens; NULL, or the reason it is wrong. */
+static const char *trace_line(struct rtrace *tr, char **tok, int ntok)
+{
+	unsigned long v[3] = { 0 };
+	struct ralloc *a;
+
+	/* Every token after the first is a number, but alloc's "align". */
+	for (int i = 1; i < ntok && i < 4; i++)
+		if ((i != 2 || strcmp(tok[0], "alloc")) &&
+		    !rb_parse_uint(tok[i], &v[i - 1]))
+			return "expected a whole number (0, 1, 2, ...)";
+	if (!strcmp(tok[0], "capacity")) {
+		if (ntok != 2)
+			return "expected 'capacity C'";
+		if (tr->capacity)
+			return "a second capacity line";
+		if (!v[0] || v[0] > REPLAY_MAX_CAPACITY)
+			return "the capacity must be 1..2^40";
+		tr->capacity = v[0];
+		return NULL;
+	}
+	if (!tr->capacity)
+		return "the first operation must be 'capacity C'";
+	if (!strcmp(tok[0], "alloc")) {
+		if (ntok != 2 && (ntok != 4 || strcmp(tok[2], "align")))
+			return "expected 'alloc N' or 'alloc N align A'";
+		if (!v[0] || v[0] > tr->capacity)
+			return "the size must be 1..capacity";
+		if (ntok == 4 && (!v[2] || (v[2] & (v[2] - 1))))
+			return "the align must be a power of 2";
+		a = trace_new_alloc(tr);
+		a->size = v[0];
+		a->align = ntok == 4 ? v[2] : 1;
+		a->fixed = ~0UL;
+		trace_push(tr, OP_ALLOC, tr->nallocs - 1);
+	} else if (!strcmp(tok[0], "reserve")) {
+		if (ntok != 3)
+			return "expected 'reserve START N'";
+		if (!v[1] || v[0] >= tr->capacity || v[1] > tr->capacity - v[0])
+			return "the range START..START+N-1 must lie in "
+			       "0..capacity-1, N >= 1";
+		a = trace_new_alloc(tr);
+		a->size = v[1];
+		a->align = 1;
+		a->fixed = v[0];
+		trace_push(tr, OP_RESERVE, tr->nallocs - 1);
+	} else if (!strcmp(tok[0], "free")) {
+		if (ntok != 2)
+			return "expected 'free ID'";
+		if (v[0] >= tr->nallocs)
+			return "free of an ID not allocated yet";
+		if (tr->a[v[0]].freed)
+			return "a second free of this ID";
+		tr->a[v[0]].freed = true;
+		trace_push(tr, OP_FREE, v[0]);
+	} else {
+		return "unknown operation (capacity, alloc, reserve or free)";
+	}
+	return NULL;
+}
+
+/* Read and check a whole trace; exits 2 naming FILE:LINE on bad input. */
+static void read_trace(const char *path, struct rtrace *tr)
+{
+	bool std = !strcmp(path, "-");
+	const char *name = std ? "<stdin>" : path;
+	FILE *f = std ? stdin : fopen(path, "r");
+	char *line = NULL;
+	size_t len = 0;
+	unsigned long lineno = 0;
 
 	memset(tr, 0, sizeof(*tr));
-	if (!f) {
-		fprintf(stderr, "regionbench replay: %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char word[32], *hash = strchr(line, '#');
-		unsigned long v;
-		int got;
+	if (!f)
+		rb_die("replay: %s: %s", path, strerror(errno));
+	while (getline(&line, &len, f) >= 0) {
+		char *tok[5], *save = NULL, *hash = strchr(line, '#');
+		const char *why;
+		int ntok = 0;
 
 		lineno++;
 		if (hash)
 			*hash = 0;
-		got = sscanf(line, "%31s %lu", word, &v);
-		if (got <= 0)
+		for (char *t = strtok_r(line, " \t\r\n", &save); t;
+		     t = strtok_r(NULL, " \t\r\n", &save))
+			if (ntok < 5)
+				tok[ntok++] = t;
+			else
+				ntok = 6;
+		if (!ntok)
 			continue;
-		if (got != 2)
-			goto bad;
-		if (!strcmp(word, "capacity")) {
-			if (tr->capacity || tr->nops || !v)
-				goto bad;
-			tr->capacity = v;
-			continue;
-		}
-		if (!tr->capacity)
-			goto bad;
-		if (tr->nops == cap_ops) {
-			cap_ops = cap_ops ? 2 * cap_ops : 1024;
-			tr->ops = realloc(tr->ops, cap_ops * sizeof(*tr->ops));
-			if (!tr->ops)
-				exit(2);
-		}
-		if (!strcmp(word, "alloc")) {
-			if (!v)
-				goto bad;
-			if (tr->nallocs == cap_ids) {
-				cap_ids = cap_ids ? 2 * cap_ids : 1024;
-				tr->size = realloc(tr->size,
-						   cap_ids * sizeof(*tr->size));
-				if (!tr->size)
-					exit(2);
-			}
-			tr->size[tr->nallocs++] = v;
-			tr->ops[tr->nops++] = (struct rop){ OP_ALLOC, v };
-		} else if (!strcmp(word, "free")) {
-			if (v >= tr->nallocs)
-				goto bad;
-			tr->ops[tr->nops++] = (struct rop){ OP_FREE, v };
-		} else {
-			goto bad;
-		}
+		why = ntok > 5 ? "too many tokens" : trace_line(tr, tok, ntok);
+		if (why)
+			rb_die("replay: %s:%lu: %s (see regionbench replay "
+			       "--help)",
+			       name, lineno, why);
 	}
-	fclose(f);
-	if (!tr->capacity) {
-		fprintf(stderr, "regionbench replay: %s: no 'capacity' line\n",
-			path);
-		return -1;
-	}
-	return 0;
-bad:
-	fprintf(stderr,
-		"regionbench replay: %s:%lu: expected 'capacity C' first, "
-		"then 'alloc N' (N >= 1) or 'free ID' (ID of an earlier "
-		"alloc, counted from 0)\n",
-		path, lineno);
-	fclose(f);
-	return -1;
+	if (ferror(f))
+		rb_die("replay: %s: %s", name, strerror(errno));
+	free(line);
+	if (!std)
+		fclose(f);
+	if (!tr->capacity)
+		rb_die("replay: %s: no 'capacity C' line", name);
 }
 
 /* Median cost of one rb_now_ns() pair, subtracted per timed group. */
@@ -1130,7 +1160,7 @@ static void replay_run(int b, const struct rtrace *tr, double overhead,
 	unsigned long *start = rb_xcalloc(tr->nallocs, sizeof(*start));
 	unsigned long *mirror = rg_bitmap_zalloc(tr->capacity);
 	unsigned long *freed = rb_xcalloc(tr->nops, sizeof(*freed));
-	unsigned long id = 0, i = 0, cap = tr->capacity;
+	unsigned long i = 0, cap = tr->capacity;
 	double ta = 0, tf = 0;
 	uint64_t h = 0;
 
@@ -1139,26 +1169,38 @@ static void replay_run(int b, const struct rtrace *tr, double overhead,
 	*nalloc = *nfree = *skipped = 0;
 	res->failures = res->false_failures = 0;
 	while (i < tr->nops) {
-		unsigned long j = i, id0 = id;
+		bool allocs = tr->ops[i].kind != OP_FREE;
+		unsigned long j = i;
 		uint64_t t0, t1;
 
-		/* A maximal group of operations of one kind, timed. */
-		while (j < tr->nops && tr->ops[j].kind == tr->ops[i].kind)
+		/* A maximal group of allocations (or of frees), timed. */
+		while (j < tr->nops && (tr->ops[j].kind != OP_FREE) == allocs)
 			j++;
 		t0 = rb_now_ns();
-		if (tr->ops[i].kind == OP_ALLOC) {
-			for (unsigned long k = i; k < j; k++, id++)
-				if (rg_region_alloc(r, tr->ops[k].v, 0,
-						    &start[id]))
+		if (allocs) {
+			for (unsigned long k = i; k < j; k++) {
+				unsigned long id = tr->ops[k].id;
+				const struct ralloc *a = &tr->a[id];
+
+				if (tr->ops[k].kind == OP_RESERVE) {
+					start[id] = a->fixed;
+					if (rg_region_reserve(r, a->fixed,
+							      a->size))
+						start[id] = ~0UL;
+				} else if (rg_region_alloc(r, a->size, a->align,
+							   &start[id])) {
 					start[id] = ~0UL;
+				}
+			}
 		} else {
 			for (unsigned long k = i; k < j; k++) {
-				unsigned long a = tr->ops[k].v;
+				unsigned long id = tr->ops[k].id;
 
-				freed[k - i] = start[a];
-				if (start[a] == ~0UL)
+				freed[k - i] = start[id];
+				if (start[id] == ~0UL)
 					continue;
-				if (rg_region_free(r, start[a], tr->size[a])) {
+				if (rg_region_free(r, start[id],
+						   tr->a[id].size)) {
 					fprintf(stderr,
 						"regionbench replay: %s "
 						"refused to free allocation "
@@ -1166,50 +1208,61 @@ static void replay_run(int b, const struct rtrace *tr, double overhead,
 						rg_region_backend_name(
 							(enum rg_region_backend)
 								b),
-						a);
+						id);
 					exit(1);
 				}
-				start[a] = ~0UL;
+				start[id] = ~0UL;
 			}
 		}
 		t1 = rb_now_ns();
-		if (tr->ops[i].kind == OP_ALLOC) {
+		if (allocs) {
 			ta += (double)(t1 - t0) - overhead;
 			*nalloc += j - i;
-			for (unsigned long a = id0; a < id; a++) {
-				if (start[a] == ~0UL) {
+			for (unsigned long k = i; k < j; k++) {
+				unsigned long id = tr->ops[k].id;
+				const struct ralloc *a = &tr->a[id];
+
+				if (start[id] == ~0UL) {
 					res->failures++;
-					res->false_failures +=
-						rg_bitmap_find_next_zero_area(
-							mirror, cap, 0,
-							tr->size[a], 0) < cap;
+					if (tr->ops[k].kind == OP_RESERVE)
+						res->false_failures +=
+							rg_bitmap_range_is_clear(
+								mirror,
+								a->fixed,
+								a->size);
+					else
+						res->false_failures +=
+							rg_bitmap_find_next_zero_area(
+								mirror, cap, 0,
+								a->size,
+								a->align - 1) <
+							cap;
 					h = hash_step(h, ~0UL);
 					continue;
 				}
-				if (!rg_bitmap_range_is_clear(mirror, start[a],
-							      tr->size[a])) {
+				if (!rg_bitmap_range_is_clear(mirror, start[id],
+							      a->size) ||
+				    start[id] % a->align) {
 					fprintf(stderr,
-						"regionbench replay: overlap "
-						"at allocation %lu\n",
-						a);
+						"regionbench replay: bad "
+						"placement of allocation %lu\n",
+						id);
 					exit(1);
 				}
-				rg_bitmap_set_range(mirror, start[a],
-						    tr->size[a]);
-				h = hash_step(h, start[a]);
+				rg_bitmap_set_range(mirror, start[id], a->size);
+				h = hash_step(h, start[id]);
 			}
 		} else {
 			tf += (double)(t1 - t0) - overhead;
 			for (unsigned long k = i; k < j; k++) {
-				unsigned long a = tr->ops[k].v;
-
 				if (freed[k - i] == ~0UL) {
 					(*skipped)++;
 					continue;
 				}
 				(*nfree)++;
-				rg_bitmap_clear_range(mirror, freed[k - i],
-						      tr->size[a]);
+				rg_bitmap_clear_range(
+					mirror, freed[k - i],
+					tr->a[tr->ops[k].id].size);
 			}
 		}
 		i = j;
@@ -1232,27 +1285,19 @@ static int run_replay(struct rb_ctx *ctx, int argc, char **argv)
 	struct rb_table *t;
 	struct opts o;
 	double overhead, *va, *vf;
-	int err = parse_opts(ctx, argc, argv, &o, true), ref = -1;
+	int ref = -1;
 
-	if (err)
-		return err > 0 ? 0 : 2;
-	if (optind >= argc) {
-		fprintf(stderr,
-			"usage: regionbench replay [--backends LIST] "
-			"[--budget S] FILE\n"
-			"FILE: 'capacity C' first, then one operation per "
-			"line: 'alloc N' or 'free ID'\n"
-			"(IDs number the allocations from 0 in trace order; "
-			"'#' starts a comment)\n");
-		return 2;
-	}
-	if (read_trace(argv[optind], &tr))
-		return 2;
+	parse_opts(ctx, argc, argv, &o, true);
+	if (ctx->nargs != 1)
+		rb_die("replay: expected one trace FILE (or - for standard "
+		       "input), got %d (see regionbench replay --help)",
+		       ctx->nargs);
+	read_trace(ctx->args[0], &tr);
 	overhead = timer_overhead();
 	va = rb_xcalloc((size_t)ctx->runs, sizeof(double));
 	vf = rb_xcalloc((size_t)ctx->runs, sizeof(double));
 	t = rb_table_new("replay", cols, NCOLS);
-	rb_table_param(t, "trace", "%s", argv[optind]);
+	rb_table_param(t, "trace", "%s", ctx->args[0]);
 	rb_table_param(t, "operations", "%lu", tr.nops);
 	rb_table_param(t, "runs", "%d", ctx->runs);
 	for (int b = 0; b < NB; b++) {
@@ -1319,11 +1364,11 @@ static int run_replay(struct rb_ctx *ctx, int argc, char **argv)
 	rb_table_print(t, ctx);
 	rb_table_free(t);
 	free(tr.ops);
-	free(tr.size);
+	free(tr.a);
 	free(va);
 	free(vf);
 	return mismatches ? 1 : 0;
 }
 
-RB_COMMAND(replay, "replay", "replay a region trace file on every backend",
-	   run_replay);
+RB_COMMAND_ARGS(replay, "replay", "replay a region trace on every backend",
+		run_replay, "FILE", replay_help);
