@@ -153,17 +153,6 @@ int rb_parse_uint_list(const char *name, const char *s, unsigned long min,
 /* Print "regionbench: MESSAGE" to stderr and exit 2 (bad input). */
 void rb_die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
-/*
- * rb_plot_path() - the path DIR/NAME for a --plot output file, where DIR
- * is ctx->plot; the string stays valid until the next call.
- */
-const char *rb_plot_path(struct rb_ctx *ctx, const char *name);
-/*
- * rb_plot_title() - a gnuplot title line for @what, naming the seed, the
- * runs and today's date, e.g. "regionbench regions: ... (seed 1, 5 runs,
- * 2026-12-01)"; the string stays valid until the next call.
- */
-const char *rb_plot_title(struct rb_ctx *ctx, const char *what);
 
 /* Monotonic clock in nanoseconds. */
 static inline uint64_t rb_now_ns(void)
@@ -249,5 +238,44 @@ void rb_table_free(struct rb_table *t);
 
 /* Print a message line to stderr (progress, skips): never into JSON. */
 void rb_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- plots (--plot DIR) ---- */
+
+/*
+ * One chart of a table's rows, drawn by gnuplot into DIR/FILE.png and
+ * DIR/FILE.svg (data in DIR/FILE.dat). Two shapes:
+ * - lines (@x numeric): one line per value of @series (a comma list of
+ *   column keys whose values name the line) and per @y column;
+ * - bars (@x a text column, @bars true): one group of bars per value of
+ *   @x; one bar per @series value (for @y[0]), or per @y column when
+ *   @series is NULL.
+ * Cells that are missing ("-") are left out. Log axes get a tick at every
+ * power of 10, labelled 10^k; the title names the seed, runs and date.
+ */
+struct rb_plot {
+	const char *file; /* file name without extension */
+	const char *title; /* "slab: cycles per object vs bulk size" */
+	const char *x; /* column key of the x axis */
+	const char *series; /* comma list of column keys, or NULL */
+	const char *y[4]; /* column keys, NULL-terminated */
+	const char *xlabel, *ylabel;
+	const char *skip; /* comma list of @x values left out, or NULL */
+	bool bars, logx, logy;
+};
+
+/* Draw @p from @t if --plot was given; a note says what was written. */
+void rb_plot_table(struct rb_ctx *ctx, struct rb_table *t,
+		   const struct rb_plot *p);
+/*
+ * rb_plot_path() - the path DIR/NAME for a --plot output file, where DIR
+ * is ctx->plot; the string stays valid until the next call.
+ */
+const char *rb_plot_path(struct rb_ctx *ctx, const char *name);
+/*
+ * rb_plot_title() - a gnuplot title line for @what, naming the seed, the
+ * runs and today's date, e.g. "regionbench regions: ... (seed 1, 5 runs,
+ * 2026-12-01)"; the string stays valid until the next call.
+ */
+const char *rb_plot_title(struct rb_ctx *ctx, const char *what);
 
 #endif /* RB_BENCH_H */

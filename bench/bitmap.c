@@ -207,6 +207,19 @@ static int run_bitmap(struct rb_ctx *ctx, int argc, char **argv)
 			 "tail of a blocked window, which pays off for long "
 			 "runs (see the speedup column).");
 	rb_table_print(t, ctx);
+	rb_plot_table(ctx, t,
+		      &(struct rb_plot){
+			      .file = "bitmap-search",
+			      .title = "bitmap: ns per zero-area search vs run "
+				       "length",
+			      .x = "nr",
+			      .series = "search",
+			      .y = { "ns_per_search" },
+			      .xlabel = "free run searched for (bits)",
+			      .ylabel = "ns per search",
+			      .logx = true,
+			      .logy = true,
+		      });
 	rb_table_free(t);
 	rg_bitmap_free(map);
 	free(v);

@@ -503,6 +503,18 @@ static int run_threads(struct rb_ctx *ctx, unsigned long n,
 			 "through call_rcu(); locked-mode writes edit leaves "
 			 "in place.");
 	rb_table_print(t, ctx);
+	rb_plot_table(
+		ctx, t,
+		&(struct rb_plot){
+			.file = "maple-threads",
+			.title = "maple --threads: operations per second, "
+				 "RCU vs locked readers",
+			.x = "mode",
+			.y = { "reads_per_sec_per_reader", "writes_per_sec" },
+			.xlabel = "reader mode",
+			.ylabel = "operations per second",
+			.bars = true,
+		});
 	rb_table_free(t);
 	return 0;
 }
@@ -657,6 +669,18 @@ static int run_maple_cmd(struct rb_ctx *ctx, int argc, char **argv)
 	rb_table_note(t, "The kernel's own Maple Tree on the same workloads, "
 			 "side by side: make bench-kernel.");
 	rb_table_print(t, ctx);
+	rb_plot_table(ctx, t,
+		      &(struct rb_plot){
+			      .file = "maple-ops",
+			      .title = "maple: ns per operation, Maple Tree vs "
+				       "GTree",
+			      .x = "op",
+			      .series = "structure",
+			      .y = { "ns_per_op" },
+			      .xlabel = "operation",
+			      .ylabel = "ns per operation",
+			      .bars = true,
+		      });
 	rb_table_free(t);
 	free_workload(&w);
 	return 0;

@@ -1066,6 +1066,19 @@ static int run_maple_prealloc(struct rb_ctx *ctx, int argc, char **argv)
 		if (run_size(&t, &o, ctx, o.sizes[si], si, &bad))
 			ret = 1;
 	if (!ret) {
+		rb_plot_table(ctx, t.lt,
+			      &(struct rb_plot){
+				      .file = "maple-prealloc",
+				      .title = "maple-prealloc: preallocations "
+					       "by nodes requested",
+				      .x = "bucket",
+				      .series = "live_ranges,mode",
+				      .y = { "requests" },
+				      .xlabel = "nodes requested",
+				      .ylabel = "preallocations",
+				      .skip = "total,by-op",
+				      .bars = true,
+			      });
 		if (ctx->format == RB_TABLE) {
 			rb_table_print(t.sum, ctx);
 			rb_table_print(t.cmp, ctx);

@@ -572,6 +572,8 @@ static void sync_common(struct rb_ctx *ctx)
 		       strerror(errno));
 	if (c_plot && !S_ISDIR(st.st_mode))
 		rb_die("--plot: '%s' is not a folder", c_plot);
+	if (c_plot && system("command -v gnuplot >/dev/null 2>&1"))
+		rb_die("--plot: gnuplot is not installed");
 }
 
 /*
@@ -723,9 +725,232 @@ const char *rb_plot_title(struct rb_ctx *ctx, const char *what)
 
 	strftime(date, sizeof(date), "%Y-%m-%d", gmtime_r(&now, &tm));
 	snprintf(title, sizeof(title),
-		 "regionbench %s (seed %" PRIu64 ", %d runs, %s)", what,
-		 ctx->seed, ctx->runs, date);
+		 "regionbench %s (seed %" PRIu64 ", %d run%s, %s)", what,
+		 ctx->seed, ctx->runs, ctx->runs == 1 ? "" : "s", date);
 	return title;
+}
+
+/* The text of cell (@r, key @key), or NULL when missing. */
+static const char *cell(struct rb_table *t, int r, const char *key)
+{
+	return t->cells[(size_t)r * t->ncols + rb_col_index(t, key)];
+}
+
+/* The label of row @r's series: the @series keys' values, space-joined. */
+static void series_label(struct rb_table *t, int r, const char *series,
+			 char *buf, size_t len)
+{
+	char keys[128], *save = NULL;
+
+	buf[0] = 0;
+	if (!series)
+		return;
+	snprintf(keys, sizeof(keys), "%s", series);
+	for (char *k = strtok_r(keys, ",", &save); k;
+	     k = strtok_r(NULL, ",", &save)) {
+		const char *v = cell(t, r, k);
+
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 buf[0] ? " " : "", v ? v : "-");
+	}
+}
+
+/* Distinct values of fn(row) in order of appearance; returns the count. */
+#define RB_PLOT_MAX 64
+static int distinct(char (*vals)[64], int n, const char *v)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(vals[i], v))
+			return n;
+	if (n == RB_PLOT_MAX)
+		return n;
+	snprintf(vals[n], 64, "%s", v);
+	return n + 1;
+}
+
+static int index_of(char (*vals)[64], int n, const char *v)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(vals[i], v))
+			return i;
+	return -1;
+}
+
+static const char *col_header(struct rb_table *t, const char *key)
+{
+	return t->cols[rb_col_index(t, key)].header;
+}
+
+/* Whether row @r is in the chart: its x is present and not skipped. */
+static bool plot_row(struct rb_table *t, int r, const struct rb_plot *p)
+{
+	const char *x = cell(t, r, p->x);
+	size_t l = x ? strlen(x) : 0;
+
+	if (!x)
+		return false;
+	for (const char *s = p->skip; s && *s; s += strcspn(s, ",")) {
+		s += *s == ',';
+		if (!strncmp(s, x, l) && (s[l] == ',' || !s[l]))
+			return false;
+	}
+	return true;
+}
+
+/* Write the data file; returns the number of series (lines or bars). */
+static int plot_data(struct rb_table *t, const struct rb_plot *p, FILE *f,
+		     char (*ser)[64], char (*cat)[64], int *ncat)
+{
+	char lab[128];
+	int nser = 0, ny = 0;
+
+	while (p->y[ny])
+		ny++;
+	*ncat = 0;
+	for (int r = 0; r < t->nrows; r++) {
+		if (!plot_row(t, r, p))
+			continue;
+		series_label(t, r, p->series, lab, sizeof(lab));
+		nser = distinct(ser, nser, lab);
+		if (p->bars)
+			*ncat = distinct(cat, *ncat, cell(t, r, p->x));
+	}
+	if (!p->bars) {
+		/* One block per series: x y1 y2 ...; blocks split by 2 blank
+		 * lines so gnuplot's "index" selects one. */
+		for (int s = 0; s < nser; s++) {
+			fprintf(f, "# %s\n", ser[s]);
+			for (int r = 0; r < t->nrows; r++) {
+				const char *x = cell(t, r, p->x);
+
+				series_label(t, r, p->series, lab, sizeof(lab));
+				if (!plot_row(t, r, p) || strcmp(lab, ser[s]))
+					continue;
+				fprintf(f, "%s", x);
+				for (int j = 0; j < ny; j++) {
+					const char *v = cell(t, r, p->y[j]);
+
+					fprintf(f, " %s", v ? v : "?");
+				}
+				fputc('\n', f);
+			}
+			fprintf(f, "\n\n");
+		}
+		return nser * ny;
+	}
+	/* Bars: one row per category, one column per series (or y). */
+	for (int c = 0; c < *ncat; c++) {
+		char vals[RB_PLOT_MAX][32];
+		int nv = p->series ? nser : ny;
+
+		for (int i = 0; i < nv; i++)
+			snprintf(vals[i], sizeof(vals[i]), "?");
+		for (int r = 0; r < t->nrows; r++) {
+			const char *x = cell(t, r, p->x), *v;
+
+			if (!plot_row(t, r, p) || strcmp(x, cat[c]))
+				continue;
+			series_label(t, r, p->series, lab, sizeof(lab));
+			for (int j = 0; j < (p->series ? 1 : ny); j++) {
+				int i = p->series ? index_of(ser, nser, lab) :
+						    j;
+
+				v = cell(t, r, p->y[j]);
+				if (i >= 0 && v)
+					snprintf(vals[i], sizeof(vals[i]), "%s",
+						 v);
+			}
+		}
+		fprintf(f, "\"%s\"", cat[c]);
+		for (int i = 0; i < nv; i++)
+			fprintf(f, " %s", vals[i]);
+		fputc('\n', f);
+	}
+	return p->series ? nser : ny;
+}
+
+static void plot_axes(FILE *g, const struct rb_plot *p)
+{
+	/* Labels are names such as alloc_range: no enhanced-text markup. */
+	fprintf(g, "set grid\nset key outside right top noenhanced\n"
+		   "set datafile missing '?'\n");
+	if (!p->logx)
+		fprintf(g, "set xtics noenhanced\n");
+	if (p->logx)
+		fprintf(g, "set logscale x 10\nset xtics 10\n"
+			   "set format x '10^{%%L}'\n");
+	if (p->logy)
+		fprintf(g, "set logscale y 10\nset ytics 10\n"
+			   "set format y '10^{%%L}'\n");
+	else
+		fprintf(g, "set yrange [0:*]\n");
+	fprintf(g, "set xlabel '%s'\nset ylabel '%s'\n", p->xlabel, p->ylabel);
+}
+
+void rb_plot_table(struct rb_ctx *ctx, struct rb_table *t,
+		   const struct rb_plot *p)
+{
+	static char ser[RB_PLOT_MAX][64], cat[RB_PLOT_MAX][64];
+	char base[4096], title[600];
+	int n, ncat, ny = 0;
+	FILE *f, *g;
+
+	if (!ctx->plot || !t->nrows)
+		return;
+	while (p->y[ny])
+		ny++;
+	snprintf(base, sizeof(base), "%s", rb_plot_path(ctx, p->file));
+	snprintf(title, sizeof(title), "%s", rb_plot_title(ctx, p->title));
+	{
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s.dat", base);
+		f = fopen(path, "w");
+		if (!f)
+			rb_die("--plot: %s: %s", path, strerror(errno));
+	}
+	n = plot_data(t, p, f, ser, cat, &ncat);
+	fclose(f);
+	g = popen("gnuplot", "w");
+	if (!g)
+		rb_die("--plot: cannot run gnuplot: %s", strerror(errno));
+	for (int term = 0; term < 2; term++) {
+		fprintf(g, "set terminal %s\nset output '%s.%s'\n",
+			term ? "svg size 1000,600 dynamic" :
+			       "pngcairo size 1000,600",
+			base, term ? "svg" : "png");
+		fprintf(g, "set title '%s' noenhanced\n", title);
+		plot_axes(g, p);
+		if (p->bars)
+			fprintf(g, "set style data histograms\n"
+				   "set style histogram clustered gap 1\n"
+				   "set style fill solid 0.8 border -1\n"
+				   "set xtics rotate by -30\n");
+		fprintf(g, "plot ");
+		for (int i = 0; i < n; i++) {
+			const char *sep = i ? ", " : "";
+
+			if (p->bars)
+				fprintf(g, "%s'%s.dat' using %d%s title '%s'",
+					sep, base, i + 2, i ? "" : ":xtic(1)",
+					p->series ? ser[i] :
+						    col_header(t, p->y[i]));
+			else
+				fprintf(g,
+					"%s'%s.dat' index %d using 1:%d with "
+					"linespoints lc %d dt %d title '%s%s%s'",
+					sep, base, i / ny, i % ny + 2,
+					i / ny + 1, i % ny + 1, ser[i / ny],
+					ny > 1 && ser[i / ny][0] ? " " : "",
+					ny > 1 ? col_header(t, p->y[i % ny]) :
+						 "");
+		}
+		fprintf(g, "\nunset output\n");
+	}
+	if (pclose(g) != 0)
+		rb_die("--plot: gnuplot failed on %s.dat", base);
+	rb_note("regionbench %s: wrote %s.png and %s.svg", ctx->cmd->name, base,
+		base);
 }
 
 /* ---- main ---- */

@@ -663,100 +663,90 @@ static void churn_ratios(struct rb_table *t, struct result res[NB][MAX_ROWS],
 }
 
 /*
- * --plot DIR: DIR/regions-W-BACKEND.dat (W: fill or big), then
- * DIR/regions-W-ns.{png,svg} (ns per region vs capacity) and
- * DIR/regions-W-bytes.{png,svg} (peak bytes vs capacity), log-log with
- * ticks at the powers of 10.
+ * --plot DIR: fill and big draw ns per region and peak bytes against the
+ * capacity (log-log), churn draws alloc and free ns per region for each
+ * occupancy, replay draws both per backend.
  */
-static void plot(struct rb_ctx *ctx, struct result res[NB][MAX_ROWS],
-		 const unsigned long *sorted, int n, const struct opts *o)
+static void plot_regions(struct rb_ctx *ctx, struct rb_table *t,
+			 const struct opts *o)
 {
 	const char *w = workload_names[o->workload];
-	char base[4096], name[256], title[600];
-	FILE *g;
-	int any = 0;
+	char f1[64], f2[64], t1[128], t2[128];
+	bool lines = o->workload == W_FILL || o->workload == W_BIG;
+	bool churn = o->workload == W_CHURN;
 
-	snprintf(name, sizeof(name), "regions-%s", w);
-	snprintf(base, sizeof(base), "%s", rb_plot_path(ctx, name));
-	for (int b = 0; b < NB; b++) {
-		FILE *f;
-		char path[4200];
-
-		if (!o->use[b])
-			continue;
-		snprintf(path, sizeof(path), "%s-%s.dat", base,
-			 rg_region_backend_name((enum rg_region_backend)b));
-		f = fopen(path, "w");
-		if (!f)
-			rb_die("--plot: %s: %s", path, strerror(errno));
-		fprintf(f, "# capacity alloc_ns_per_region free_ns_per_region "
-			   "peak_bytes\n");
-		for (int c = 0; c < n; c++)
-			if (res[b][c].done && res[b][c].regions)
-				fprintf(f, "%lu %.3f %.3f %zu\n", sorted[c],
-					res[b][c].alloc_ns, res[b][c].free_ns,
-					res[b][c].peak_bytes);
-		fclose(f);
-	}
-	g = popen("gnuplot", "w");
-	if (!g) {
-		rb_note("regionbench regions: --plot needs gnuplot");
-		return;
-	}
-	for (int chart = 0; chart < 2; chart++) {
-		snprintf(name, sizeof(name), "regions %s: %s", w,
-			 chart ? "peak bytes held vs capacity" :
-				 "ns per region vs capacity (solid alloc, "
-				 "dashed free)");
-		snprintf(title, sizeof(title), "%s", rb_plot_title(ctx, name));
-		for (int term = 0; term < 2; term++) {
-			fprintf(g, "set terminal %s\n",
-				term ? "svg size 900,600 dynamic" :
-				       "pngcairo size 900,600");
-			fprintf(g, "set output '%s-%s.%s'\n", base,
-				chart ? "bytes" : "ns", term ? "svg" : "png");
-			fprintf(g, "set logscale xy\nset format x '10^{%%L}'\n"
-				   "set format y '10^{%%L}'\nset xtics 10\n"
-				   "set ytics 10\nset grid\nset key left "
-				   "top\nset xlabel 'capacity (units)'\n");
-			fprintf(g, "set title '%s'\n", title);
-			fprintf(g, "set ylabel '%s'\n",
-				chart ? "peak bytes (measured)" :
-					"ns per region");
-			fprintf(g, "plot ");
-			any = 0;
-			for (int b = 0; b < NB; b++) {
-				const char *nm = rg_region_backend_name(
-					(enum rg_region_backend)b);
-
-				if (!o->use[b])
-					continue;
-				if (chart)
-					fprintf(g,
-						"%s'%s-%s.dat' using 1:4 with "
-						"linespoints lc %d title '%s'",
-						any ? ", " : "", base, nm,
-						b + 1, nm);
-				else
-					fprintf(g,
-						"%s'%s-%s.dat' using 1:2 with "
-						"linespoints lc %d title '%s "
-						"alloc', '%s-%s.dat' using "
-						"1:3 with linespoints dt 2 lc "
-						"%d title '%s free'",
-						any ? ", " : "", base, nm,
-						b + 1, nm, base, nm, b + 1, nm);
-				any = 1;
-			}
-			fprintf(g, "\nunset output\n");
+	snprintf(f1, sizeof(f1), "regions-%s-%s", w, lines ? "ns" : "alloc");
+	snprintf(f2, sizeof(f2), "regions-%s-%s", w, lines ? "bytes" : "free");
+	if (lines) {
+		snprintf(t1, sizeof(t1),
+			 "regions %s: ns per region vs "
+			 "capacity",
+			 w);
+		snprintf(t2, sizeof(t2),
+			 "regions %s: peak bytes held vs "
+			 "capacity",
+			 w);
+		rb_plot_table(ctx, t,
+			      &(struct rb_plot){
+				      .file = f1,
+				      .title = t1,
+				      .x = "capacity",
+				      .series = "backend",
+				      .y = { "alloc_ns_per_region",
+					     "free_ns_per_region" },
+				      .xlabel = "capacity (units)",
+				      .ylabel = "ns per region",
+				      .logx = true,
+				      .logy = true,
+			      });
+		rb_plot_table(ctx, t,
+			      &(struct rb_plot){
+				      .file = f2,
+				      .title = t2,
+				      .x = "capacity",
+				      .series = "backend",
+				      .y = { "peak_bytes" },
+				      .xlabel = "capacity (units)",
+				      .ylabel = "peak bytes (measured)",
+				      .logx = true,
+				      .logy = true,
+			      });
+	} else if (churn) {
+		for (int i = 0; i < 2; i++) {
+			snprintf(t1, sizeof(t1),
+				 "regions churn: %s ns per "
+				 "region by occupancy",
+				 i ? "free" : "alloc");
+			rb_plot_table(
+				ctx, t,
+				&(struct rb_plot){
+					.file = i ? f2 : f1,
+					.title = t1,
+					.x = "occupancy",
+					.series = o->ncaps > 1 ? "capacity,"
+								 "backend" :
+								 "backend",
+					.y = { i ? "free_ns_per_region" :
+						   "alloc_ns_per_region" },
+					.xlabel = "occupancy (%)",
+					.ylabel = "ns per region",
+					.bars = true,
+				});
 		}
+	} else {
+		rb_plot_table(ctx, t,
+			      &(struct rb_plot){
+				      .file = "replay",
+				      .title = "replay: ns per region by "
+					       "backend",
+				      .x = "backend",
+				      .y = { "alloc_ns_per_region",
+					     "free_ns_per_region" },
+				      .xlabel = "backend",
+				      .ylabel = "ns per region",
+				      .bars = true,
+			      });
 	}
-	if (pclose(g) != 0)
-		rb_note("regionbench regions: gnuplot failed");
-	else
-		rb_note("regionbench regions: wrote %s-ns.png, %s-ns.svg, "
-			"%s-bytes.png, %s-bytes.svg",
-			base, base, base, base);
 }
 
 /* ---- command line ---- */
@@ -908,9 +898,6 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 							    [ci * o.nocc + oi]);
 		}
 		churn_ratios(t, res, &o2, sorted);
-		if (ctx->plot)
-			rb_note("regionbench regions: --plot draws the fill "
-				"and big workloads only");
 		rb_table_note(t, "Churn times frees and allocations in "
 				 "alternating batches of min(64, live/100) "
 				 "calls; the timer is read twice per batch.");
@@ -941,10 +928,9 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 				"ms free / 125,000 B; IDA 46.6 / 33.9 ms / "
 				"134,864 B (estimate); maple 18.6 / 19.7 ms / "
 				"1,548,304 B (estimate, leaves only).");
-		if (ctx->plot)
-			plot(ctx, res, sorted, n, &o);
 	}
 	rb_table_print(t, ctx);
+	plot_regions(ctx, t, &o);
 	rb_table_free(t);
 	if (mismatches) {
 		fprintf(stderr,
@@ -1362,6 +1348,7 @@ static int run_replay(struct rb_ctx *ctx, int argc, char **argv)
 		      "cost (%.0f ns per group).",
 		      overhead);
 	rb_table_print(t, ctx);
+	plot_regions(ctx, t, &o);
 	rb_table_free(t);
 	free(tr.ops);
 	free(tr.a);

@@ -308,6 +308,19 @@ static int run_slab(struct rb_ctx *ctx, int argc, char **argv)
 	rb_table_note(wt, "The 2015 SLUB bulk-free patches (Haswell): fallback "
 			  "44-47 cycles at bulk 1..16, bulk 17 at 8 and 16.");
 	rb_table_print(ctx->format == RB_TABLE ? wt : lt, ctx);
+	rb_plot_table(ctx, lt,
+		      &(struct rb_plot){
+			      .file = "slab-cycles",
+			      .title = "slab: TSC cycles per object (alloc + "
+				       "free) vs bulk size",
+			      .x = "bulk",
+			      .series = "mode",
+			      .y = { "cycles_per_object" },
+			      .xlabel = "objects per bulk call",
+			      .ylabel = "cycles per object",
+			      .logx = true,
+			      .logy = true,
+		      });
 	rb_table_free(lt);
 	rb_table_free(wt);
 	free(p);

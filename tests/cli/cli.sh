@@ -65,6 +65,20 @@ expect 2 "regionbench: --plot: '$tmp/none': No such file or directory" --plot "$
 : >"$tmp/file"
 expect 2 "regionbench: --plot: '$tmp/file' is not a folder" ida --plot="$tmp/file"
 
+# With gnuplot, charts land in the folder, titled with seed, runs and date.
+if command -v gnuplot >/dev/null 2>&1; then
+	mkdir "$tmp/plots"
+	printf 'capacity 64\nalloc 10\nalloc 20\nfree 0\n' >"$tmp/p.trace"
+	expect 0 "wrote $tmp/plots/replay.png and $tmp/plots/replay.svg" \
+		--plot "$tmp/plots" replay --runs 1 --seed 9 "$tmp/p.trace"
+	checks=$((checks + 1))
+	if [ ! -s "$tmp/plots/replay.png" ] ||
+		! grep -qE "seed 9, 1 run, [0-9]{4}-[0-9]{2}-[0-9]{2}" "$tmp/plots/replay.svg"; then
+		echo "FAIL: --plot chart"
+		fails=$((fails + 1))
+	fi
+fi
+
 # --help on every subcommand prints its own usage; --version the version.
 expect 0 "regionbench $version" --version
 expect 0 "usage: regionbench [common options] COMMAND" --help
