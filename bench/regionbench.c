@@ -445,7 +445,9 @@ bool rb_parse_uint(const char *s, unsigned long *out)
 		return parse_digits(s, end, out);
 	if (!parse_digits(s, e, &base) || !parse_digits(e + 1, end, &exp))
 		return false;
-	if (*e == '^') {
+	if (*e == '^' && base <= 1) {
+		v = exp ? base : 1; /* 0^k and 1^k without a loop */
+	} else if (*e == '^') {
 		for (unsigned long i = 0; i < exp; i++)
 			if (!mul_ok(v, base, &v))
 				return false;

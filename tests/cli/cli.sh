@@ -46,6 +46,10 @@ expect 2 "regionbench: --bits: '10' is not an integer in 64..4294967296" bitmap 
 expect 2 "regionbench: --align: '3' is not a power of two in 1..1073741824" regions --align 3
 expect 2 "regionbench: --occupancy: '100' is not an integer in 1..99" regions --occupancy 100
 expect 2 "regionbench: --capacity: '1e6x' is not an integer" regions --capacity 1e6x
+expect 0 '"ids": "1"' ida --ids '1^99999999999999' --runs 1 --format json
+expect 2 "regionbench: --ids: '10^10' is not an integer in 1..2147483647" ida --ids '10^10'
+expect 0 '"ids": "1000"' ida --ids 1e3 --runs 1 --format json
+expect 0 '"ids": "1000"' ida --ids '10^3' --runs 1 --format json
 expect 2 "regionbench: --workload: 'nope' is not one of fill, churn, big" regions --workload nope
 expect 2 "regionbench: --format: 'xml' is not one of table, csv, json" --format xml ida
 expect 2 "regionbench: --backends: 'nope' is unknown" regions --backends maple,nope
