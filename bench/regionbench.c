@@ -803,7 +803,7 @@ static bool plot_row(struct rb_table *t, int r, const struct rb_plot *p)
 static int plot_data(struct rb_table *t, const struct rb_plot *p, FILE *f,
 		     char (*ser)[64], char (*cat)[64], int *ncat)
 {
-	char lab[128];
+	char lab[64];
 	int nser = 0, ny = 0;
 
 	while (p->y[ny])
