@@ -83,6 +83,8 @@ enum rb_opt_kind {
 	RB_K_UINT, /* *(unsigned long *)dest, an integer in min..max */
 	RB_K_NUM, /* *(double *)dest, a number in min..max */
 	RB_K_CHOICE, /* *(int *)dest = index of the value in choices */
+	RB_K_CHOICES, /* comma list of choices: *(unsigned long *)dest has
+		       * bit i set for choices[i] (at most 64 choices) */
 	RB_K_STR, /* *(const char **)dest; lists: rb_parse_uint_list() */
 };
 
@@ -120,6 +122,11 @@ struct rb_opt {
 	{                                                             \
 		.name = n, .kind = RB_K_CHOICE, .dest = d, .help = h, \
 		.choices = c                                          \
+	}
+#define RB_OPT_CHOICES(n, d, c, h)                                     \
+	{                                                              \
+		.name = n, .kind = RB_K_CHOICES, .dest = d, .help = h, \
+		.choices = c                                           \
 	}
 #define RB_OPT_STR(n, d, a, h)                                              \
 	{                                                                   \

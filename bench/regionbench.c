@@ -493,6 +493,21 @@ int rb_parse_uint_list(const char *name, const char *s, unsigned long min,
 	return n;
 }
 
+/* The index of @v (@len bytes) in @o's choices, or exit 2 listing them. */
+static int choice_index(const struct rb_opt *o, const char *v, size_t len)
+{
+	char list[256] = "";
+
+	for (int i = 0; o->choices[i]; i++) {
+		if (strlen(o->choices[i]) == len &&
+		    !strncmp(v, o->choices[i], len))
+			return i;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 "%s%s", i ? ", " : "", o->choices[i]);
+	}
+	rb_die("--%s: '%.*s' is not one of %s", o->name, (int)len, v, list);
+}
+
 static void set_value(struct rb_opt *o, const char *v)
 {
 	char *end;
@@ -518,19 +533,22 @@ static void set_value(struct rb_opt *o, const char *v)
 		*(double *)o->dest = x;
 		break;
 	}
-	case RB_K_CHOICE: {
-		char list[256] = "";
+	case RB_K_CHOICE:
+		*(int *)o->dest = choice_index(o, v, strlen(v));
+		break;
+	case RB_K_CHOICES: {
+		unsigned long mask = 0;
 
-		for (int i = 0; o->choices[i]; i++) {
-			if (!strcmp(v, o->choices[i])) {
-				*(int *)o->dest = i;
-				return;
-			}
-			snprintf(list + strlen(list),
-				 sizeof(list) - strlen(list), "%s%s",
-				 i ? ", " : "", o->choices[i]);
+		for (const char *p = v;; p++) {
+			size_t l = strcspn(p, ",");
+
+			mask |= 1UL << choice_index(o, p, l);
+			p += l;
+			if (!*p)
+				break;
 		}
-		rb_die("--%s: '%s' is not one of %s", o->name, v, list);
+		*(unsigned long *)o->dest = mask;
+		break;
 	}
 	case RB_K_STR:
 		*(const char **)o->dest = v;
@@ -638,13 +656,16 @@ static void print_opts(FILE *f, const struct rb_opt *o)
 	for (; o->name; o++) {
 		char left[64], range[96] = "";
 
-		if (o->kind == RB_K_CHOICE) {
+		if (o->kind == RB_K_CHOICE || o->kind == RB_K_CHOICES) {
 			char list[128] = "";
 
 			for (int i = 0; o->choices[i]; i++)
 				snprintf(list + strlen(list),
 					 sizeof(list) - strlen(list), "%s%s",
-					 i ? "|" : "", o->choices[i]);
+					 i ? o->kind == RB_K_CHOICE ? "|" :
+								      "," :
+					     "",
+					 o->choices[i]);
 			snprintf(left, sizeof(left), "--%s %s", o->name, list);
 		} else {
 			snprintf(left, sizeof(left), "--%s%s%s", o->name,

@@ -751,39 +751,14 @@ static void plot_regions(struct rb_ctx *ctx, struct rb_table *t,
 
 /* ---- command line ---- */
 
-static int parse_backends(const char *s, bool use[NB])
-{
-	char *dup = strdup(s), *save = NULL;
-
-	memset(use, 0, NB * sizeof(bool));
-	for (char *tok = strtok_r(dup, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		enum rg_region_backend b;
-		int err = rg_region_backend_lookup(tok, &b);
-
-		if (err) {
-			fprintf(stderr,
-				"regionbench: --backends: '%s' is %s (bitmap, "
-				"ida, maple, hbitmap)\n",
-				tok,
-				err == -ENOENT ? "unknown" :
-						 "not in this build");
-			free(dup);
-			return -1;
-		}
-		use[b] = true;
-	}
-	free(dup);
-	return 0;
-}
-
 static const char *const workload_choices[] = { "fill", "churn", "big", NULL };
 
 /* The options of regions and replay: one table each. */
 static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 		       struct opts *o, bool replay)
 {
-	const char *caps = NULL, *backends = NULL;
+	const char *caps = NULL, *bnames[NB + 1] = { NULL };
+	unsigned long backends = 0;
 	unsigned long occ = 0;
 	int workload = W_FILL;
 	struct rb_opt regions_opts[] = {
@@ -801,9 +776,8 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 		RB_OPT_UINT("align", &o->align, 1, 1UL << 30, "A",
 			    "alignment of every region, a power of 2 (default "
 			    "1: none)"),
-		RB_OPT_STR("backends", &backends, "LIST",
-			   "comma list of bitmap,ida,maple,hbitmap (default "
-			   "all)"),
+		RB_OPT_CHOICES("backends", &backends, bnames,
+			       "comma list (default all in this build)"),
 		RB_OPT_NUM("budget", &o->budget_s, 0, 86400, "S",
 			   "seconds per backend and capacity (default 30; "
 			   "--quick: 2); a backend predicted to take longer is "
@@ -811,9 +785,8 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 		RB_OPT_END,
 	};
 	struct rb_opt replay_opts[] = {
-		RB_OPT_STR("backends", &backends, "LIST",
-			   "comma list of bitmap,ida,maple,hbitmap (default "
-			   "all)"),
+		RB_OPT_CHOICES("backends", &backends, bnames,
+			       "comma list (default all in this build)"),
 		RB_OPT_NUM("budget", &o->budget_s, 0, 86400, "S",
 			   "seconds per backend (default 30; --quick: 2): no "
 			   "new run starts after it"),
@@ -823,9 +796,18 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 
 	memset(o, 0, sizeof(*o));
 	for (int b = 0; b < NB; b++)
-		o->use[b] =
-			rg_region_backend_available((enum rg_region_backend)b);
+		bnames[b] = rg_region_backend_name((enum rg_region_backend)b);
 	rb_parse(ctx, opts, argc, argv);
+	for (int b = 0; b < NB; b++) {
+		bool in_build =
+			rg_region_backend_available((enum rg_region_backend)b);
+
+		o->use[b] = rb_given(opts, "backends") ? backends >> b & 1 :
+							 in_build;
+		if (o->use[b] && !in_build)
+			rb_die("--backends: '%s' is not in this build",
+			       bnames[b]);
+	}
 	o->workload = replay ? W_REPLAY : (enum workload)workload;
 	if (!rb_given(opts, "iterations"))
 		o->iterations = ctx->quick ? 20000 : 1000000;
@@ -834,8 +816,6 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 	if (o->align & (o->align - 1))
 		rb_die("--align: '%lu' is not a power of two in 1..%lu",
 		       o->align, 1UL << 30);
-	if (backends && parse_backends(backends, o->use))
-		exit(2);
 	if (occ) {
 		o->occ[0] = (unsigned int)occ;
 		o->nocc = 1;

@@ -52,7 +52,9 @@ expect 0 '"ids": "1000"' ida --ids 1e3 --runs 1 --format json
 expect 0 '"ids": "1000"' ida --ids '10^3' --runs 1 --format json
 expect 2 "regionbench: --workload: 'nope' is not one of fill, churn, big" regions --workload nope
 expect 2 "regionbench: --format: 'xml' is not one of table, csv, json" --format xml ida
-expect 2 "regionbench: --backends: 'nope' is unknown" regions --backends maple,nope
+expect 2 "regionbench: --backends: 'nope' is not one of bitmap, ida, maple, hbitmap" regions --backends maple,nope
+expect 2 "regionbench: --backends: '' is not one of bitmap, ida, maple, hbitmap" replay --backends=maple,,ida -
+
 
 # Missing values, flags with values, unknown options and commands.
 expect 2 "regionbench: --runs needs a value" ida --runs
@@ -153,6 +155,16 @@ checks=$((checks + 1))
 if [ "$(grep -c '"failures": 1, "false_failures": 0' "$tmp/out")" != 4 ]; then
 	echo "FAIL: reserve trace on every backend:"
 	sed 's/^/    /' "$tmp/out"
+	fails=$((fails + 1))
+fi
+
+# --backends picks the rows, in backend order.
+printf 'capacity 16\nalloc 3\n' | "$rb" --runs 1 --format json replay \
+	--backends hbitmap,ida - 2>/dev/null | grep -o '"backend": "[a-z]*"' |
+	tr '\n' ' ' >"$tmp/out"
+checks=$((checks + 1))
+if [ "$(cat "$tmp/out")" != '"backend": "ida" "backend": "hbitmap" ' ]; then
+	echo "FAIL: --backends hbitmap,ida gave: $(cat "$tmp/out")"
 	fails=$((fails + 1))
 fi
 
