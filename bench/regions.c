@@ -28,7 +28,8 @@
  * exceed --budget seconds is skipped with a note. Churn stops a backend at
  * its budget and reports the iterations it finished.
  *
- * replay FILE: a text trace on every backend (format in usage()).
+ * replay FILE: a text trace on every backend (format and parsing rules:
+ * replay_help).
  */
 #define _GNU_SOURCE
 #include <errno.h>
