@@ -44,6 +44,7 @@ CALL = re.compile(
     r"^(?:\[pid\s+)?(\d+)?\]?\s*(?:\d+(?::\d+)*(?:\.\d+)?\s+)?"
     r"(mmap|munmap|mremap|brk|execve)\((.*)\)\s+=\s+(\S+)")
 UNFINISHED = re.compile(r"^(?:\[pid\s+)?(\d+)?\]?\s*(.*)<unfinished \.\.\.>\s*$")
+EVENT = re.compile(r"^(?:\[pid\s+)?(\d+)?\]?\s*(?:[\d:.]+\s+)?(?:\+\+\+|---) ")
 RESUMED = re.compile(r"^(?:\[pid\s+)?(\d+)?\]?\s*(?:[\d:.]+\s+)?"
                      r"<\.\.\. (\w+) resumed>(.*)$")
 
@@ -125,7 +126,7 @@ def convert(lines, page):
         line = raw.rstrip("\n")
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        if re.match(r"^(\d+\s+)?(\+\+\+|---) ", line):
+        if EVENT.match(line):
             continue  # exits and signals
         m = UNFINISHED.match(line)
         if m:

@@ -25,6 +25,9 @@ grep -A4 -x "alloc 32768" "$tmp/trace" | tr '\n' ' ' |
 	fail "partial munmap of the arena"
 # Reading standard input gives the same trace.
 "$py" "$rec" - <"$log" | cmp -s - "$tmp/trace" || fail "stdin differs"
+# So does the log in strace's other line forms: "[pid N]" and -tt times.
+sed -E 's/^([0-9]+) /[pid \1] 12:00:00.000001 /' "$log" | "$py" "$rec" - |
+	cmp -s - "$tmp/trace" || fail "[pid N] and -tt forms differ"
 
 "$rb" --runs 1 --format json replay "$tmp/trace" >"$tmp/out"
 for b in bitmap ida maple hbitmap; do
