@@ -732,6 +732,7 @@ static void plot_regions(struct rb_ctx *ctx, struct rb_table *t,
 					.xlabel = "occupancy (%)",
 					.ylabel = "ns per region",
 					.bars = true,
+					.logy = true,
 				});
 		}
 	} else {
@@ -746,6 +747,7 @@ static void plot_regions(struct rb_ctx *ctx, struct rb_table *t,
 				      .xlabel = "backend",
 				      .ylabel = "ns per region",
 				      .bars = true,
+				      .logy = true,
 			      });
 	}
 }
