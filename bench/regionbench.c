@@ -654,7 +654,7 @@ static void print_wrapped(FILE *f, const char *a, const char *b)
 static void print_opts(FILE *f, const struct rb_opt *o)
 {
 	for (; o->name; o++) {
-		char left[64], range[96] = "";
+		char left[192], range[96] = "";
 
 		if (o->kind == RB_K_CHOICE || o->kind == RB_K_CHOICES) {
 			char list[128] = "";
