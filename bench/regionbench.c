@@ -720,6 +720,9 @@ void rb_parse(struct rb_ctx *ctx, struct rb_opt *opts, int argc, char **argv)
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			command_usage(stdout, c, opts);
 			exit(0);
+		} else if (!strcmp(a, "--version")) {
+			printf("regionbench %s\n", RB_VERSION);
+			exit(0);
 		} else if (a[1] != '-' || !parse_option(opts, argc, argv, &i)) {
 			rb_die("%s: unknown option '%s' (see regionbench %s "
 			       "--help)",

@@ -87,6 +87,7 @@ fi
 
 # --help on every subcommand prints its own usage; --version the version.
 expect 0 "regionbench $version" --version
+expect 0 "regionbench $version" replay --version
 expect 0 "usage: regionbench [common options] COMMAND" --help
 for c in $("$rb" --list); do
 	expect 0 "usage: regionbench [common options] $c [options]" "$c" --help
