@@ -15,9 +15,14 @@ failed_steps=()
 setup() { # dir args...
 	local d=$1
 	shift
+	# Warnings are errors here (CI), not in a user's default build.
+	set -- -Dwerror=true "$@"
 	if [ ! -f "$d/build.ninja" ]; then
 		meson setup "$d" "$@" >"$d.setup.log" 2>&1 ||
 			{ mkdir -p "$d"; cat "$d.setup.log"; return 1; }
+	else
+		meson configure "$d" "$@" >"$d.setup.log" 2>&1 ||
+			{ cat "$d.setup.log"; return 1; }
 	fi
 }
 

@@ -10,7 +10,7 @@ tmp=$(mktemp -d /tmp/libregion-install.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 meson setup "$tmp/build" "$top" --prefix="$tmp/prefix" \
-	-Dbuildtype=debugoptimized >"$tmp/setup.log" 2>&1 ||
+	-Dbuildtype=debugoptimized -Dwerror=true >"$tmp/setup.log" 2>&1 ||
 	{ cat "$tmp/setup.log"; exit 1; }
 ninja -C "$tmp/build" >"$tmp/build.log" 2>&1 ||
 	{ tail -n 40 "$tmp/build.log"; exit 1; }
