@@ -16,7 +16,7 @@ setup() { # dir args...
 	local d=$1
 	shift
 	# Warnings are errors here (CI), not in a user's default build.
-	set -- -Dwerror=true "$@"
+	set -- -Dwerror=true -Dtests=enabled "$@"
 	if [ ! -f "$d/build.ninja" ]; then
 		meson setup "$d" "$@" >"$d.setup.log" 2>&1 ||
 			{ mkdir -p "$d"; cat "$d.setup.log"; return 1; }

@@ -44,7 +44,7 @@ if [ ! -x "$peer" ] || [ "$root/bench/peers/kernel_maple.c" -nt "$peer" ] ||
 	make -s -C "$rt" CFLAGS="$cflags" generated/map-shift.h \
 		generated/bit-length.h $objs >/dev/null
 	(cd "$rt" &&
-		cc $cflags -I"$root/src/internal" \
+		cc $cflags -I"$root/tests/support" \
 			-c "$root/bench/peers/kernel_maple.c" -o kernel_maple.o &&
 		cc -O2 -g -c "$root/bench/peers/kmem_shim.c" -o kmem_shim.o &&
 		cc kernel_maple.o kmem_shim.o $objs -lpthread -lurcu \
