@@ -3,8 +3,8 @@
 #
 # Build and run the whole suite: once with AddressSanitizer and
 # UndefinedBehaviorSanitizer, once optimised (-O2), the threaded tests again
-# under ThreadSanitizer, then the install test. Ends with one summary line,
-# "make test: N passed, N failed".
+# under ThreadSanitizer, then the consumer test (tests/consumer/run.sh).
+# Ends with one summary line, "make test: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 B=build
@@ -70,12 +70,12 @@ setup $B/tsan -Dbuildtype=debugoptimized -Db_sanitize=thread \
 	-Db_lundef=false &&
 	run_suite "TSan (threaded tests)" $B/tsan --suite threaded
 
-echo "=== install test"
-if bash tests/install/run.sh; then
+echo "=== consumer test (install; CMake, pkg-config, static, subproject)"
+if bash tests/consumer/run.sh; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
-	failed_steps+=("install test")
+	failed_steps+=("consumer test")
 fi
 
 echo
