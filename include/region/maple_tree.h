@@ -72,6 +72,9 @@
  * Rules: every thread that reads or writes an RCU-mode tree is registered
  * with urcu_memb_register_thread() (liburcu's rule for the read lock and
  * for call_rcu(), which writers use) and unregisters before it exits.
+ * Linking: "pkg-config --cflags --libs libregion" and CMake's
+ * libregion::libregion include liburcu (liburcu.pc, the memb flavour), so
+ * a program calling these urcu_memb_*() functions needs nothing else.
  * rg_mtree_load(), rg_mtree_find() and rg_mtree_find_after() take
  * urcu_memb_read_lock() themselves; rg_mas_walk(), rg_mas_find*(),
  * rg_mas_next*() and rg_mas_prev*() run under the caller's

@@ -75,12 +75,9 @@ fi
 # (b) pkg-config, shared.
 rm -rf "${tmp:?}/bin" && mkdir -p "$tmp/bin"
 for p in "${programs[@]}"; do
-	# Programs that call liburcu themselves (RCU mode) link it too.
-	pkgs=libregion
-	if grep -q '<urcu/' "$p"; then pkgs="libregion liburcu"; fi
-	# shellcheck disable=SC2046,SC2086
+	# shellcheck disable=SC2046
 	cc -std=c11 -Wall -Wextra -Werror -o "$tmp/bin/$(basename "$p" .c)" \
-		"$p" $(pkg-config --cflags --libs $pkgs)
+		"$p" $(pkg-config --cflags --libs libregion)
 done
 LD_LIBRARY_PATH=$libdir run_all ""
 echo "consumer test: pkg-config: ${#programs[@]} programs, shared"
