@@ -13,23 +13,30 @@
 PREFIX ?= /usr/local
 B := build
 
-.PHONY: all deps build test bench bench-kernel install clean
+.PHONY: all deps deps-lib deps-bench build test bench bench-kernel install clean
 
 all: build
 
+# deps.sh package groups: the library alone, the tests, the benchmarks.
 deps:
-	@bash scripts/deps.sh
+	@bash scripts/deps.sh test
+
+deps-lib:
+	@bash scripts/deps.sh lib
+
+deps-bench:
+	@bash scripts/deps.sh bench
 
 $(B)/release/build.ninja:
 	meson setup $(B)/release -Dbuildtype=debugoptimized -Db_ndebug=true
 
-build: deps $(B)/release/build.ninja
+build: deps-lib $(B)/release/build.ninja
 	ninja -C $(B)/release
 
 test: deps
 	@bash scripts/test.sh
 
-bench: build
+bench: deps-bench build
 	@bash scripts/bench.sh $(B)/release
 
 bench-kernel: build

@@ -11,7 +11,7 @@
 # usage: bench/peers/kernel-maple.sh [BUILD_DIR [RUNS [SEED]]]
 #   BUILD_DIR  an optimised libregion build (default build/release)
 #   RUNS       alternating runs of each (default 5)
-# Needs linux-source-6.1 (scripts/deps.sh --kernel-peer installs it).
+# Needs linux-source-6.1 (scripts/deps.sh kernel-peer installs it).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,7 +22,7 @@ tarball=/usr/src/linux-source-6.1.tar.xz
 K=$root/build/kernel-peer
 rt=$K/tools/testing/radix-tree
 
-bash "$root/scripts/deps.sh" --kernel-peer
+bash "$root/scripts/deps.sh" kernel-peer
 [ -x "$B/bench/regionbench" ] || {
 	echo "kernel-maple.sh: no $B/bench/regionbench (run make build)" >&2
 	exit 1
