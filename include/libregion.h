@@ -8,6 +8,7 @@
 #define LIBREGION_H
 
 #include "region/common.h"
+#include "region/version.h"
 #include "region/slab.h"
 #include "region/xarray.h"
 #include "region/ida.h"
