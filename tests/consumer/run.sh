@@ -3,14 +3,16 @@
 #
 # Consumer test: install libregion into a temporary prefix, then build and
 # run programs against it the four ways a user does, with no source-tree
-# include path:
-#   cmake       find_package(libregion CONFIG): every example, shared and
-#               static (libregion::libregion, libregion::libregion_static)
-#   pkg-config  every example with "pkg-config --cflags --libs libregion"
-#   static      every example fully static, "pkg-config --static"
-#   subproject  a Meson parent project with libregion in subprojects/: its
-#               meson test runs only its own test, and of libregion only the
-#               library is built and nothing else is installed
+# include path. The programs: every example, and programs/ (rcu_reader.c
+# calls liburcu itself, so its link line must carry liburcu).
+#   cmake       find_package(libregion CONFIG), shared and static
+#               (libregion::libregion, libregion::libregion_static)
+#   pkg-config  "pkg-config --cflags --libs libregion"
+#   static      fully static (-static), "pkg-config --static"
+#   subproject  a Meson parent project with libregion in subprojects/ and
+#               the README's wrap file: its meson test runs only its own
+#               test, of libregion only the library is built, no program
+#               is installed, and no private header is on its include path
 # Prints one line per way; exits non-zero on the first failure.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -96,7 +98,14 @@ file "$tmp/bin/$(basename "${programs[0]}" .c)_static" |
 echo "consumer test: pkg-config --static: ${#programs[@]} programs, static"
 
 # (d) A Meson parent project with libregion as a subproject.
+# The wrap file is the README's (its ```ini block), with the source tree
+# already in place, so nothing is downloaded.
 cp -r "$here/parent" "$tmp/parent"
+mkdir -p "$tmp/parent/subprojects"
+awk '/^```ini$/ { f = 1; next } /^```$/ { f = 0 } f' "$top/README.md" \
+	>"$tmp/parent/subprojects/libregion.wrap"
+grep -q '^dependency_names = libregion$' "$tmp/parent/subprojects/libregion.wrap" ||
+	fail "README.md has no wrap file (an ini block providing libregion)"
 ln -s "$top" "$tmp/parent/subprojects/libregion"
 # Not the installed copy: PKG_CONFIG_PATH would find it first.
 unset PKG_CONFIG_PATH
