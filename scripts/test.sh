@@ -58,8 +58,10 @@ run_suite() { # name dir [meson test args...]
 		grep --line-buffered -E '^ *[0-9]+/[0-9]+ ' | sed -u 's/^/  /'
 	local rc=${PIPESTATUS[0]}
 	if [ "$rc" -ne 0 ]; then
-		# Show the logs of failures.
-		sed -n '/^==* [0-9]*\/[0-9]* =*/,$p' "$dir/test.out" | tail -n 200
+		# Show the logs of failures: from each failing test's line
+		# (--print-errorlogs puts its log below it) to the next blank.
+		awk '/^ *[0-9]+\/[0-9]+ .* (FAIL|TIMEOUT|ERROR) / { p = 1 }
+			p { print } /^$/ { p = 0 }' "$dir/test.out" | tail -n 200
 	fi
 	local ok nok to
 	ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$dir/test.out" | tail -n 1)
