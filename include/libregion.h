@@ -12,6 +12,7 @@
 #include "region/slab.h"
 #include "region/xarray.h"
 #include "region/ida.h"
+#include "region/idr.h"
 #include "region/bitmap.h"
 #include "region/hbitmap.h"
 #include "region/maple_tree.h"
