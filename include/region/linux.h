@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Opt-in kernel names over libregion's own: kmem_cache_*, bitmap_*, xa_*,
- * ida_*, mtree_* / mas_* / MA_STATE with the kernel's argument order and
- * return conventions, so code written against the kernel API builds against
- * libregion unchanged (as liburcu does for RCU). gfp_t arguments are
+ * ida_*, idr_*, mtree_* / mas_* / MA_STATE with the kernel's argument order
+ * and return conventions, so code written against the kernel API builds
+ * against libregion unchanged (as liburcu does for RCU). gfp_t arguments are
  * accepted and ignored except where a module's header says otherwise.
  *
  * Usage:
@@ -19,6 +19,7 @@
 #include "region/linux/bitmap.h"
 #include "region/linux/xarray.h"
 #include "region/linux/ida.h"
+#include "region/linux/idr.h"
 #include "region/linux/maple.h"
 
 #endif /* REGION_LINUX_H */
