@@ -9,6 +9,8 @@
  *	if (id < 0)
  *		return id;
  *	ida_free(&ids, id);
+ *	id = ida_simple_get(&ids, 1, 100, GFP_KERNEL); // in [1, 100)
+ *	ida_simple_remove(&ids, id);
  *	ida_destroy(&ids);
  *
  * Kernel return conventions: the ida_alloc* calls return the ID or a
@@ -71,6 +73,21 @@ static inline int ida_alloc_max(struct ida *ida, unsigned int max, gfp_t gfp)
 static inline void ida_free(struct ida *ida, unsigned int id)
 {
 	(void)rg_ida_free(&ida->rg, id);
+}
+
+/*
+ * The kernel's older names: ida_simple_get() allocates in [start, end), an
+ * end of 0 meaning no limit; ida_simple_remove() is ida_free().
+ */
+static inline int ida_simple_get(struct ida *ida, unsigned int start,
+				 unsigned int end, gfp_t gfp)
+{
+	return ida_alloc_range(ida, start, end ? end - 1 : ~0U, gfp);
+}
+
+static inline void ida_simple_remove(struct ida *ida, unsigned int id)
+{
+	ida_free(ida, id);
 }
 
 static inline void ida_destroy(struct ida *ida)
