@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Threaded IDR test: several threads allocate (alloc, alloc_u32), look up,
+ * replace and remove IDs of one IDR concurrently while another thread
+ * validates it and walks it with rg_idr_get_next_ul(). Every pointer
+ * stored names its own ID, so a walker that finds a pointer at another ID
+ * catches a misplaced entry; every ID handed out is claimed in a shared
+ * table with an atomic exchange, so an ID handed out twice is caught at
+ * once. Workers record failures in counters (cmocka asserts are not
+ * thread-safe) that the main thread checks after joining. Also run under
+ * ThreadSanitizer by `make test`.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "region/idr.h"
+#include "rg_test.h"
+
+#define NTHREADS 4
+#define HOLD 500
+#define SPACE 65536 /* IDs stay below this: at most NTHREADS * HOLD live */
+
+/* A pointer that names its ID and a generation (aligned, never NULL). */
+#define PTR(id, gen) \
+	((void *)(uintptr_t)(((uintptr_t)(id) << 12) | ((gen)&0xff) << 4 | 8))
+#define PTR_ID(p) ((unsigned long)((uintptr_t)(p) >> 12))
+
+static struct rg_idr idr = RG_IDR_INIT_BASE(1);
+static unsigned char owner[SPACE];
+static unsigned long twice, errors, out_of_space, validate_failures, misplaced;
+static int stop;
+static uint64_t seed;
+static unsigned long ops_per_thread;
+
+static void count(unsigned long *c)
+{
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
+static void claim(unsigned long id)
+{
+	if (id >= SPACE) {
+		count(&out_of_space);
+		return;
+	}
+	if (__atomic_exchange_n(&owner[id], 1, __ATOMIC_ACQ_REL))
+		count(&twice);
+}
+
+static void unclaim(unsigned long id)
+{
+	if (id < SPACE && !__atomic_exchange_n(&owner[id], 0, __ATOMIC_ACQ_REL))
+		count(&errors);
+}
+
+struct held {
+	unsigned long id;
+	void *ptr;
+};
+
+static void *worker(void *arg)
+{
+	unsigned long t = (unsigned long)(uintptr_t)arg;
+	struct held held[HOLD];
+	unsigned int n = 0;
+	struct rg_rand r;
+
+	rg_rand_seed(&r, seed + t);
+	for (unsigned long op = 0; op < ops_per_thread; op++) {
+		unsigned int k = (unsigned int)rg_rand_below(&r, 100);
+		unsigned int i = n ? (unsigned int)rg_rand_below(&r, n) : 0;
+		void *old = NULL;
+
+		if (k < 40 && n < HOLD) {
+			uint32_t id = 0;
+			int got;
+
+			/* Allocate with NULL first, then publish the pointer. */
+			if (k < 30) {
+				got = rg_idr_alloc(&idr, NULL, 0, 0);
+				if (got < 0) {
+					count(&errors);
+					continue;
+				}
+				id = (uint32_t)got;
+			} else if (rg_idr_alloc_u32(&idr, NULL, &id,
+						    UINT_MAX)) {
+				count(&errors);
+				continue;
+			}
+			claim(id);
+			held[n].id = id;
+			held[n].ptr = PTR(id, op);
+			if (rg_idr_replace(&idr, held[n].ptr, id, &old) || old)
+				count(&errors);
+			n++;
+		} else if (k < 60 && n) {
+			if (rg_idr_find(&idr, held[i].id) != held[i].ptr)
+				count(&errors);
+		} else if (k < 75 && n) {
+			void *p = PTR(held[i].id, op);
+
+			if (rg_idr_replace(&idr, p, held[i].id, &old) ||
+			    old != held[i].ptr)
+				count(&errors);
+			held[i].ptr = p;
+		} else if (n) {
+			struct held h = held[i];
+
+			held[i] = held[--n];
+			unclaim(h.id);
+			if (rg_idr_remove(&idr, h.id) != h.ptr)
+				count(&errors);
+		}
+	}
+	while (n) {
+		struct held h = held[--n];
+
+		unclaim(h.id);
+		if (rg_idr_remove(&idr, h.id) != h.ptr)
+			count(&errors);
+	}
+	return NULL;
+}
+
+static void *checker(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		unsigned long id = 0;
+		void *p;
+
+		if (rg_idr_validate(&idr, NULL))
+			count(&validate_failures);
+		while ((p = rg_idr_get_next_ul(&idr, &id))) {
+			if (PTR_ID(p) != id)
+				count(&misplaced);
+			id++;
+		}
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	pthread_t th[NTHREADS], chk;
+	struct rg_slab_stats st;
+
+	(void)state;
+	seed = rg_test_seed();
+	ops_per_thread = RG_THOROUGH ? 40000 : 200000;
+	assert_int_equal(pthread_create(&chk, NULL, checker, NULL), 0);
+	for (unsigned long t = 0; t < NTHREADS; t++)
+		assert_int_equal(pthread_create(&th[t], NULL, worker,
+						(void *)(uintptr_t)t),
+				 0);
+	for (int t = 0; t < NTHREADS; t++)
+		assert_int_equal(pthread_join(th[t], NULL), 0);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(chk, NULL), 0);
+	printf("# %d threads x %lu ops: twice %lu, errors %lu, misplaced %lu, "
+	       "validate failures %lu\n",
+	       NTHREADS, ops_per_thread, twice, errors, misplaced,
+	       validate_failures);
+	assert_int_equal(twice, 0);
+	assert_int_equal(errors, 0);
+	assert_int_equal(out_of_space, 0);
+	assert_int_equal(misplaced, 0);
+	assert_int_equal(validate_failures, 0);
+	assert_true(rg_idr_is_empty(&idr));
+	assert_int_equal(rg_idr_validate(&idr, NULL), 0);
+	assert_int_equal(rg_idr_bytes(&idr), sizeof(idr));
+	for (unsigned int i = 0; i < SPACE; i++)
+		assert_int_equal(owner[i], 0);
+	rg_idr_destroy(&idr);
+	assert_int_equal(rg_xa_node_cache_stats(&st), 0);
+	assert_int_equal(st.objects_in_use, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_threads),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
