@@ -43,6 +43,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "region/common.h"
 #include "region/xarray.h"
@@ -76,7 +77,8 @@ struct rg_idr {
  * @idr: the IDR, in caller-owned memory.
  * @base: the lowest ID it hands out.
  *
- * An initialised IDR holds no memory until its second ID is allocated.
+ * An initialised IDR holds no memory until an ID other than @base is
+ * allocated.
  *
  * Context: no other thread may use @idr during the call.
  */
@@ -292,6 +294,18 @@ RG_API size_t rg_idr_bytes(struct rg_idr *idr);
  * Return: 0 if valid, -EINVAL otherwise (or if @idr is NULL).
  */
 RG_API int rg_idr_validate(struct rg_idr *idr, const char **reason);
+
+/**
+ * rg_idr_dump() - print the IDR, one line per allocated ID.
+ * @idr: the IDR.
+ * @f: the stream.
+ *
+ * A header line gives the base, the cursor and the bytes held; then each
+ * allocated ID, NULL-holding ones included, with its pointer.
+ *
+ * Context: takes the xarray's lock once per ID.
+ */
+RG_API void rg_idr_dump(struct rg_idr *idr, FILE *f);
 
 /*
  * Iterate over the non-NULL pointers in ID order. @id is an int (the _ul

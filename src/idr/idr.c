@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "region/idr.h"
 #include "region/xarray.h"
@@ -311,4 +312,17 @@ bad:
 	if (reason)
 		*reason = why;
 	return -EINVAL;
+}
+
+void rg_idr_dump(struct rg_idr *idr, FILE *f)
+{
+	unsigned long index;
+	void *word;
+
+	if (!idr || !f)
+		return;
+	fprintf(f, "idr base %u cursor %u bytes %zu\n", idr->base, idr->next,
+		rg_idr_bytes(idr));
+	rg_xa_for_each(&idr->xa, index, word) fprintf(
+		f, "  id %lu: %p\n", index + idr->base, idr_decode(word));
 }

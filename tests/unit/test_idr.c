@@ -615,6 +615,29 @@ static void test_validate_catches(void **state)
 	rg_idr_destroy(&idr);
 }
 
+static void test_dump(void **state)
+{
+	struct rg_idr idr = RG_IDR_INIT_BASE(3);
+	char buf[512] = "";
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(rg_idr_alloc(&idr, (void *)0x40, 0, 0), 3);
+	assert_int_equal(rg_idr_alloc(&idr, NULL, 0, 0), 4);
+	assert_int_equal(rg_idr_alloc_cyclic(&idr, (void *)0x80, 0, 0), 5);
+	rg_idr_dump(&idr, f);
+	rg_idr_dump(NULL, f);
+	rg_idr_dump(&idr, NULL);
+	fclose(f);
+	assert_non_null(strstr(buf, "base 3 cursor 6"));
+	assert_non_null(strstr(buf, "id 3: 0x40\n"));
+	assert_non_null(strstr(buf, "id 4: (nil)\n"));
+	assert_non_null(strstr(buf, "id 5: 0x80\n"));
+	assert_null(strstr(buf, "id 6"));
+	rg_idr_destroy(&idr);
+}
+
 static int free_cb(int id, void *ptr, void *data)
 {
 	(void)id;
@@ -725,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_iterators),
 		cmocka_unit_test(test_null_args),
 		cmocka_unit_test(test_validate_catches),
+		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_linux_names),
 	};
 
