@@ -511,7 +511,9 @@ RG_API int rg_mtree_alloc_rrange(struct rg_maple_tree *mt,
  * rg_mtree_alloc_range().
  *
  * Context: takes the tree lock; allocates.
- * Return: 0 if allocated without wrapping, 1 if the search wrapped, -EBUSY
+ * Return: 0 if allocated without wrapping, 1 if the search wrapped (or,
+ * as in the kernel, the previous cyclic allocation took ULONG_MAX, so that
+ * *@next wrapped to 0), -EBUSY
  * if the range is full, -EINVAL for a tree that is not an allocation tree,
  * a NULL or reserved entry or @range_lo > @range_hi, -ENOMEM.
  */
@@ -985,6 +987,31 @@ RG_API int rg_mas_empty_area(struct rg_ma_state *mas, unsigned long min,
  */
 RG_API int rg_mas_empty_area_rev(struct rg_ma_state *mas, unsigned long min,
 				 unsigned long max, unsigned long size);
+
+/**
+ * rg_mas_alloc_cyclic() - rg_mtree_alloc_cyclic() under the caller's lock.
+ * @mas: the state; on success positioned on the unit allocated.
+ * @startp: receives the index allocated.
+ * @entry: the entry to store; not NULL, not reserved.
+ * @range_lo: lowest index to allocate.
+ * @range_hi: highest index to allocate.
+ * @next: where the search starts (updated to the index after the one
+ *        allocated); outside [@range_lo, @range_hi] it starts at @range_lo.
+ *
+ * The lowest free index at or after *@next, else (wrapping once) the
+ * lowest one from @range_lo.
+ *
+ * Context: the caller holds the tree lock (or its external lock); may
+ * allocate nodes.
+ * Return: 0, or 1 if the search wrapped (or the previous cyclic allocation
+ * took ULONG_MAX); -EBUSY if no index in the range is
+ * free; -EINVAL if the tree is not an allocation tree, an argument is NULL,
+ * @entry is NULL or reserved, or @range_lo > @range_hi; -ENOMEM. On error
+ * the tree is unchanged and the state is in RG_MAS_ERROR.
+ */
+RG_API int rg_mas_alloc_cyclic(struct rg_ma_state *mas, unsigned long *startp,
+			       void *entry, unsigned long range_lo,
+			       unsigned long range_hi, unsigned long *next);
 
 /**
  * rg_mas_pause() - let the caller drop the lock in the middle of iteration.

@@ -523,21 +523,18 @@ int rg_mtree_alloc_rrange(struct rg_maple_tree *mt, unsigned long *startp,
 	return mt_alloc(mt, startp, entry, size, min, max, true);
 }
 
-int rg_mtree_alloc_cyclic(struct rg_maple_tree *mt, unsigned long *startp,
-			  void *entry, unsigned long range_lo,
-			  unsigned long range_hi, unsigned long *next)
+/* rg_mtree_alloc_cyclic() and rg_mas_alloc_cyclic() once the lock is held. */
+static int mt_alloc_cyclic_locked(struct rg_maple_tree *mt,
+				  unsigned long *startp, void *entry,
+				  unsigned long range_lo,
+				  unsigned long range_hi, unsigned long *next)
 {
 	struct mt_gap g;
-	unsigned long from, start;
+	unsigned long from = *next, start;
 	int ret, wrapped = 0;
 
-	if (!mt || !startp || !next || !mt_is_alloc(mt) || !entry ||
-	    mt_check_entry(entry) || range_lo > range_hi)
-		return -EINVAL;
-	from = *next;
 	if (from < range_lo || from > range_hi)
 		from = range_lo;
-	mt_lock(mt);
 	ret = mt_empty_area_g(mt, &g, from, range_hi, 1, false, &start);
 	if (ret == -EBUSY && from > range_lo) {
 		ret = mt_empty_area_g(mt, &g, range_lo, from - 1, 1, false,
@@ -546,12 +543,38 @@ int rg_mtree_alloc_cyclic(struct rg_maple_tree *mt, unsigned long *startp,
 	}
 	if (!ret)
 		ret = mt_store_found(mt, &g, start, 1, entry);
-	mt_unlock(mt);
 	if (ret)
 		return ret;
+	/* the previous allocation took the range's last index: *next
+	 * wrapped, and this one reports it, as the kernel's does */
+	if (mt->flags & MT_FLAGS_ALLOC_WRAPPED) {
+		__atomic_store_n(&mt->flags,
+				 mt->flags & ~MT_FLAGS_ALLOC_WRAPPED,
+				 __ATOMIC_RELAXED);
+		wrapped = 1;
+	}
 	*startp = start;
 	*next = start + 1;
+	if (*next == 0)
+		__atomic_store_n(&mt->flags, mt->flags | MT_FLAGS_ALLOC_WRAPPED,
+				 __ATOMIC_RELAXED);
 	return wrapped;
+}
+
+int rg_mtree_alloc_cyclic(struct rg_maple_tree *mt, unsigned long *startp,
+			  void *entry, unsigned long range_lo,
+			  unsigned long range_hi, unsigned long *next)
+{
+	int ret;
+
+	if (!mt || !startp || !next || !mt_is_alloc(mt) || !entry ||
+	    mt_check_entry(entry) || range_lo > range_hi)
+		return -EINVAL;
+	mt_lock(mt);
+	ret = mt_alloc_cyclic_locked(mt, startp, entry, range_lo, range_hi,
+				     next);
+	mt_unlock(mt);
+	return ret;
 }
 
 /*
@@ -1485,6 +1508,30 @@ int rg_mas_empty_area_rev(struct rg_ma_state *mas, unsigned long min,
 		return ret;
 	rg_mas_set_range(mas, start, start + size - 1);
 	return 0;
+}
+
+int rg_mas_alloc_cyclic(struct rg_ma_state *mas, unsigned long *startp,
+			void *entry, unsigned long range_lo,
+			unsigned long range_hi, unsigned long *next)
+{
+	struct rg_maple_tree *mt = mas ? mas->tree : NULL;
+	int ret;
+
+	if (!mt || !startp || !next || !mt_is_alloc(mt) || !entry ||
+	    mt_check_entry(entry) || range_lo > range_hi)
+		ret = -EINVAL;
+	else
+		ret = mt_alloc_cyclic_locked(mt, startp, entry, range_lo,
+					     range_hi, next);
+	if (!mas)
+		return ret;
+	if (ret < 0) {
+		mas_fail(mas, ret);
+		return ret;
+	}
+	mas->index = mas->last = *startp;
+	mas_written(mas);
+	return ret;
 }
 
 int rg_mas_preallocate(struct rg_ma_state *mas, void *entry, unsigned int gfp)

@@ -59,6 +59,12 @@ _Static_assert(sizeof(struct mt_node) == 256, "maple node is 256 bytes");
 #define MT_TAG 2UL
 #define MT_PARENT_MASK (~(uintptr_t)0xff)
 
+/*
+ * Internal tree flag (outside RG_MT_FLAGS_MASK): a cyclic allocation took
+ * the last index and its cursor wrapped to 0; the next one returns 1.
+ */
+#define MT_FLAGS_ALLOC_WRAPPED 0x100u
+
 static inline void *mt_mk_enode(struct mt_node *n, enum mt_type t)
 {
 	return (void *)((uintptr_t)n | ((uintptr_t)t << 3) | MT_TAG);

@@ -1485,6 +1485,66 @@ static void regress_maple_null_arguments(void **state)
 	rg_mtree_destroy(&mt);
 }
 
+/*
+ * rg_mas_alloc_cyclic() under the caller's lock, and a regression: after a
+ * cyclic allocation took ULONG_MAX (its cursor wrapped to 0), the next one
+ * returned 0; the kernel returns 1 there (the allocation wrapped), and
+ * callers that count generations rely on it.
+ */
+static void regress_maple_alloc_cyclic_wrap_after_last(void **state)
+{
+	struct rg_maple_tree mt;
+	RG_MA_STATE(mas, &mt, 0, 0);
+	unsigned long loc = 0, next = 0;
+
+	(void)state;
+	assert_int_equal(rg_mtree_init(&mt, RG_MT_FLAGS_ALLOC_RANGE), 0);
+	rg_mtree_lock(&mt);
+	for (unsigned long i = 0; i < 50; i++) {
+		assert_int_equal(rg_mas_alloc_cyclic(&mas, &loc, V(i), 2,
+						     ULONG_MAX, &next),
+				 0);
+		assert_int_equal(loc, i + 2);
+		assert_int_equal(next, i + 3);
+		assert_int_equal(mas.index, loc);
+		assert_int_equal(mas.last, loc);
+		assert_int_equal(mas.status, RG_MAS_ACTIVE);
+	}
+	/* bad input: the tree and the state are untouched but for the error */
+	assert_int_equal(rg_mas_alloc_cyclic(&mas, &loc, NULL, 2, 9, &next),
+			 -EINVAL);
+	assert_int_equal(mas.status, RG_MAS_ERROR);
+	assert_int_equal(rg_mas_alloc_cyclic(&mas, &loc, V(1), 9, 2, &next),
+			 -EINVAL);
+	assert_int_equal(rg_mas_alloc_cyclic(NULL, &loc, V(1), 2, 9, &next),
+			 -EINVAL);
+	/* a full range */
+	next = 2;
+	assert_int_equal(rg_mas_alloc_cyclic(&mas, &loc, V(1), 2, 40, &next),
+			 -EBUSY);
+	rg_mtree_unlock(&mt);
+	check(&mt);
+	rg_mtree_destroy(&mt);
+
+	/* the top index, then the wrap is reported once */
+	assert_int_equal(rg_mtree_init(&mt, RG_MT_FLAGS_ALLOC_RANGE), 0);
+	next = ULONG_MAX - 1;
+	assert_int_equal(
+		rg_mtree_alloc_cyclic(&mt, &loc, V(1), 2, ULONG_MAX, &next), 0);
+	assert_int_equal(
+		rg_mtree_alloc_cyclic(&mt, &loc, V(2), 2, ULONG_MAX, &next), 0);
+	assert_int_equal(loc, ULONG_MAX);
+	assert_int_equal(next, 0);
+	assert_int_equal(
+		rg_mtree_alloc_cyclic(&mt, &loc, V(3), 2, ULONG_MAX, &next), 1);
+	assert_int_equal(loc, 2);
+	assert_int_equal(
+		rg_mtree_alloc_cyclic(&mt, &loc, V(4), 2, ULONG_MAX, &next), 0);
+	assert_int_equal(loc, 3);
+	check(&mt);
+	rg_mtree_destroy(&mt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1513,6 +1573,7 @@ int main(void)
 		cmocka_unit_test(regress_maple_zero_entry),
 		cmocka_unit_test(regress_maple_erase_lone_full_range),
 		cmocka_unit_test(regress_maple_null_arguments),
+		cmocka_unit_test(regress_maple_alloc_cyclic_wrap_after_last),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
