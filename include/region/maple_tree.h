@@ -157,8 +157,15 @@ extern "C" {
  * patches; for comparisons.
  */
 #define RG_MT_FLAGS_NO_VACANCY 0x04u
+/*
+ * The caller serialises writers with a lock of its own (the kernel's
+ * MT_FLAGS_LOCK_EXTERN) and uses the advanced API under it. Recorded only:
+ * the normal API still takes the tree's own lock, which costs nothing
+ * when nobody else holds it.
+ */
+#define RG_MT_FLAGS_LOCK_EXTERN 0x08u
 /* All flags rg_mtree_init() accepts. */
-#define RG_MT_FLAGS_MASK 0x07u
+#define RG_MT_FLAGS_MASK 0x0fu
 
 /* Node geometry (64-bit). */
 #define RG_MT_NODE_SIZE 256

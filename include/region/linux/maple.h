@@ -39,6 +39,29 @@ extern "C" {
 
 #define MT_FLAGS_ALLOC_RANGE RG_MT_FLAGS_ALLOC_RANGE
 #define MT_FLAGS_USE_RCU RG_MT_FLAGS_USE_RCU
+#define MT_FLAGS_LOCK_EXTERN RG_MT_FLAGS_LOCK_EXTERN
+
+/*
+ * The kernel's 64-bit slot count of its densest node, for code that sizes
+ * loops by it; libregion's 256-byte nodes hold 16 (10 in the internal
+ * nodes of allocation trees).
+ */
+#define MAPLE_NODE_SLOTS 31
+
+/*
+ * The kernel's state names. libregion has no separate states for an empty
+ * tree or a tree whose only entry sits in the root pointer: both are
+ * ordinary positions, so ma_root reads as ma_active and ma_none as
+ * ma_start (a state set to it walks again).
+ */
+#define ma_active RG_MAS_ACTIVE
+#define ma_start RG_MAS_START
+#define ma_root RG_MAS_ACTIVE
+#define ma_none RG_MAS_START
+#define ma_pause RG_MAS_PAUSE
+#define ma_overflow RG_MAS_OVERFLOW
+#define ma_underflow RG_MAS_UNDERFLOW
+#define ma_error RG_MAS_ERROR
 
 #define MTREE_INIT(name, flags) RG_MTREE_INIT(name, flags)
 #define DEFINE_MTREE(name) RG_DEFINE_MTREE(name)
@@ -325,6 +348,45 @@ static inline int mas_preallocate(struct rg_ma_state *mas, void *entry,
 static inline void mas_store_prealloc(struct rg_ma_state *mas, void *entry)
 {
 	rg_mas_store_prealloc(mas, entry);
+}
+
+static inline bool mas_is_active(const struct rg_ma_state *mas)
+{
+	return mas->status == RG_MAS_ACTIVE;
+}
+
+static inline bool mas_is_err(const struct rg_ma_state *mas)
+{
+	return mas->status == RG_MAS_ERROR;
+}
+
+/*
+ * A hint that @nr entries will be stored through @mas (a bulk build). Nodes
+ * are allocated as the stores need them, so this only checks its argument.
+ */
+static inline int mas_expected_entries(struct rg_ma_state *mas,
+				       unsigned long nr)
+{
+	(void)nr;
+	return mas ? 0 : -EINVAL;
+}
+
+static inline int mas_alloc_cyclic(struct rg_ma_state *mas,
+				   unsigned long *startp, void *entry,
+				   unsigned long range_lo,
+				   unsigned long range_hi, unsigned long *next,
+				   gfp_t gfp)
+{
+	(void)gfp;
+	return rg_mas_alloc_cyclic(mas, startp, entry, range_lo, range_hi,
+				   next);
+}
+
+/* Records nothing: the caller's lock (MT_FLAGS_LOCK_EXTERN) is its own. */
+static inline void mt_set_external_lock(struct rg_maple_tree *mt, void *lock)
+{
+	(void)mt;
+	(void)lock;
 }
 
 static inline void mas_destroy(struct rg_ma_state *mas)
