@@ -8,12 +8,16 @@
 #               benchmarks
 # Also: make build, make install (PREFIX=/usr/local), make clean, and
 # make bench-kernel: the kernel's own Maple Tree (built from Debian's
-# linux-source-6.1, installed on demand) next to libregion's, in one run.
+# linux-source-6.1, installed on demand) next to libregion's, in one run;
+# make test-kernel [KERNEL=6.12|6.1]: the kernel's own test programs
+# (lib/test_ida.c, lib/test_maple_tree.c) built against <region/linux.h>.
 
 PREFIX ?= /usr/local
+KERNEL ?= 6.12
 B := build
 
-.PHONY: all deps deps-lib deps-bench build test bench bench-kernel install clean
+.PHONY: all deps deps-lib deps-bench build test bench bench-kernel test-kernel \
+	install clean
 
 all: build
 
@@ -41,6 +45,10 @@ bench: deps-bench build
 
 bench-kernel: build
 	@bash bench/peers/kernel-maple.sh $(B)/release
+
+# The kernel's own test programs against <region/linux.h> (KERNEL=6.12|6.1).
+test-kernel: build
+	@KERNEL=$(KERNEL) bash scripts/test-kernel.sh
 
 install: build
 	meson configure $(B)/release -Dprefix=$(PREFIX)

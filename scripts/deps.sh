@@ -13,6 +13,9 @@
 #   bench        lib + gnuplot; the benchmark peers jemalloc, mimalloc and
 #                GLib are optional: skipped with a note when not installable
 #   kernel-peer  the kernel source the Maple Tree peer is built from
+#   kernel-source-VERSION
+#                linux-source-VERSION, whose own test programs make
+#                test-kernel builds against libregion
 #   fuzz         clang and its libFuzzer/sanitizer runtime
 #   qa           coverage (gcovr, lcov) and static analysis (cppcheck,
 #                clang-tools)
@@ -38,11 +41,14 @@ for g in "${groups[@]}"; do
 		optional+=(libjemalloc-dev libmimalloc-dev libglib2.0-dev)
 		;;
 	kernel-peer | --kernel-peer) required+=(linux-source-6.1 xz-utils) ;;
+	kernel-source-*)
+		required+=("linux-source-${g#kernel-source-}" xz-utils)
+		;;
 	fuzz) required+=(clang libclang-rt-14-dev) ;;
 	qa) required+=(gcovr lcov cppcheck clang-tools) ;;
 	*)
 		echo "deps.sh: unknown group '$g' (lib, test, bench," \
-			"kernel-peer, fuzz, qa)" >&2
+			"kernel-peer, kernel-source-VERSION, fuzz, qa)" >&2
 		exit 2
 		;;
 	esac
