@@ -20,6 +20,12 @@
  * never read by the search calls and never set by any call here;
  * rg_bitmap_validate() checks that they are clear.
  *
+ * Calls that write a whole destination map (fill, copy, replace, the
+ * shifts, cut, and the conversions from u32 and u64 arrays) write the words
+ * that hold bits 0 .. nbits - 1 and leave that map's tail bits clear; they
+ * never touch a word past them. Bits of a source map at or past nbits are
+ * ignored. With nbits 0 they do nothing at all.
+ *
  * A bitmap is plain caller-owned memory: no call here locks or allocates,
  * except rg_bitmap_zalloc(). The caller serialises access.
  */
@@ -29,6 +35,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "region/common.h"
@@ -37,6 +44,8 @@
 extern "C" {
 #endif
 
+/* Bits in a byte, as the kernel counts them. */
+#define RG_BITS_PER_BYTE 8
 /* Bits in one word of a bitmap. */
 #define RG_BITS_PER_LONG (sizeof(unsigned long) * CHAR_BIT)
 /* Words needed for @nbits bits. */
@@ -214,6 +223,163 @@ rg_bitmap_find_first_zero_bit(const unsigned long *map, unsigned long size)
  */
 RG_API unsigned long rg_bitmap_find_last_bit(const unsigned long *map,
 					     unsigned long size);
+
+/**
+ * rg_bitmap_equal() - compare the first @nbits bits of two maps.
+ * @a: one map.
+ * @b: the other map.
+ * @nbits: number of bits to compare (bits past it are ignored).
+ *
+ * Context: caller serialises; never allocates.
+ * Return: true if bits 0 .. @nbits - 1 of @a and @b are equal (always for
+ * @nbits 0).
+ */
+RG_API bool rg_bitmap_equal(const unsigned long *a, const unsigned long *b,
+			    unsigned long nbits);
+
+/**
+ * rg_bitmap_fill() - set every bit of a map.
+ * @map: the bitmap.
+ * @nbits: its size in bits.
+ *
+ * Sets bits 0 .. @nbits - 1 and clears the tail bits of the last word, so
+ * the map stays valid (the kernel's bitmap_fill() sets the tail bits too).
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_fill(unsigned long *map, unsigned long nbits);
+
+/**
+ * rg_bitmap_copy() - copy a map.
+ * @dst: the destination; it may overlap @src.
+ * @src: the source.
+ * @nbits: size of both maps in bits.
+ *
+ * Copies bits 0 .. @nbits - 1 and clears the tail bits of @dst's last word
+ * (the kernel's bitmap_copy() copies them from @src).
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_copy(unsigned long *dst, const unsigned long *src,
+			   unsigned long nbits);
+
+/**
+ * rg_bitmap_replace() - take the bits of one map where a mask is set and of
+ * another where it is clear.
+ * @dst: the destination; it may be any of the three sources.
+ * @old_map: bits kept where @mask is clear.
+ * @new_map: bits taken where @mask is set.
+ * @mask: the selector.
+ * @nbits: size of the maps in bits.
+ *
+ * Computes @dst = (@old_map & ~@mask) | (@new_map & @mask) a word at a time.
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_replace(unsigned long *dst, const unsigned long *old_map,
+			      const unsigned long *new_map,
+			      const unsigned long *mask, unsigned long nbits);
+
+/**
+ * rg_bitmap_shift_right() - move every bit down by @shift positions.
+ * @dst: the destination; it may be @src itself (no other overlap).
+ * @src: the source.
+ * @shift: how far to move; @shift >= @nbits clears @dst.
+ * @nbits: size of both maps in bits.
+ *
+ * Bit i of @dst becomes bit i + @shift of @src (0 when that is at or past
+ * @nbits): bits shifted off the bottom are lost, zeros come in at the top.
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_shift_right(unsigned long *dst, const unsigned long *src,
+				  unsigned long shift, unsigned long nbits);
+
+/**
+ * rg_bitmap_shift_left() - move every bit up by @shift positions.
+ * @dst: the destination; it may be @src itself (no other overlap).
+ * @src: the source.
+ * @shift: how far to move; @shift >= @nbits clears @dst.
+ * @nbits: size of both maps in bits.
+ *
+ * Bit i of @dst becomes bit i - @shift of @src (0 when i < @shift): zeros
+ * come in at the bottom, bits moved to @nbits or beyond are lost.
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_shift_left(unsigned long *dst, const unsigned long *src,
+				 unsigned long shift, unsigned long nbits);
+
+/**
+ * rg_bitmap_cut() - remove a run of bits and close the gap.
+ * @dst: the destination; it may overlap @src in any way.
+ * @src: the source.
+ * @first: first bit to remove.
+ * @cut: number of bits to remove.
+ * @nbits: size of both maps in bits.
+ *
+ * Bits below @first are copied unchanged; bit i >= @first of @dst becomes
+ * bit i + @cut of @src, and the top @cut bits become 0. Example: @src 0xaa
+ * (8 bits), @first 3, @cut 3 gives 0x12. @cut 0, or @first >= @nbits, is a
+ * plain copy; a cut that reaches past the end clears bits @first and above.
+ * (The kernel's bitmap_cut() moves the bits past @nbits in the source's
+ * last word down as well; its name in <region/linux/bitmap.h> does.)
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_cut(unsigned long *dst, const unsigned long *src,
+			  unsigned long first, unsigned long cut,
+			  unsigned long nbits);
+
+/**
+ * rg_bitmap_from_arr32() - fill a map from an array of 32-bit words.
+ * @map: the destination map.
+ * @buf: the source: bit i is bit i % 32 of @buf[i / 32]; the array holds at
+ *       least (@nbits + 31) / 32 elements, of which no more are read.
+ * @nbits: number of bits.
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_from_arr32(unsigned long *map, const uint32_t *buf,
+				 unsigned long nbits);
+
+/**
+ * rg_bitmap_to_arr32() - store a map into an array of 32-bit words.
+ * @buf: the destination: bit i goes to bit i % 32 of @buf[i / 32]; exactly
+ *       (@nbits + 31) / 32 elements are written, the last with its bits at
+ *       or past @nbits clear.
+ * @map: the source map.
+ * @nbits: number of bits.
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_to_arr32(uint32_t *buf, const unsigned long *map,
+			       unsigned long nbits);
+
+/**
+ * rg_bitmap_from_arr64() - fill a map from an array of 64-bit words.
+ * @map: the destination map.
+ * @buf: the source: bit i is bit i % 64 of @buf[i / 64]; the array holds at
+ *       least (@nbits + 63) / 64 elements, of which no more are read.
+ * @nbits: number of bits.
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_from_arr64(unsigned long *map, const uint64_t *buf,
+				 unsigned long nbits);
+
+/**
+ * rg_bitmap_to_arr64() - store a map into an array of 64-bit words.
+ * @buf: the destination: bit i goes to bit i % 64 of @buf[i / 64]; exactly
+ *       (@nbits + 63) / 64 elements are written, the last with its bits at
+ *       or past @nbits clear.
+ * @map: the source map.
+ * @nbits: number of bits.
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_to_arr64(uint64_t *buf, const unsigned long *map,
+			       unsigned long nbits);
 
 /**
  * rg_bitmap_find_next_zero_area_off() - find a free aligned run of bits.

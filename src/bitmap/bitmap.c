@@ -28,6 +28,15 @@
  * the sum is handled too; the distance moved is what is added to i, with an
  * overflow check.
  *
+ * Whole-map calls (equal, fill, copy, replace, the shifts, cut, the array
+ * conversions) loop over words; only the last word is masked. A shift by s
+ * builds each result word from two source words, s / BPL words away, with
+ * the source's tail masked off so that it never shifts into the map. Right
+ * shifts run upwards and left shifts downwards, so either works in place.
+ * Cut is a copy (memmove, so any overlap works) followed by an in-place
+ * right shift of the words from the one holding the first cut bit, whose
+ * bits below the cut are then put back.
+ *
  * Invariants: no call sets a tail bit (past the map's size in its last word);
  * searches never read past the word that holds bit size - 1. Nothing here
  * allocates except rg_bitmap_zalloc(), which uses rgi_calloc() and so honours
@@ -37,6 +46,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "region/bitmap.h"
 #include "rg_internal.h"
@@ -217,6 +227,225 @@ unsigned long rg_bitmap_find_last_bit(const unsigned long *map,
 	if (!size || unlikely(!map))
 		return size;
 	return last_bit_in(map, 0, size, 0);
+}
+
+bool rg_bitmap_equal(const unsigned long *a, const unsigned long *b,
+		     unsigned long nbits)
+{
+	unsigned long w, full = nbits / BPL;
+
+	for (w = 0; w < full; w++)
+		if (a[w] != b[w])
+			return false;
+	return !(nbits % BPL) || !((a[w] ^ b[w]) & last_word_mask(nbits));
+}
+
+/* Clear the tail bits of an @nbits map's last word (nbits > 0). */
+static inline void clear_tail(unsigned long *map, unsigned long nbits)
+{
+	map[(nbits - 1) / BPL] &= last_word_mask(nbits);
+}
+
+void rg_bitmap_fill(unsigned long *map, unsigned long nbits)
+{
+	unsigned long w, lw;
+
+	if (!nbits)
+		return;
+	lw = (nbits - 1) / BPL;
+	for (w = 0; w < lw; w++)
+		map[w] = ~0UL;
+	map[lw] = last_word_mask(nbits);
+}
+
+void rg_bitmap_copy(unsigned long *dst, const unsigned long *src,
+		    unsigned long nbits)
+{
+	if (!nbits)
+		return;
+	memmove(dst, src, RG_BITS_TO_LONGS(nbits) * sizeof(unsigned long));
+	clear_tail(dst, nbits);
+}
+
+void rg_bitmap_replace(unsigned long *dst, const unsigned long *old_map,
+		       const unsigned long *new_map, const unsigned long *mask,
+		       unsigned long nbits)
+{
+	unsigned long w, words = RG_BITS_TO_LONGS(nbits);
+
+	if (!nbits)
+		return;
+	for (w = 0; w < words; w++)
+		dst[w] = (old_map[w] & ~mask[w]) | (new_map[w] & mask[w]);
+	clear_tail(dst, nbits);
+}
+
+/*
+ * Word @i of an @nbits map whose last word is @lw, without its tail bits;
+ * 0 past the last word.
+ */
+static inline unsigned long src_word(const unsigned long *src, unsigned long i,
+				     unsigned long lw, unsigned long nbits)
+{
+	if (i < lw)
+		return src[i];
+	return i == lw ? src[lw] & last_word_mask(nbits) : 0;
+}
+
+/*
+ * dst = src >> shift over @nbits bits. Word k of the result is built from
+ * source words k + off and k + off + 1, read before word k is written, so
+ * ascending order works in place.
+ */
+static void shift_right(unsigned long *dst, const unsigned long *src,
+			unsigned long shift, unsigned long nbits)
+{
+	unsigned long lw = (nbits - 1) / BPL, off, rem, k, lo, hi;
+
+	if (shift >= nbits) {
+		memset(dst, 0, (lw + 1) * sizeof(unsigned long));
+		return;
+	}
+	off = shift / BPL;
+	rem = shift % BPL;
+	for (k = 0; k + off <= lw; k++) {
+		lo = src_word(src, k + off, lw, nbits);
+		if (rem) {
+			hi = src_word(src, k + off + 1, lw, nbits);
+			lo = (lo >> rem) | (hi << (BPL - rem));
+		}
+		dst[k] = lo;
+	}
+	for (; k <= lw; k++)
+		dst[k] = 0;
+}
+
+void rg_bitmap_shift_right(unsigned long *dst, const unsigned long *src,
+			   unsigned long shift, unsigned long nbits)
+{
+	if (nbits)
+		shift_right(dst, src, shift, nbits);
+}
+
+void rg_bitmap_shift_left(unsigned long *dst, const unsigned long *src,
+			  unsigned long shift, unsigned long nbits)
+{
+	unsigned long lw, off, rem, k, hi;
+
+	if (!nbits)
+		return;
+	lw = (nbits - 1) / BPL;
+	if (shift >= nbits) {
+		memset(dst, 0, (lw + 1) * sizeof(unsigned long));
+		return;
+	}
+	off = shift / BPL;
+	rem = shift % BPL;
+	/* Descending: word k reads source words k - off and k - off - 1. */
+	for (k = lw + 1; k-- > off;) {
+		hi = src[k - off];
+		if (rem) {
+			hi <<= rem;
+			if (k > off)
+				hi |= src[k - off - 1] >> (BPL - rem);
+		}
+		dst[k] = hi;
+	}
+	for (k = 0; k < off; k++)
+		dst[k] = 0;
+	clear_tail(dst, nbits);
+}
+
+void rg_bitmap_cut(unsigned long *dst, const unsigned long *src,
+		   unsigned long first, unsigned long cut, unsigned long nbits)
+{
+	unsigned long w0, keep;
+
+	if (!nbits)
+		return;
+	if (dst != src)
+		memmove(dst, src,
+			RG_BITS_TO_LONGS(nbits) * sizeof(unsigned long));
+	clear_tail(dst, nbits);
+	if (!cut || first >= nbits)
+		return;
+	if (cut >= nbits - first) {
+		rg_bitmap_clear_range(dst, first, nbits - first);
+		return;
+	}
+	/*
+	 * Shift the words from the one holding @first down by @cut, in place,
+	 * then restore that word's bits below @first.
+	 */
+	w0 = first / BPL;
+	keep = dst[w0] & ~first_word_mask(first);
+	shift_right(dst + w0, dst + w0, cut, nbits - w0 * BPL);
+	dst[w0] = (dst[w0] & first_word_mask(first)) | keep;
+}
+
+/*
+ * The array conversions work for any long of 32 or 64 bits: each 32-bit
+ * element is a piece of one long (or, with 32-bit longs, one long), and
+ * each 64-bit element spans one long or two.
+ */
+void rg_bitmap_from_arr32(unsigned long *map, const uint32_t *buf,
+			  unsigned long nbits)
+{
+	unsigned long n = (nbits + 31) / 32, per = BPL / 32, w, j, v;
+
+	if (!nbits)
+		return;
+	for (w = 0; w * per < n; w++) {
+		v = 0;
+		for (j = 0; j < per && w * per + j < n; j++)
+			v |= (unsigned long)buf[w * per + j] << (32 * j);
+		map[w] = v;
+	}
+	clear_tail(map, nbits);
+}
+
+void rg_bitmap_to_arr32(uint32_t *buf, const unsigned long *map,
+			unsigned long nbits)
+{
+	unsigned long n = (nbits + 31) / 32, i;
+
+	if (!nbits)
+		return;
+	for (i = 0; i < n; i++)
+		buf[i] = (uint32_t)(map[i * 32 / BPL] >> (i * 32 % BPL));
+	if (nbits % 32)
+		buf[n - 1] &= (uint32_t)((1UL << (nbits % 32)) - 1);
+}
+
+void rg_bitmap_from_arr64(unsigned long *map, const uint64_t *buf,
+			  unsigned long nbits)
+{
+	unsigned long words = RG_BITS_TO_LONGS(nbits), w;
+
+	if (!nbits)
+		return;
+	for (w = 0; w < words; w++)
+		map[w] = (unsigned long)(buf[w * BPL / 64] >> (w * BPL % 64));
+	clear_tail(map, nbits);
+}
+
+void rg_bitmap_to_arr64(uint64_t *buf, const unsigned long *map,
+			unsigned long nbits)
+{
+	unsigned long words = RG_BITS_TO_LONGS(nbits), n = (nbits + 63) / 64;
+	unsigned long per = 64 / BPL, i, j;
+	uint64_t v;
+
+	if (!nbits)
+		return;
+	for (i = 0; i < n; i++) {
+		v = 0;
+		for (j = 0; j < per && i * per + j < words; j++)
+			v |= (uint64_t)map[i * per + j] << (BPL * j);
+		buf[i] = v;
+	}
+	if (nbits % 64)
+		buf[n - 1] &= ((uint64_t)1 << (nbits % 64)) - 1;
 }
 
 /*

@@ -3,9 +3,14 @@
  * Unit tests of every bitmap call, the kernel-name wrappers and their bad
  * input: empty ranges, positions at or past the size, zero-length and
  * oversized zero-area requests, alignment masks and offsets (including ones
- * that wrap), and the kernel's find_free_region example.
+ * that wrap), and the kernel's find_free_region example; then the whole-map
+ * calls (equal, fill, copy, replace, shifts, cut) at every size around word
+ * boundaries, with shifts at and past the size, cuts at both ends and
+ * overlapping destinations, guard words that must stay untouched, and the
+ * u32/u64 array conversions for every size 0 .. 320.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "rg_test.h"
@@ -421,6 +426,418 @@ static void regress_bitmap_null_arguments(void **state)
 	assert_int_equal(rg_bitmap_validate(map, 200, NULL), 0);
 }
 
+/* A map of up to 320 bits with one guard word after it. */
+#define NB 320
+#define NW (RG_BITS_TO_LONGS(NB) + 1)
+#define GUARD 0x5a5a5a5a5a5a5a5aUL
+
+/* Bits of @map as a string of 0/1 for bits 0 .. n - 1 (for messages). */
+static void expect_bits(const unsigned long *map, const bool *want,
+			unsigned long n, const char *what)
+{
+	for (unsigned long i = 0; i < n; i++)
+		if (rg_bitmap_test(map, i) != want[i])
+			fail_msg("%s: bit %lu of %lu is %d", what, i, n,
+				 rg_bitmap_test(map, i));
+	if (n && rg_bitmap_validate(map, n, NULL))
+		fail_msg("%s: a tail bit is set (nbits %lu)", what, n);
+}
+
+/* A pattern with runs, single bits and word-crossing stretches. */
+static void pattern(unsigned long *map, bool *ref, unsigned long n,
+		    unsigned long seed)
+{
+	memset(map, 0, NW * sizeof(long));
+	for (unsigned long i = 0; i < n; i++) {
+		ref[i] = ((i * 7 + seed) % 11) < 4 || (i / 13 + seed) % 5 == 0;
+		if (ref[i])
+			rg_bitmap_set(map, i);
+	}
+}
+
+static const unsigned long sizes[] = { 1,   2,	 7,   8,   31,	32,  33,
+				       63,  64,	 65,  100, 127, 128, 129,
+				       191, 192, 193, 255, 256, 257, 320 };
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+static void test_equal(void **state)
+{
+	unsigned long a[NW], b[NW];
+
+	(void)state;
+	memset(a, 0, sizeof(a));
+	memset(b, 0xff, sizeof(b));
+	assert_true(rg_bitmap_equal(a, b, 0)); /* nothing to compare */
+	assert_false(rg_bitmap_equal(a, b, 1));
+	memset(b, 0, sizeof(b));
+	for (size_t k = 0; k < NSIZES; k++) {
+		unsigned long n = sizes[k];
+
+		assert_true(rg_bitmap_equal(a, b, n));
+		/* a difference at the last bit counts, one past it does not */
+		rg_bitmap_set(b, n - 1);
+		assert_false(rg_bitmap_equal(a, b, n));
+		assert_true(rg_bitmap_equal(a, b, n - 1));
+		rg_bitmap_clear(b, n - 1);
+		rg_bitmap_set(b, n);
+		assert_true(rg_bitmap_equal(a, b, n));
+		assert_false(rg_bitmap_equal(a, b, n + 1));
+		rg_bitmap_clear(b, n);
+		rg_bitmap_set(b, 0);
+		assert_false(rg_bitmap_equal(a, b, n));
+		rg_bitmap_clear(b, 0);
+	}
+	/* kernel names */
+	rg_bitmap_set(b, 70);
+	assert_true(bitmap_equal(a, b, 70));
+	assert_false(bitmap_equal(a, b, 71));
+	assert_false(__bitmap_equal(a, b, 71));
+}
+
+static void test_fill_copy(void **state)
+{
+	unsigned long a[NW], b[NW];
+	bool want[NB];
+
+	(void)state;
+	for (size_t k = 0; k < NSIZES; k++) {
+		unsigned long n = sizes[k], words = RG_BITS_TO_LONGS(n);
+
+		for (unsigned long w = 0; w < NW; w++)
+			a[w] = GUARD;
+		rg_bitmap_fill(a, n);
+		for (unsigned long i = 0; i < n; i++)
+			want[i] = true;
+		expect_bits(a, want, n, "fill");
+		assert_int_equal(rg_bitmap_weight(a, words * BPL), n);
+		assert_int_equal(a[words], GUARD); /* next word untouched */
+
+		/* copy: every bit, the tail cleared, nothing past it */
+		pattern(b, want, n, k);
+		b[words - 1] |= ~0UL << 1 << ((n - 1) % BPL); /* tail garbage */
+		for (unsigned long w = 0; w < NW; w++)
+			a[w] = GUARD;
+		rg_bitmap_copy(a, b, n);
+		expect_bits(a, want, n, "copy");
+		assert_int_equal(a[words], GUARD);
+		/* in place keeps the bits and clears the tail */
+		rg_bitmap_copy(b, b, n);
+		expect_bits(b, want, n, "copy in place");
+	}
+	/* nbits 0 writes nothing */
+	a[0] = GUARD;
+	rg_bitmap_fill(a, 0);
+	rg_bitmap_copy(a, b, 0);
+	assert_int_equal(a[0], GUARD);
+
+	/* The kernel names work on whole words, tail bits included. */
+	memset(a, 0, sizeof(a));
+	bitmap_fill(a, 35);
+	assert_int_equal(rg_bitmap_weight(a, NB), BPL);
+	memset(b, 0, sizeof(b));
+	rg_bitmap_set_range(b, 0, 109);
+	memset(a, 0xff, sizeof(a));
+	bitmap_copy(a, b, 97); /* copies two words: bits 0..108 */
+	assert_int_equal(rg_bitmap_find_next_zero_bit(a, NB, 0), 109);
+	assert_int_equal(rg_bitmap_find_next_bit(a, NB, 109), 2 * BPL);
+	bitmap_fill(a, 0);
+	bitmap_copy(a, b, 0);
+	assert_int_equal(rg_bitmap_find_next_bit(a, NB, 109), 2 * BPL);
+}
+
+static void test_set_clear_kernel_forms(void **state)
+{
+	unsigned long a[NW];
+
+	(void)state;
+	memset(a, 0, sizeof(a));
+	__bitmap_set(a, 60, 10);
+	assert_int_equal(rg_bitmap_weight(a, NB), 10);
+	assert_true(rg_bitmap_range_is_set(a, 60, 10));
+	__bitmap_set(a, 100, 0);
+	__bitmap_set(a, 100, -5); /* a negative length does nothing */
+	assert_int_equal(rg_bitmap_weight(a, NB), 10);
+	__bitmap_clear(a, 62, -1);
+	assert_int_equal(rg_bitmap_weight(a, NB), 10);
+	__bitmap_clear(a, 62, 4);
+	assert_int_equal(rg_bitmap_weight(a, NB), 6);
+	assert_false(rg_bitmap_test(a, 65));
+	assert_true(rg_bitmap_test(a, 66));
+	assert_int_equal(BITS_PER_BYTE, 8);
+	assert_int_equal(RG_BITS_PER_BYTE * sizeof(long), BITS_PER_LONG);
+}
+
+static void test_replace(void **state)
+{
+	unsigned long o[NW], nw[NW], m[NW], d[NW];
+	bool ro[NB], rn[NB], rm[NB], want[NB];
+
+	(void)state;
+	for (size_t k = 0; k < NSIZES; k++) {
+		unsigned long n = sizes[k], words = RG_BITS_TO_LONGS(n);
+
+		pattern(o, ro, n, 1);
+		pattern(nw, rn, n, 4);
+		pattern(m, rm, n, 9);
+		for (unsigned long i = 0; i < n; i++)
+			want[i] = rm[i] ? rn[i] : ro[i];
+		for (unsigned long w = 0; w < NW; w++)
+			d[w] = GUARD;
+		rg_bitmap_replace(d, o, nw, m, n);
+		expect_bits(d, want, n, "replace");
+		assert_int_equal(d[words], GUARD);
+		/* the destination may be any source */
+		rg_bitmap_replace(o, o, nw, m, n);
+		expect_bits(o, want, n, "replace into old");
+		pattern(o, ro, n, 1);
+		rg_bitmap_replace(nw, o, nw, m, n);
+		expect_bits(nw, want, n, "replace into new");
+		pattern(nw, rn, n, 4);
+		bitmap_replace(m, o, nw, m, (unsigned int)n);
+		expect_bits(m, want, n, "replace into mask");
+	}
+	/* a single word, by value */
+	o[0] = 0xf0f0;
+	nw[0] = 0x0ff0;
+	m[0] = 0xff00;
+	rg_bitmap_replace(d, o, nw, m, 16);
+	assert_int_equal(d[0], 0x0ff0); /* 0x00f0 from old, 0x0f00 from new */
+}
+
+/* Reference shift of @src (n bits) by @s, right or left. */
+static void ref_shift(const bool *src, bool *out, unsigned long n,
+		      unsigned long s, bool right)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		if (right)
+			out[i] = s < n - i ? src[i + s] : false;
+		else
+			out[i] = i >= s ? src[i - s] : false;
+	}
+}
+
+static void test_shifts(void **state)
+{
+	static const unsigned long shifts[] = { 0,   1,	  5,	31,  32,
+						63,  64,  65,	100, 127,
+						128, 129, 255,	256, 319,
+						320, 321, 1000, ~0UL };
+	unsigned long s_map[NW], d[NW];
+	bool src[NB], want[NB];
+
+	(void)state;
+	for (size_t k = 0; k < NSIZES; k++) {
+		unsigned long n = sizes[k], words = RG_BITS_TO_LONGS(n);
+
+		for (size_t j = 0; j < sizeof(shifts) / sizeof(shifts[0]);
+		     j++) {
+			unsigned long s = shifts[j];
+
+			for (int right = 0; right < 2; right++) {
+				pattern(s_map, src, n, k + j);
+				/* tail garbage in the source never shifts in */
+				s_map[words - 1] |= ~0UL << 1
+							 << ((n - 1) % BPL);
+				ref_shift(src, want, n, s, right);
+				for (unsigned long w = 0; w < NW; w++)
+					d[w] = GUARD;
+				if (right)
+					rg_bitmap_shift_right(d, s_map, s, n);
+				else
+					rg_bitmap_shift_left(d, s_map, s, n);
+				expect_bits(d, want, n, right ? "shr" : "shl");
+				assert_int_equal(d[words], GUARD);
+				/* in place */
+				if (right)
+					rg_bitmap_shift_right(s_map, s_map, s,
+							      n);
+				else
+					rg_bitmap_shift_left(s_map, s_map, s,
+							     n);
+				expect_bits(s_map, want, n,
+					    right ? "shr in place" :
+						    "shl in place");
+			}
+		}
+	}
+	/* by value, and nbits 0 writes nothing */
+	d[0] = 0xabcd;
+	rg_bitmap_shift_right(d, d, 4, 16);
+	assert_int_equal(d[0], 0xabc);
+	rg_bitmap_shift_left(d, d, 8, 16);
+	assert_int_equal(d[0], 0xbc00);
+	bitmap_shift_right(d, d, 11, BITS_PER_LONG);
+	assert_int_equal(d[0], 0x17);
+	bitmap_shift_left(d, d, 60, 64);
+	assert_int_equal(d[0], 0x7UL << 60);
+	rg_bitmap_shift_left(d, d, 1, 0);
+	rg_bitmap_shift_right(d, d, 1, 0);
+	assert_int_equal(d[0], 0x7UL << 60);
+}
+
+/* Reference cut: bits below @first stay, the rest move down by @cut. */
+static void ref_cut(const bool *src, bool *out, unsigned long n,
+		    unsigned long first, unsigned long cut)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		if (i < first)
+			out[i] = src[i];
+		else
+			out[i] = cut < n - i ? src[i + cut] : false;
+	}
+}
+
+static void test_cut(void **state)
+{
+	unsigned long buf[NW + 2], *m = buf + 1;
+	bool src[NB], want[NB];
+
+	(void)state;
+	/* Small cases by value. */
+	m[0] = 0xaa;
+	rg_bitmap_cut(m, m, 3, 3, 8);
+	assert_int_equal(m[0], 0x12);
+	m[0] = 0xaa;
+	rg_bitmap_cut(m, m, 0, 3, 8); /* cut at the start */
+	assert_int_equal(m[0], 0x15);
+	m[0] = 0xaa;
+	rg_bitmap_cut(m, m, 7, 1, 8); /* cut the last bit */
+	assert_int_equal(m[0], 0x2a);
+	m[0] = 0xaa;
+	rg_bitmap_cut(m, m, 5, 100, 8); /* past the end: clears 5 and up */
+	assert_int_equal(m[0], 0x0a);
+	m[0] = 0xaa;
+	rg_bitmap_cut(m, m, 8, 2, 8); /* first >= nbits: a copy */
+	assert_int_equal(m[0], 0xaa);
+	rg_bitmap_cut(m, m, 2, 0, 8); /* nothing cut */
+	assert_int_equal(m[0], 0xaa);
+	rg_bitmap_cut(m, m, 0, 8, 8); /* everything cut */
+	assert_int_equal(m[0], 0);
+	m[0] = 0xaa;
+	rg_bitmap_cut(m, m, 1, 1, 0); /* nbits 0 writes nothing */
+	assert_int_equal(m[0], 0xaa);
+
+	/* Every size, first and cut at the ends and across words, with the
+	 * destination separate, the same, one word below or above. */
+	for (size_t k = 0; k < NSIZES; k++) {
+		unsigned long n = sizes[k], words = RG_BITS_TO_LONGS(n);
+		unsigned long firsts[] = { 0, 1, n / 2, n - 1, n, 63, 64, 65 };
+		unsigned long cuts[] = { 0, 1, 2, 63, 64, 65, n - 1, n, n + 1 };
+
+		for (size_t f = 0; f < 8; f++)
+			for (size_t c = 0; c < 9; c++)
+				for (int mode = 0; mode < 4; mode++) {
+					unsigned long dst_buf[NW + 2], *dst;
+					unsigned long first = firsts[f], *g;
+
+					pattern(m, src, n, k + f + c);
+					if (first > n)
+						continue;
+					ref_cut(src, want, n, first, cuts[c]);
+					buf[0] = GUARD;
+					if (mode == 0) {
+						dst = dst_buf;
+						dst[words] = GUARD;
+					} else if (mode == 1) {
+						dst = m;
+					} else if (mode == 2) {
+						dst = m -
+						      1; /* overlaps below */
+					} else {
+						dst = m +
+						      1; /* overlaps above */
+					}
+					/* the word after both maps */
+					g = mode == 2 ? &m[words] : &dst[words];
+					*g = GUARD;
+					rg_bitmap_cut(dst, m, first, cuts[c],
+						      n);
+					expect_bits(dst, want, n, "cut");
+					assert_int_equal(*g, GUARD);
+					if (mode == 3)
+						assert_int_equal(buf[0], GUARD);
+				}
+	}
+	/* kernel name */
+	m[0] = 0xaa;
+	bitmap_cut(m, m, 3, 3, 8);
+	assert_int_equal(m[0], 0x12);
+	/* Bit 80 is past a 70-bit map: the kernel's cut moves it down into
+	 * the map (to 60), ours ignores it. */
+	{
+		unsigned long src2[2] = { 0, 1UL << 16 }, out[2];
+
+		bitmap_cut(out, src2, 10, 20, 70);
+		assert_true(rg_bitmap_test(out, 60));
+		assert_int_equal(rg_bitmap_weight(out, 70), 1);
+		rg_bitmap_cut(out, src2, 10, 20, 70);
+		assert_int_equal(rg_bitmap_weight(out, 128), 0);
+	}
+}
+
+static void test_arrays(void **state)
+{
+	unsigned long m[NW], back[NW];
+	uint32_t a32[NB / 32 + 2];
+	uint64_t a64[NB / 64 + 2];
+	bool ref[NB];
+
+	(void)state;
+	for (unsigned long n = 0; n <= NB; n++) {
+		unsigned long n32 = (n + 31) / 32, n64 = (n + 63) / 64;
+
+		pattern(m, ref, n, n);
+		if (n) /* tail garbage in the source is not copied */
+			m[(n - 1) / BPL] |= ~0UL << 1 << ((n - 1) % BPL);
+		memset(a32, 0xa5, sizeof(a32));
+		memset(a64, 0xa5, sizeof(a64));
+		rg_bitmap_to_arr32(a32, m, n);
+		rg_bitmap_to_arr64(a64, m, n);
+		for (unsigned long i = 0; i < n; i++) {
+			assert_int_equal((a32[i / 32] >> (i % 32)) & 1, ref[i]);
+			assert_int_equal((a64[i / 64] >> (i % 64)) & 1, ref[i]);
+		}
+		/* the last element's bits past n are clear, no more written */
+		if (n % 32)
+			assert_int_equal(a32[n32 - 1] >> (n % 32), 0);
+		if (n % 64)
+			assert_int_equal(a64[n64 - 1] >> (n % 64), 0);
+		assert_int_equal(a32[n32], 0xa5a5a5a5);
+		assert_int_equal(a64[n64], 0xa5a5a5a5a5a5a5a5ULL);
+		/* and back, into a map full of ones: tail cleared */
+		memset(back, 0xff, sizeof(back));
+		rg_bitmap_from_arr32(back, a32, n);
+		expect_bits(back, ref, n, "from_arr32");
+		assert_int_equal(back[RG_BITS_TO_LONGS(n)], ~0UL);
+		memset(back, 0xff, sizeof(back));
+		rg_bitmap_from_arr64(back, a64, n);
+		expect_bits(back, ref, n, "from_arr64");
+		assert_int_equal(back[RG_BITS_TO_LONGS(n)], ~0UL);
+	}
+	/* element layout by value */
+	memset(m, 0, sizeof(m));
+	rg_bitmap_set(m, 0);
+	rg_bitmap_set(m, 33);
+	rg_bitmap_set(m, 64 + 4);
+	bitmap_to_arr32(a32, m, 96);
+	assert_int_equal(a32[0], 1);
+	assert_int_equal(a32[1], 2);
+	assert_int_equal(a32[2], 0x10);
+	bitmap_to_arr64(a64, m, 96);
+	assert_int_equal(a64[0], 0x200000001ULL);
+	assert_int_equal(a64[1], 0x10);
+	a32[1] = 0x80000000u;
+	bitmap_from_arr32(back, a32, 64);
+	assert_int_equal(back[0], 1UL | 1UL << 63);
+	/* bits past nbits in the source array are not copied */
+	memset(a32, 0xff, sizeof(a32));
+	bitmap_from_arr32(back, a32, 40);
+	assert_int_equal(back[0], (1UL << 40) - 1);
+	a64[0] = 0xffffffffffffffffULL;
+	bitmap_from_arr64(back, a64, 40);
+	assert_int_equal(back[0], (1UL << 40) - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +852,13 @@ int main(void)
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_linux_names),
 		cmocka_unit_test(regress_bitmap_null_arguments),
+		cmocka_unit_test(test_equal),
+		cmocka_unit_test(test_fill_copy),
+		cmocka_unit_test(test_set_clear_kernel_forms),
+		cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_shifts),
+		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_arrays),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

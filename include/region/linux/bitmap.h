@@ -14,12 +14,19 @@
  * Argument order and return conventions are the kernel's. Where libregion
  * differs it is said here: set_bit(), clear_bit() and change_bit() are
  * atomic (relaxed) as in the kernel, the __ forms are not; a zero-area search
- * for 0 bits fails (returns the size); gfp arguments are ignored.
+ * for 0 bits fails (returns the size); gfp arguments are ignored. As in the
+ * kernel, bitmap_zero(), bitmap_fill() and bitmap_copy() work on whole words,
+ * tail bits included (use bitmap_clear() or bitmap_set(), or the rg_ calls,
+ * to stay exact); bitmap_cut() moves the bits past nbits in the source's
+ * last word down into the map, as the kernel's does; the other whole-map
+ * calls leave the tail bits clear.
  */
 #ifndef REGION_LINUX_BITMAP_H
 #define REGION_LINUX_BITMAP_H
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "region/bitmap.h"
@@ -42,6 +49,9 @@ extern "C" {
 #endif
 #ifndef DECLARE_BITMAP
 #define DECLARE_BITMAP(name, bits) RG_DECLARE_BITMAP(name, bits)
+#endif
+#ifndef BITS_PER_BYTE
+#define BITS_PER_BYTE RG_BITS_PER_BYTE
 #endif
 
 /* ---- single bits ---- */
@@ -137,6 +147,102 @@ static inline unsigned int bitmap_weight(const unsigned long *src,
 					 unsigned int nbits)
 {
 	return (unsigned int)rg_bitmap_weight(src, nbits);
+}
+
+/* The out-of-line forms; a length of 0 or less does nothing. */
+static inline void __bitmap_set(unsigned long *map, unsigned int start, int len)
+{
+	if (len > 0)
+		rg_bitmap_set_range(map, start, (unsigned long)len);
+}
+
+static inline void __bitmap_clear(unsigned long *map, unsigned int start,
+				  int len)
+{
+	if (len > 0)
+		rg_bitmap_clear_range(map, start, (unsigned long)len);
+}
+
+/* Whole words, tail bits included, as the kernel documents. */
+static inline void bitmap_fill(unsigned long *dst, unsigned int nbits)
+{
+	memset(dst, 0xff, RG_BITS_TO_LONGS(nbits) * sizeof(unsigned long));
+}
+
+/* Whole words, tail bits included, as the kernel does. */
+static inline void bitmap_copy(unsigned long *dst, const unsigned long *src,
+			       unsigned int nbits)
+{
+	memmove(dst, src, RG_BITS_TO_LONGS(nbits) * sizeof(unsigned long));
+}
+
+static inline bool bitmap_equal(const unsigned long *src1,
+				const unsigned long *src2, unsigned int nbits)
+{
+	return rg_bitmap_equal(src1, src2, nbits);
+}
+
+static inline bool __bitmap_equal(const unsigned long *bitmap1,
+				  const unsigned long *bitmap2,
+				  unsigned int bits)
+{
+	return rg_bitmap_equal(bitmap1, bitmap2, bits);
+}
+
+static inline void bitmap_replace(unsigned long *dst,
+				  const unsigned long *old_map,
+				  const unsigned long *new_map,
+				  const unsigned long *mask, unsigned int nbits)
+{
+	rg_bitmap_replace(dst, old_map, new_map, mask, nbits);
+}
+
+static inline void bitmap_shift_right(unsigned long *dst,
+				      const unsigned long *src,
+				      unsigned int shift, unsigned int nbits)
+{
+	rg_bitmap_shift_right(dst, src, shift, nbits);
+}
+
+static inline void bitmap_shift_left(unsigned long *dst,
+				     const unsigned long *src,
+				     unsigned int shift, unsigned int nbits)
+{
+	rg_bitmap_shift_left(dst, src, shift, nbits);
+}
+
+static inline void bitmap_cut(unsigned long *dst, const unsigned long *src,
+			      unsigned int first, unsigned int cut,
+			      unsigned int nbits)
+{
+	/* The kernel shifts the source's whole last word, tail bits too. */
+	rg_bitmap_cut(dst, src, first, cut,
+		      RG_BITS_TO_LONGS((unsigned long)nbits) *
+			      RG_BITS_PER_LONG);
+}
+
+static inline void bitmap_from_arr32(unsigned long *bitmap, const uint32_t *buf,
+				     unsigned int nbits)
+{
+	rg_bitmap_from_arr32(bitmap, buf, nbits);
+}
+
+static inline void bitmap_to_arr32(uint32_t *buf, const unsigned long *bitmap,
+				   unsigned int nbits)
+{
+	rg_bitmap_to_arr32(buf, bitmap, nbits);
+}
+
+static inline void bitmap_from_arr64(unsigned long *bitmap, const uint64_t *buf,
+				     unsigned int nbits)
+{
+	rg_bitmap_from_arr64(bitmap, buf, nbits);
+}
+
+static inline void bitmap_to_arr64(uint64_t *buf, const unsigned long *bitmap,
+				   unsigned int nbits)
+{
+	rg_bitmap_to_arr64(buf, bitmap, nbits);
 }
 
 static inline int bitmap_empty(const unsigned long *src, unsigned int nbits)
