@@ -12,6 +12,9 @@
  *	unsigned long pos;
  *	if (!rg_bitmap_find_free_region(map, 1000, 3, &pos))	// 8 bits
  *		rg_bitmap_release_region(map, pos, 3);
+ *	unsigned long bit;
+ *	RG_BITMAP_FOR_EACH_SET_BIT(bit, map, 1000)	// lowest first
+ *		printf("%lu\n", bit);
  *	rg_bitmap_free(map);
  *
  * Bit i lives in word i / RG_BITS_PER_LONG at position i % RG_BITS_PER_LONG,
@@ -223,6 +226,266 @@ rg_bitmap_find_first_zero_bit(const unsigned long *map, unsigned long size)
  */
 RG_API unsigned long rg_bitmap_find_last_bit(const unsigned long *map,
 					     unsigned long size);
+
+/**
+ * rg_bitmap_find_nth_bit() - find the set bit of a given rank.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ * @n: how many set bits to pass over: 0 finds the lowest set bit.
+ *
+ * Counts a word at a time (population count) and picks the bit inside the
+ * word that holds it by halving, without a loop over its bits.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: the index of the set bit that has exactly @n set bits below it in
+ * [0, @size), or @size if fewer than @n + 1 bits are set.
+ */
+RG_API unsigned long rg_bitmap_find_nth_bit(const unsigned long *map,
+					    unsigned long size,
+					    unsigned long n);
+
+/**
+ * rg_bitmap_find_next_bit_wrap() - find the next set bit, wrapping around.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ * @offset: first bit to look at; at or past @size it means 0.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: the lowest set bit in [@offset, @size); if there is none, the
+ * lowest set bit in [0, @offset); if the map has no set bit, @size.
+ */
+static inline unsigned long
+rg_bitmap_find_next_bit_wrap(const unsigned long *map, unsigned long size,
+			     unsigned long offset)
+{
+	unsigned long bit;
+
+	if (offset >= size)
+		offset = 0;
+	bit = rg_bitmap_find_next_bit(map, size, offset);
+	if (bit < size || !offset)
+		return bit;
+	bit = rg_bitmap_find_next_bit(map, offset, 0);
+	return bit < offset ? bit : size;
+}
+
+/**
+ * rg_bitmap_wrap_next_bit() - step of a walk over the set bits from @start.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ * @start: where the walk began; at or past @size it means 0.
+ * @next: one past the bit the walk visited last.
+ *
+ * A walk from @start visits the set bits of [@start, @size) in increasing
+ * order, then those of [0, @start), each once; the walk is the one that
+ * RG_BITMAP_FOR_EACH_SET_BIT_WRAP() runs. After the walk visited bit b,
+ * this returns the bit it visits next, given @next = b + 1.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: the next set bit of the walk, or @size when the walk is over.
+ */
+static inline unsigned long rg_bitmap_wrap_next_bit(const unsigned long *map,
+						    unsigned long size,
+						    unsigned long start,
+						    unsigned long next)
+{
+	unsigned long bit;
+
+	if (start >= size)
+		start = 0;
+	if (next > start) {
+		/* Still in [start, size); past its end, go on at 0. */
+		bit = rg_bitmap_find_next_bit(map, size, next);
+		if (bit < size || !start)
+			return bit;
+		next = 0;
+	}
+	bit = rg_bitmap_find_next_bit(map, start, next);
+	return bit < start ? bit : size;
+}
+
+/**
+ * rg_bitmap_find_next_clump8() - find the next byte-aligned 8-bit group
+ * that holds a set bit.
+ * @clump: where the group's 8 bits are stored (bit 0 is the group's
+ *         first bit; bits at or past @size read as 0).
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ * @offset: first bit to look at.
+ *
+ * Finds the lowest set bit at or after @offset and returns the start of the
+ * 8-bit group that holds it: the bit index rounded down to a multiple of 8,
+ * which is below @offset when @offset is not a multiple of 8 (as in the
+ * kernel).
+ *
+ * Context: caller serialises; never allocates.
+ * Return: the group's first bit index, with *@clump set; or @size if no bit
+ * at or after @offset is set, with *@clump unchanged.
+ */
+RG_API unsigned long rg_bitmap_find_next_clump8(unsigned long *clump,
+						const unsigned long *map,
+						unsigned long size,
+						unsigned long offset);
+
+/**
+ * RG_BITMAP_FOR_EACH_SET_BIT() - loop over the set bits, lowest first.
+ * @bit: an unsigned integer lvalue: the current bit.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ *
+ * The body may change bits at or below @bit; bits above it are read as the
+ * loop reaches them. After the loop @bit equals @size.
+ *
+ * Context: caller serialises; never allocates.
+ */
+#define RG_BITMAP_FOR_EACH_SET_BIT(bit, map, size)                             \
+	for ((bit) = 0;                                                        \
+	     ((bit) = rg_bitmap_find_next_bit((map), (size), (bit))) < (size); \
+	     (bit)++)
+
+/**
+ * RG_BITMAP_FOR_EACH_SET_BIT_FROM() - loop over the set bits from @bit up.
+ * @bit: an unsigned integer lvalue that holds the first bit to look at.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ *
+ * Context: caller serialises; never allocates.
+ */
+#define RG_BITMAP_FOR_EACH_SET_BIT_FROM(bit, map, size)                        \
+	for (;                                                                 \
+	     ((bit) = rg_bitmap_find_next_bit((map), (size), (bit))) < (size); \
+	     (bit)++)
+
+/**
+ * RG_BITMAP_FOR_EACH_CLEAR_BIT() - loop over the clear bits, lowest first.
+ * @bit: an unsigned integer lvalue: the current bit.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ *
+ * Context: caller serialises; never allocates.
+ */
+#define RG_BITMAP_FOR_EACH_CLEAR_BIT(bit, map, size)                        \
+	for ((bit) = 0;                                                     \
+	     ((bit) = rg_bitmap_find_next_zero_bit((map), (size), (bit))) < \
+	     (size);                                                        \
+	     (bit)++)
+
+/**
+ * RG_BITMAP_FOR_EACH_CLEAR_BIT_FROM() - loop over the clear bits from @bit.
+ * @bit: an unsigned integer lvalue that holds the first bit to look at.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ *
+ * Context: caller serialises; never allocates.
+ */
+#define RG_BITMAP_FOR_EACH_CLEAR_BIT_FROM(bit, map, size)                     \
+	for (; ((bit) = rg_bitmap_find_next_zero_bit((map), (size), (bit))) < \
+	       (size);                                                        \
+	     (bit)++)
+
+/**
+ * RG_BITMAP_FOR_EACH_SET_BIT_WRAP() - loop over the set bits from @start,
+ * wrapping around the end.
+ * @bit: an unsigned integer lvalue: the current bit.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ * @start: first bit to look at; at or past @size it means 0.
+ *
+ * Visits the set bits of [@start, @size) in increasing order, then those of
+ * [0, @start): every set bit once. After the loop @bit equals @size.
+ *
+ * Context: caller serialises; never allocates.
+ */
+#define RG_BITMAP_FOR_EACH_SET_BIT_WRAP(bit, map, size, start)             \
+	for ((bit) = rg_bitmap_find_next_bit_wrap((map), (size), (start)); \
+	     (bit) < (size); (bit) = rg_bitmap_wrap_next_bit(              \
+				     (map), (size), (start), (bit) + 1))
+
+/**
+ * RG_BITMAP_FOR_EACH_SET_BITRANGE() - loop over the runs of set bits.
+ * @b: an unsigned integer lvalue: the run's first bit.
+ * @e: an unsigned integer lvalue: one past the run's last bit.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ *
+ * Each turn covers one maximal run [@b, @e) of set bits, lowest first.
+ *
+ * Context: caller serialises; never allocates.
+ */
+#define RG_BITMAP_FOR_EACH_SET_BITRANGE(b, e, map, size) \
+	for ((b) = 0; RG_BITMAP_SET_RUN_(b, e, map, size); (b) = (e) + 1)
+
+/**
+ * RG_BITMAP_FOR_EACH_SET_BITRANGE_FROM() - loop over the runs of set bits
+ * from @b up.
+ * @b: an unsigned integer lvalue that holds the first bit to look at; then
+ *     the run's first bit.
+ * @e: an unsigned integer lvalue: one past the run's last bit.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ *
+ * As RG_BITMAP_FOR_EACH_SET_BITRANGE(), but bits below the initial @b are
+ * not looked at: a run that began below it is reported from @b.
+ *
+ * Context: caller serialises; never allocates.
+ */
+#define RG_BITMAP_FOR_EACH_SET_BITRANGE_FROM(b, e, map, size) \
+	for (; RG_BITMAP_SET_RUN_(b, e, map, size); (b) = (e) + 1)
+
+/**
+ * RG_BITMAP_FOR_EACH_CLEAR_BITRANGE() - loop over the runs of clear bits.
+ * @b: an unsigned integer lvalue: the run's first bit.
+ * @e: an unsigned integer lvalue: one past the run's last bit.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ *
+ * Each turn covers one maximal run [@b, @e) of clear bits, lowest first.
+ *
+ * Context: caller serialises; never allocates.
+ */
+#define RG_BITMAP_FOR_EACH_CLEAR_BITRANGE(b, e, map, size) \
+	for ((b) = 0; RG_BITMAP_CLEAR_RUN_(b, e, map, size); (b) = (e) + 1)
+
+/**
+ * RG_BITMAP_FOR_EACH_CLEAR_BITRANGE_FROM() - loop over the runs of clear
+ * bits from @b up.
+ * @b: an unsigned integer lvalue that holds the first bit to look at; then
+ *     the run's first bit.
+ * @e: an unsigned integer lvalue: one past the run's last bit.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ *
+ * Context: caller serialises; never allocates.
+ */
+#define RG_BITMAP_FOR_EACH_CLEAR_BITRANGE_FROM(b, e, map, size) \
+	for (; RG_BITMAP_CLEAR_RUN_(b, e, map, size); (b) = (e) + 1)
+
+/* The loop tests of the run iterators: find the run at or after @b. */
+#define RG_BITMAP_SET_RUN_(b, e, map, size)                          \
+	((b) = rg_bitmap_find_next_bit((map), (size), (b)),          \
+	 (e) = rg_bitmap_find_next_zero_bit((map), (size), (b) + 1), \
+	 (b) < (size))
+#define RG_BITMAP_CLEAR_RUN_(b, e, map, size)                    \
+	((b) = rg_bitmap_find_next_zero_bit((map), (size), (b)), \
+	 (e) = rg_bitmap_find_next_bit((map), (size), (b) + 1), (b) < (size))
+
+/**
+ * RG_BITMAP_FOR_EACH_SET_CLUMP8() - loop over the 8-bit groups that hold a
+ * set bit.
+ * @start: an unsigned integer lvalue: the group's first bit, a multiple of 8.
+ * @clump: an unsigned long lvalue: the group's 8 bits.
+ * @map: the bitmap.
+ * @size: the map's size in bits.
+ *
+ * Visits the groups [8k, 8k + 8) that hold at least one set bit, lowest
+ * first, with their value in @clump (bits at or past @size read as 0).
+ *
+ * Context: caller serialises; never allocates.
+ */
+#define RG_BITMAP_FOR_EACH_SET_CLUMP8(start, clump, map, size)                 \
+	for ((start) = rg_bitmap_find_next_clump8(&(clump), (map), (size), 0); \
+	     (start) < (size); (start) = rg_bitmap_find_next_clump8(           \
+				       &(clump), (map), (size), (start) + 8))
 
 /**
  * rg_bitmap_equal() - compare the first @nbits bits of two maps.

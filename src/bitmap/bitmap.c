@@ -37,6 +37,10 @@
  * right shift of the words from the one holding the first cut bit, whose
  * bits below the cut are then put back.
  *
+ * Rank search (find_nth_bit) counts whole words with a population count,
+ * then finds the bit inside the right word by halving the window six times
+ * (log2 of the word size), counting the lower half each time.
+ *
  * Invariants: no call sets a tail bit (past the map's size in its last word);
  * searches never read past the word that holds bit size - 1. Nothing here
  * allocates except rg_bitmap_zalloc(), which uses rgi_calloc() and so honours
@@ -227,6 +231,63 @@ unsigned long rg_bitmap_find_last_bit(const unsigned long *map,
 	if (!size || unlikely(!map))
 		return size;
 	return last_bit_in(map, 0, size, 0);
+}
+
+/*
+ * Position of the set bit of rank @n (0: the lowest) in @word, which has
+ * more than @n set bits: halve the window while counting, no bit loop.
+ */
+static inline unsigned long select_in_word(unsigned long word, unsigned long n)
+{
+	unsigned long pos = 0, half, low;
+
+	for (half = BPL / 2; half; half /= 2) {
+		low = (unsigned long)__builtin_popcountl(word &
+							 ((1UL << half) - 1));
+		if (n >= low) {
+			n -= low;
+			word >>= half;
+			pos += half;
+		}
+	}
+	return pos;
+}
+
+unsigned long rg_bitmap_find_nth_bit(const unsigned long *map,
+				     unsigned long size, unsigned long n)
+{
+	unsigned long w, lw, word, c;
+
+	if (!size)
+		return 0;
+	lw = (size - 1) / BPL;
+	for (w = 0; w <= lw; w++) {
+		word = map[w];
+		if (w == lw)
+			word &= last_word_mask(size);
+		c = (unsigned long)__builtin_popcountl(word);
+		if (n < c)
+			return w * BPL + select_in_word(word, n);
+		n -= c;
+	}
+	return size;
+}
+
+unsigned long rg_bitmap_find_next_clump8(unsigned long *clump,
+					 const unsigned long *map,
+					 unsigned long size,
+					 unsigned long offset)
+{
+	unsigned long bit = next_bit(map, size, offset, 0), v;
+
+	if (bit >= size)
+		return size;
+	bit -= bit % 8;
+	v = (map[bit / BPL] >> (bit % BPL)) & 0xff;
+	if (size - bit < 8)
+		v &= (1UL << (size - bit)) - 1;
+	*clump = v;
+	return bit;
 }
 
 bool rg_bitmap_equal(const unsigned long *a, const unsigned long *b,

@@ -6,7 +6,8 @@
  * that wrap), and the kernel's find_free_region example; then the whole-map
  * calls (equal, fill, copy, replace, shifts, cut) at every size around word
  * boundaries, with shifts at and past the size, cuts at both ends and
- * overlapping destinations, guard words that must stay untouched, and the
+ * overlapping destinations, guard words that must stay untouched, the rank
+ * search, every iterator (wrap from every start), the clump search, and the
  * u32/u64 array conversions for every size 0 .. 320.
  */
 #include <errno.h>
@@ -775,6 +776,272 @@ static void test_cut(void **state)
 	}
 }
 
+static void test_find_nth_bit(void **state)
+{
+	unsigned long m[NW];
+	bool ref[NB];
+
+	(void)state;
+	memset(m, 0, sizeof(m));
+	assert_int_equal(rg_bitmap_find_nth_bit(m, 0, 0), 0);
+	assert_int_equal(rg_bitmap_find_nth_bit(m, NB, 0), NB);
+	rg_bitmap_set(m, 5);
+	rg_bitmap_set(m, 64);
+	rg_bitmap_set(m, 130);
+	rg_bitmap_set(m, 319);
+	assert_int_equal(rg_bitmap_find_nth_bit(m, NB, 0), 5);
+	assert_int_equal(rg_bitmap_find_nth_bit(m, NB, 1), 64);
+	assert_int_equal(rg_bitmap_find_nth_bit(m, NB, 2), 130);
+	assert_int_equal(rg_bitmap_find_nth_bit(m, NB, 3), 319);
+	assert_int_equal(rg_bitmap_find_nth_bit(m, NB, 4), NB);
+	assert_int_equal(rg_bitmap_find_nth_bit(m, NB, ~0UL), NB);
+	/* bits at or past the size do not count */
+	assert_int_equal(rg_bitmap_find_nth_bit(m, 319, 3), 319);
+	assert_int_equal(rg_bitmap_find_nth_bit(m, 130, 2), 130);
+	assert_int_equal(rg_bitmap_find_nth_bit(m, 131, 2), 130);
+	assert_int_equal(find_nth_bit(m, 65, 1), 64);
+	/* every rank of a denser pattern, every size */
+	for (size_t k = 0; k < NSIZES; k++) {
+		unsigned long n = sizes[k], rank = 0;
+
+		pattern(m, ref, n, k);
+		for (unsigned long i = 0; i < n; i++)
+			if (ref[i])
+				assert_int_equal(
+					rg_bitmap_find_nth_bit(m, n, rank++),
+					i);
+		assert_int_equal(rg_bitmap_find_nth_bit(m, n, rank), n);
+	}
+	/* a full word: every position inside it */
+	memset(m, 0xff, sizeof(m));
+	for (unsigned long i = 0; i < NB; i++)
+		assert_int_equal(rg_bitmap_find_nth_bit(m, NB, i), i);
+}
+
+static void test_iterators(void **state)
+{
+	unsigned long m[NW], seen[NW];
+	unsigned long bit, b, e = 0, count;
+	unsigned int ubit;
+	bool ref[NB];
+
+	(void)state;
+	for (size_t k = 0; k < NSIZES; k++) {
+		unsigned long n = sizes[k];
+
+		pattern(m, ref, n, k);
+		/* set bits, in order, each once */
+		count = 0;
+		b = 0;
+		RG_BITMAP_FOR_EACH_SET_BIT(bit, m, n)
+		{
+			assert_true(ref[bit]);
+			assert_true(count == 0 || bit > b);
+			b = bit;
+			count++;
+		}
+		assert_int_equal(bit, n);
+		assert_int_equal(count, rg_bitmap_weight(m, n));
+		count = 0;
+		RG_BITMAP_FOR_EACH_CLEAR_BIT(bit, m, n)
+		{
+			assert_false(ref[bit]);
+			count++;
+		}
+		assert_int_equal(count, n - rg_bitmap_weight(m, n));
+		/* from every start */
+		for (unsigned long from = 0; from <= n + 1; from++) {
+			unsigned long ns = 0, nc = 0;
+
+			bit = from;
+			RG_BITMAP_FOR_EACH_SET_BIT_FROM(bit, m, n)
+			{
+				assert_true(bit >= from && ref[bit]);
+				ns++;
+			}
+			bit = from;
+			RG_BITMAP_FOR_EACH_CLEAR_BIT_FROM(bit, m, n)
+			{
+				assert_true(bit >= from && !ref[bit]);
+				nc++;
+			}
+			assert_int_equal(ns + nc, from < n ? n - from : 0);
+			if (from < n)
+				assert_int_equal(
+					ns, rg_bitmap_weight(m, n) -
+						    rg_bitmap_weight(m, from));
+		}
+		/* wrap from every start: [start, n) then [0, start); a bit
+		 * just past the size is never visited */
+		rg_bitmap_set(m, n);
+		for (unsigned long start = 0; start <= n + 1; start++) {
+			unsigned long s0 = start < n ? start : 0, want[NB];
+			unsigned long nwant = 0;
+
+			for (unsigned long i = 0; i < n; i++)
+				if (ref[(s0 + i) % n])
+					want[nwant++] = (s0 + i) % n;
+			count = 0;
+			RG_BITMAP_FOR_EACH_SET_BIT_WRAP(bit, m, n, start)
+			{
+				assert_true(count < nwant);
+				assert_int_equal(bit, want[count]);
+				count++;
+			}
+			assert_int_equal(bit, n);
+			assert_int_equal(count, nwant);
+		}
+		rg_bitmap_clear(m, n);
+		/* runs: set and clear runs tile the map, maximal */
+		memset(seen, 0, sizeof(seen));
+		e = 0;
+		RG_BITMAP_FOR_EACH_SET_BITRANGE(b, e, m, n)
+		{
+			assert_true(b < e && e <= n);
+			assert_true(rg_bitmap_range_is_set(m, b, e - b));
+			assert_true(e == n || !ref[e]);
+			assert_true(b == 0 || !ref[b - 1]);
+			rg_bitmap_set_range(seen, b, e - b);
+		}
+		assert_true(rg_bitmap_equal(seen, m, n));
+		memset(seen, 0, sizeof(seen));
+		RG_BITMAP_FOR_EACH_CLEAR_BITRANGE(b, e, m, n)
+		{
+			assert_true(b < e && e <= n);
+			assert_true(rg_bitmap_range_is_clear(m, b, e - b));
+			assert_true(e == n || ref[e]);
+			assert_true(b == 0 || ref[b - 1]);
+			rg_bitmap_set_range(seen, b, e - b);
+		}
+		assert_int_equal(rg_bitmap_weight(seen, n),
+				 n - rg_bitmap_weight(m, n));
+		for (unsigned long from = 0; from <= n; from++) {
+			memset(seen, 0, sizeof(seen));
+			b = from;
+			RG_BITMAP_FOR_EACH_SET_BITRANGE_FROM(b, e, m, n)
+			{
+				assert_true(b >= from && b < e && e <= n);
+				rg_bitmap_set_range(seen, b, e - b);
+			}
+			b = from;
+			RG_BITMAP_FOR_EACH_CLEAR_BITRANGE_FROM(b, e, m, n)
+			{
+				assert_true(b >= from && b < e && e <= n);
+				assert_true(rg_bitmap_range_is_clear(seen, b,
+								     e - b));
+				rg_bitmap_set_range(seen, b, e - b);
+			}
+			/* together they cover exactly [from, n) */
+			assert_int_equal(rg_bitmap_weight(seen, n), n - from);
+			assert_int_equal(rg_bitmap_find_next_bit(seen, n, 0),
+					 from < n ? from : n);
+		}
+	}
+	/* an empty and a full map; unsigned int counters, kernel names */
+	memset(m, 0, sizeof(m));
+	count = 0;
+	for_each_set_bit(ubit, m, NB) count++;
+	assert_int_equal(ubit, NB);
+	for_each_set_bit_wrap(ubit, m, NB, 17) count++;
+	for_each_set_bitrange(b, e, m, NB) count++;
+	assert_int_equal(count, 0);
+	for_each_clear_bitrange(b, e, m, NB)
+	{
+		assert_int_equal(b, 0);
+		assert_int_equal(e, NB);
+		count++;
+	}
+	assert_int_equal(count, 1);
+	rg_bitmap_fill(m, NB);
+	count = 0;
+	for_each_clear_bit(ubit, m, NB) count++;
+	ubit = 3;
+	for_each_clear_bit_from(ubit, m, NB) count++;
+	ubit = 300;
+	for_each_set_bit_from(ubit, m, NB) count++;
+	assert_int_equal(count, 20);
+	b = 250;
+	for_each_set_bitrange_from(b, e, m, NB)
+	{
+		assert_int_equal(b, 250);
+		assert_int_equal(e, NB);
+	}
+	b = 0;
+	for_each_clear_bitrange_from(b, e, m, NB) fail();
+	/* a wrap from the middle: 3 bits, visited 200, 10, 150 */
+	memset(m, 0, sizeof(m));
+	rg_bitmap_set(m, 10);
+	rg_bitmap_set(m, 150);
+	rg_bitmap_set(m, 200);
+	{
+		unsigned long order[3], i = 0;
+
+		RG_BITMAP_FOR_EACH_SET_BIT_WRAP(bit, m, NB, 151)
+		order[i++] = bit;
+		assert_int_equal(i, 3);
+		assert_int_equal(order[0], 200);
+		assert_int_equal(order[1], 10);
+		assert_int_equal(order[2], 150);
+	}
+	assert_int_equal(rg_bitmap_find_next_bit_wrap(m, NB, 201), 10);
+	assert_int_equal(find_next_bit_wrap(m, NB, 150), 150);
+	assert_int_equal(rg_bitmap_find_next_bit_wrap(m, NB, NB + 5), 10);
+	assert_int_equal(rg_bitmap_find_next_bit_wrap(m, 0, 0), 0);
+	memset(m, 0, sizeof(m));
+	assert_int_equal(rg_bitmap_find_next_bit_wrap(m, NB, 77), NB);
+	assert_int_equal(rg_bitmap_wrap_next_bit(m, NB, 77, 78), NB);
+	/* a start past the size means 0: never a bit at or past the size */
+	rg_bitmap_set(m, 120);
+	assert_int_equal(rg_bitmap_wrap_next_bit(m, 100, 150, 100), 100);
+	assert_int_equal(rg_bitmap_wrap_next_bit(m, 100, 150, 1), 100);
+	assert_int_equal(rg_bitmap_wrap_next_bit(m, 121, 150, 1), 120);
+	assert_int_equal(rg_bitmap_wrap_next_bit(m, 121, 150, 121), 121);
+}
+
+static void test_clump8(void **state)
+{
+	unsigned long m[NW], clump = 0xdead, start;
+	unsigned int ustart;
+	unsigned long want_start[] = { 0, 16, 56, 64, 120, 312 };
+	unsigned long want_clump[] = { 0x81, 0x10, 0xff, 0x01, 0xc0, 0x02 };
+	size_t i = 0;
+
+	(void)state;
+	memset(m, 0, sizeof(m));
+	assert_int_equal(rg_bitmap_find_next_clump8(&clump, m, NB, 0), NB);
+	assert_int_equal(clump, 0xdead); /* unchanged when none is found */
+	rg_bitmap_set(m, 0);
+	rg_bitmap_set(m, 7);
+	rg_bitmap_set(m, 20);
+	rg_bitmap_set_range(m, 56, 9); /* 56..63 and 64 */
+	rg_bitmap_set_range(m, 126, 2);
+	rg_bitmap_set(m, 313);
+	RG_BITMAP_FOR_EACH_SET_CLUMP8(start, clump, m, NB)
+	{
+		assert_true(i < 6);
+		assert_int_equal(start, want_start[i]);
+		assert_int_equal(clump, want_clump[i]);
+		i++;
+	}
+	assert_int_equal(i, 6);
+	assert_int_equal(start, NB);
+	/* an offset inside a group returns the group's start */
+	assert_int_equal(rg_bitmap_find_next_clump8(&clump, m, NB, 3), 0);
+	assert_int_equal(clump, 0x81);
+	assert_int_equal(rg_bitmap_find_next_clump8(&clump, m, NB, 21), 56);
+	assert_int_equal(find_next_clump8(&clump, m, NB, 121), 120);
+	/* bits at or past the size read as 0 in the last group */
+	rg_bitmap_set(m, 318);
+	assert_int_equal(rg_bitmap_find_next_clump8(&clump, m, 314, 300), 312);
+	assert_int_equal(clump, 0x02);
+	assert_int_equal(rg_bitmap_find_next_clump8(&clump, m, 313, 300), 313);
+	/* kernel names, an unsigned int start */
+	i = 0;
+	for_each_set_clump8(ustart, clump, m, 64) i++;
+	assert_int_equal(i, 3);
+	assert_int_equal(find_first_clump8(&clump, m, NB), 0);
+}
+
 static void test_arrays(void **state)
 {
 	unsigned long m[NW], back[NW];
@@ -858,6 +1125,9 @@ int main(void)
 		cmocka_unit_test(test_replace),
 		cmocka_unit_test(test_shifts),
 		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_find_nth_bit),
+		cmocka_unit_test(test_iterators),
+		cmocka_unit_test(test_clump8),
 		cmocka_unit_test(test_arrays),
 	};
 

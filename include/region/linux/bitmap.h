@@ -19,7 +19,9 @@
  * tail bits included (use bitmap_clear() or bitmap_set(), or the rg_ calls,
  * to stay exact); bitmap_cut() moves the bits past nbits in the source's
  * last word down into the map, as the kernel's does; the other whole-map
- * calls leave the tail bits clear.
+ * calls leave the tail bits clear; find_nth_bit() and the clump search
+ * return exactly the size when nothing is found. A wrapping walk or search
+ * from a start at or past the size starts at 0.
  */
 #ifndef REGION_LINUX_BITMAP_H
 #define REGION_LINUX_BITMAP_H
@@ -288,6 +290,53 @@ static inline unsigned long find_last_bit(const unsigned long *addr,
 {
 	return rg_bitmap_find_last_bit(addr, size);
 }
+
+static inline unsigned long find_nth_bit(const unsigned long *addr,
+					 unsigned long size, unsigned long n)
+{
+	return rg_bitmap_find_nth_bit(addr, size, n);
+}
+
+static inline unsigned long find_next_bit_wrap(const unsigned long *addr,
+					       unsigned long size,
+					       unsigned long offset)
+{
+	return rg_bitmap_find_next_bit_wrap(addr, size, offset);
+}
+
+static inline unsigned long find_next_clump8(unsigned long *clump,
+					     const unsigned long *addr,
+					     unsigned long size,
+					     unsigned long offset)
+{
+	return rg_bitmap_find_next_clump8(clump, addr, size, offset);
+}
+
+#define find_first_clump8(clump, bits, size) \
+	rg_bitmap_find_next_clump8((clump), (bits), (size), 0)
+
+/* ---- iterators ---- */
+
+#define for_each_set_bit(bit, addr, size) \
+	RG_BITMAP_FOR_EACH_SET_BIT(bit, addr, size)
+#define for_each_set_bit_from(bit, addr, size) \
+	RG_BITMAP_FOR_EACH_SET_BIT_FROM(bit, addr, size)
+#define for_each_clear_bit(bit, addr, size) \
+	RG_BITMAP_FOR_EACH_CLEAR_BIT(bit, addr, size)
+#define for_each_clear_bit_from(bit, addr, size) \
+	RG_BITMAP_FOR_EACH_CLEAR_BIT_FROM(bit, addr, size)
+#define for_each_set_bit_wrap(bit, addr, size, start) \
+	RG_BITMAP_FOR_EACH_SET_BIT_WRAP(bit, addr, size, start)
+#define for_each_set_bitrange(b, e, addr, size) \
+	RG_BITMAP_FOR_EACH_SET_BITRANGE(b, e, addr, size)
+#define for_each_set_bitrange_from(b, e, addr, size) \
+	RG_BITMAP_FOR_EACH_SET_BITRANGE_FROM(b, e, addr, size)
+#define for_each_clear_bitrange(b, e, addr, size) \
+	RG_BITMAP_FOR_EACH_CLEAR_BITRANGE(b, e, addr, size)
+#define for_each_clear_bitrange_from(b, e, addr, size) \
+	RG_BITMAP_FOR_EACH_CLEAR_BITRANGE_FROM(b, e, addr, size)
+#define for_each_set_clump8(start, clump, bits, size) \
+	RG_BITMAP_FOR_EACH_SET_CLUMP8(start, clump, bits, size)
 
 static inline unsigned long bitmap_find_next_zero_area_off(
 	unsigned long *map, unsigned long size, unsigned long start,
