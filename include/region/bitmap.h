@@ -23,8 +23,8 @@
  * never read by the search calls and never set by any call here;
  * rg_bitmap_validate() checks that they are clear.
  *
- * Calls that write a whole destination map (fill, copy, replace, the
- * shifts, cut, and the conversions from u32 and u64 arrays) write the words
+ * Calls that write a whole destination map (fill, copy, complement,
+ * replace, the shifts, cut, scatter, gather, and the conversions from u32 and u64 arrays) write the words
  * that hold bits 0 .. nbits - 1 and leave that map's tail bits clear; they
  * never touch a word past them. Bits of a source map at or past nbits are
  * ignored. With nbits 0 they do nothing at all.
@@ -593,6 +593,82 @@ RG_API void rg_bitmap_shift_left(unsigned long *dst, const unsigned long *src,
 RG_API void rg_bitmap_cut(unsigned long *dst, const unsigned long *src,
 			  unsigned long first, unsigned long cut,
 			  unsigned long nbits);
+
+/**
+ * rg_bitmap_complement() - invert every bit of a map.
+ * @dst: the destination; it may be @src itself.
+ * @src: the source.
+ * @nbits: size of both maps in bits.
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_complement(unsigned long *dst, const unsigned long *src,
+				 unsigned long nbits);
+
+/**
+ * rg_bitmap_read() - read a value of up to one word from any bit position.
+ * @map: the bitmap.
+ * @start: the value's lowest bit; the caller keeps @start + @nbits within
+ *         the map.
+ * @nbits: the value's width, 1 .. RG_BITS_PER_LONG.
+ *
+ * Reads at most the two words the value spans.
+ *
+ * Context: caller serialises; never allocates.
+ * Return: bits @start .. @start + @nbits - 1 as a number (bit @start is its
+ * bit 0); 0 if @nbits is 0 or more than RG_BITS_PER_LONG.
+ */
+RG_API unsigned long rg_bitmap_read(const unsigned long *map,
+				    unsigned long start, unsigned long nbits);
+
+/**
+ * rg_bitmap_write() - store a value of up to one word at any bit position.
+ * @map: the bitmap.
+ * @value: the value; its bits at or past @nbits are ignored.
+ * @start: where bit 0 of @value goes; the caller keeps @start + @nbits
+ *         within the map.
+ * @nbits: the value's width, 1 .. RG_BITS_PER_LONG; 0 or more than
+ *         RG_BITS_PER_LONG writes nothing.
+ *
+ * Changes bits @start .. @start + @nbits - 1 only.
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_write(unsigned long *map, unsigned long value,
+			    unsigned long start, unsigned long nbits);
+
+/**
+ * rg_bitmap_scatter() - spread the low bits of a map over a mask's set bits.
+ * @dst: the destination; it must not overlap @src or @mask.
+ * @src: the packed bits.
+ * @mask: where they go.
+ * @nbits: size of the maps in bits.
+ *
+ * The k-th lowest set bit of @mask receives bit k of @src; every other bit
+ * of @dst is cleared. Example: @src 0x5a, @mask 0x1313 (16 bits) gives
+ * 0x0302.
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_scatter(unsigned long *dst, const unsigned long *src,
+			      const unsigned long *mask, unsigned long nbits);
+
+/**
+ * rg_bitmap_gather() - pack the bits of a map under a mask's set bits.
+ * @dst: the destination; it must not overlap @src or @mask.
+ * @src: the spread bits.
+ * @mask: where to take them from.
+ * @nbits: size of the maps in bits.
+ *
+ * Bit k of @dst receives the bit of @src under the k-th lowest set bit of
+ * @mask; the bits of @dst from the mask's weight up are cleared. Example:
+ * @src 0x0302, @mask 0x1313 (16 bits) gives 0x1a. Gathering what was
+ * scattered with the same mask gives back the low bits of the source.
+ *
+ * Context: caller serialises; never allocates.
+ */
+RG_API void rg_bitmap_gather(unsigned long *dst, const unsigned long *src,
+			     const unsigned long *mask, unsigned long nbits);
 
 /**
  * rg_bitmap_from_arr32() - fill a map from an array of 32-bit words.

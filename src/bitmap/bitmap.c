@@ -28,8 +28,8 @@
  * the sum is handled too; the distance moved is what is added to i, with an
  * overflow check.
  *
- * Whole-map calls (equal, fill, copy, replace, the shifts, cut, the array
- * conversions) loop over words; only the last word is masked. A shift by s
+ * Whole-map calls (equal, fill, copy, complement, replace, the shifts, cut,
+ * scatter, gather, the array conversions) loop over words; only the last word is masked. A shift by s
  * builds each result word from two source words, s / BPL words away, with
  * the source's tail masked off so that it never shifts into the map. Right
  * shifts run upwards and left shifts downwards, so either works in place.
@@ -442,6 +442,98 @@ void rg_bitmap_cut(unsigned long *dst, const unsigned long *src,
 	keep = dst[w0] & ~first_word_mask(first);
 	shift_right(dst + w0, dst + w0, cut, nbits - w0 * BPL);
 	dst[w0] = (dst[w0] & first_word_mask(first)) | keep;
+}
+
+void rg_bitmap_complement(unsigned long *dst, const unsigned long *src,
+			  unsigned long nbits)
+{
+	unsigned long w, words = RG_BITS_TO_LONGS(nbits);
+
+	if (!nbits)
+		return;
+	for (w = 0; w < words; w++)
+		dst[w] = ~src[w];
+	clear_tail(dst, nbits);
+}
+
+/* Mask of the low @nbits bits, 1 <= nbits <= BPL. */
+static inline unsigned long low_mask(unsigned long nbits)
+{
+	return ~0UL >> (BPL - nbits);
+}
+
+unsigned long rg_bitmap_read(const unsigned long *map, unsigned long start,
+			     unsigned long nbits)
+{
+	unsigned long w = start / BPL, off = start % BPL, v;
+
+	if (!nbits || nbits > BPL)
+		return 0;
+	v = map[w] >> off;
+	if (off + nbits > BPL) /* spans two words; off > 0 here */
+		v |= map[w + 1] << (BPL - off);
+	return v & low_mask(nbits);
+}
+
+void rg_bitmap_write(unsigned long *map, unsigned long value,
+		     unsigned long start, unsigned long nbits)
+{
+	unsigned long w = start / BPL, off = start % BPL, mask;
+
+	if (!nbits || nbits > BPL)
+		return;
+	mask = low_mask(nbits);
+	value &= mask;
+	map[w] = (map[w] & ~(mask << off)) | (value << off);
+	if (off + nbits > BPL) {
+		map[w + 1] = (map[w + 1] & ~(mask >> (BPL - off))) |
+			     (value >> (BPL - off));
+	}
+}
+
+/*
+ * Scatter and gather visit the set bits of each mask word by clearing its
+ * lowest set bit in turn (as many steps as the mask has set bits), and
+ * build each destination word in a register.
+ */
+void rg_bitmap_scatter(unsigned long *dst, const unsigned long *src,
+		       const unsigned long *mask, unsigned long nbits)
+{
+	unsigned long words = RG_BITS_TO_LONGS(nbits), w, m, v, k = 0;
+
+	for (w = 0; w < words; w++) {
+		m = mask[w];
+		if (w == words - 1)
+			m &= last_word_mask(nbits);
+		for (v = 0; m; m &= m - 1, k++)
+			if (rg_bitmap_test(src, k))
+				v |= m & -m;
+		dst[w] = v;
+	}
+}
+
+void rg_bitmap_gather(unsigned long *dst, const unsigned long *src,
+		      const unsigned long *mask, unsigned long nbits)
+{
+	unsigned long words = RG_BITS_TO_LONGS(nbits), w, m, s, v = 0, k = 0;
+
+	if (!nbits)
+		return;
+	for (w = 0; w < words; w++) {
+		m = mask[w];
+		if (w == words - 1)
+			m &= last_word_mask(nbits);
+		for (s = src[w]; m; m &= m - 1) {
+			v |= ((s >> ctzl(m)) & 1) << (k % BPL);
+			if (++k % BPL == 0) {
+				dst[k / BPL - 1] = v;
+				v = 0;
+			}
+		}
+	}
+	/* The partial word, then zeros up to the map's end. */
+	for (w = k / BPL; w < words; w++, v = 0)
+		dst[w] = v;
 }
 
 /*

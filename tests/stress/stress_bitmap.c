@@ -9,9 +9,10 @@
  * operation in sanitizer builds, where maps are kept small).
  *
  * A second test runs 200,000 random cases of the whole-map calls (equal,
- * fill, copy, replace, both shifts, cut with every kind of overlap, the
- * u32/u64 array conversions, the rank search, every iterator and the clump
- * search, and the kernel names among them) against the same kind of model:
+ * fill, copy, complement, replace, both shifts, cut with every kind of
+ * overlap, scatter, gather, reads and writes of values, the u32/u64 array
+ * conversions, the rank search, every iterator and the clump search, and
+ * the kernel names among them) against the same kind of model:
  * sources carry random garbage past their size, which must never leak in,
  * destinations start as random words, and every word a call must not touch
  * is compared with its old value.
@@ -342,6 +343,10 @@ enum wm_op {
 	WM_ITER,
 	WM_CLUMP,
 	WM_KSETCLR,
+	WM_COMPLEMENT,
+	WM_READ_WRITE,
+	WM_SCATTER,
+	WM_GATHER,
 	WM_NOPS
 };
 
@@ -889,6 +894,100 @@ static void wm_kernel_set_clear(void)
 	check_dst(wa, ra, wsave, 0, WM_WORDS, "__bitmap_set/clear");
 }
 
+static void bitmap_gather_ul(unsigned long *d, const unsigned long *src,
+			     const unsigned long *mask, unsigned long n)
+{
+	bitmap_gather(d, src, mask, (unsigned int)n);
+}
+
+static void bitmap_scatter_ul(unsigned long *d, const unsigned long *src,
+			      const unsigned long *mask, unsigned long n)
+{
+	bitmap_scatter(d, src, mask, (unsigned int)n);
+}
+
+static void wm_complement(void)
+{
+	bool in_place = rg_rand_below(&wr, 3) == 0;
+	unsigned long *dst = in_place ? wa : wd;
+
+	for (unsigned long i = 0; i < wn; i++)
+		rx[i] = !ra[i];
+	if (!in_place)
+		rand_map(wd, rb);
+	memcpy(wsave, dst, sizeof(wd));
+	if (rg_rand_below(&wr, 2))
+		rg_bitmap_complement(dst, wa, wn);
+	else
+		bitmap_complement(dst, wa, (unsigned int)wn);
+	check_dst(dst, rx, wsave, 0, WM_WORDS, "complement");
+	if (in_place)
+		for (unsigned long i = 0; i < wn; i++)
+			ra[i] = rx[i];
+}
+
+static void wm_read_write(void)
+{
+	unsigned long nb, start, v, want = 0;
+
+	if (!wn)
+		return;
+	nb = rg_rand_range(&wr, 1, wn < WPL ? wn : WPL);
+	start = rg_rand_below(&wr, wn - nb + 1);
+	for (unsigned long i = 0; i < nb; i++)
+		want |= (unsigned long)ra[start + i] << i;
+	assert_int_equal(rg_bitmap_read(wa, start, nb), want);
+	assert_int_equal(bitmap_read(wa, start, nb), want);
+	v = rand_word();
+	memcpy(wsave, wa, sizeof(wb));
+	for (unsigned long i = 0; i < wn; i++)
+		rx[i] = i >= start && i < start + nb ? (v >> (i - start)) & 1 :
+						       ra[i];
+	if (rg_rand_below(&wr, 2))
+		rg_bitmap_write(wa, v, start, nb);
+	else
+		bitmap_write(wa, v, start, nb);
+	/* every other bit, tail and words past the map included, kept */
+	for (unsigned long i = 0; i < WM_WORDS * WPL; i++)
+		if (i >= start && i < start + nb) {
+			assert_int_equal(rg_bitmap_test(wa, i), rx[i]);
+		} else if (rg_bitmap_test(wa, i) != rg_bitmap_test(wsave, i)) {
+			fail_msg("case %lu write nbits %lu at %lu width %lu: "
+				 "bit %lu changed",
+				 wcase, wn, start, nb, i);
+		}
+	for (unsigned long i = 0; i < wn; i++)
+		ra[i] = rx[i];
+}
+
+/* Scatter (@gather false) or gather wa under the mask wm into wd. */
+static void wm_scatter_gather(bool gather)
+{
+	unsigned long j = 0;
+
+	rand_map(wm, rm);
+	rand_map(wd, rb);
+	memcpy(wsave, wd, sizeof(wd));
+	for (unsigned long i = 0; i < wn; i++)
+		rx[i] = false;
+	for (unsigned long i = 0; i < wn; i++) {
+		if (!rm[i])
+			continue;
+		if (gather)
+			rx[j] = ra[i];
+		else
+			rx[i] = ra[j];
+		j++;
+	}
+	if (gather)
+		(rg_rand_below(&wr, 2) ? rg_bitmap_gather :
+					 bitmap_gather_ul)(wd, wa, wm, wn);
+	else
+		(rg_rand_below(&wr, 2) ? rg_bitmap_scatter :
+					 bitmap_scatter_ul)(wd, wa, wm, wn);
+	check_dst(wd, rx, wsave, 0, WM_WORDS, gather ? "gather" : "scatter");
+}
+
 static void test_random_whole_map(void **state)
 {
 	(void)state;
@@ -943,8 +1042,17 @@ static void test_random_whole_map(void **state)
 		case WM_CLUMP:
 			wm_clump();
 			break;
-		default:
+		case WM_KSETCLR:
 			wm_kernel_set_clear();
+			break;
+		case WM_COMPLEMENT:
+			wm_complement();
+			break;
+		case WM_READ_WRITE:
+			wm_read_write();
+			break;
+		default:
+			wm_scatter_gather(op == WM_GATHER);
 			break;
 		}
 		wm_count[op]++;

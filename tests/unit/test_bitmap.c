@@ -4,11 +4,13 @@
  * input: empty ranges, positions at or past the size, zero-length and
  * oversized zero-area requests, alignment masks and offsets (including ones
  * that wrap), and the kernel's find_free_region example; then the whole-map
- * calls (equal, fill, copy, replace, shifts, cut) at every size around word
+ * calls (equal, fill, copy, complement, replace, shifts, cut, scatter and
+ * gather) at every size around word
  * boundaries, with shifts at and past the size, cuts at both ends and
  * overlapping destinations, guard words that must stay untouched, the rank
- * search, every iterator (wrap from every start), the clump search, and the
- * u32/u64 array conversions for every size 0 .. 320.
+ * search, every iterator (wrap from every start), the clump search, the
+ * u32/u64 array conversions for every size 0 .. 320, and reads and writes of
+ * values at every start and width.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -1042,6 +1044,144 @@ static void test_clump8(void **state)
 	assert_int_equal(find_first_clump8(&clump, m, NB), 0);
 }
 
+static void test_complement(void **state)
+{
+	unsigned long a[NW], d[NW];
+	bool ref[NB];
+
+	(void)state;
+	for (size_t k = 0; k < NSIZES; k++) {
+		unsigned long n = sizes[k], words = RG_BITS_TO_LONGS(n);
+
+		pattern(a, ref, n, k);
+		for (unsigned long i = 0; i < n; i++)
+			ref[i] = !ref[i];
+		for (unsigned long w = 0; w < NW; w++)
+			d[w] = GUARD;
+		rg_bitmap_complement(d, a, n);
+		expect_bits(d, ref, n, "complement");
+		assert_int_equal(d[words], GUARD);
+		bitmap_complement(a, a, (unsigned int)n); /* in place */
+		expect_bits(a, ref, n, "complement in place");
+	}
+	d[0] = GUARD;
+	rg_bitmap_complement(d, a, 0);
+	assert_int_equal(d[0], GUARD);
+}
+
+static void test_read_write(void **state)
+{
+	unsigned long m[NW], ref_map[NW];
+
+	(void)state;
+	/* every start and width against a bit-at-a-time model */
+	for (unsigned long start = 0; start + BPL <= 3 * BPL; start++)
+		for (unsigned long nb = 1; nb <= BPL; nb++) {
+			unsigned long v = 0x9e3779b97f4a7c15UL * (start + 1) ^
+					  nb * 0x1234567UL;
+			unsigned long want = 0;
+
+			for (unsigned long w = 0; w < NW; w++)
+				m[w] = ref_map[w] =
+					0xc3a5c3a5c3a5c3a5UL * (w + 1);
+			for (unsigned long i = 0; i < nb; i++)
+				want |= (unsigned long)rg_bitmap_test(m,
+								      start + i)
+					<< i;
+			assert_int_equal(rg_bitmap_read(m, start, nb), want);
+			rg_bitmap_write(m, v, start, nb);
+			for (unsigned long i = 0; i < nb; i++)
+				__assign_bit(start + i, ref_map, (v >> i) & 1);
+			assert_memory_equal(m, ref_map, sizeof(m));
+			assert_int_equal(bitmap_read(m, start, nb),
+					 nb == BPL ? v : v & ((1UL << nb) - 1));
+		}
+	/* width 0 or above a word: reads 0, writes nothing */
+	memcpy(ref_map, m, sizeof(m));
+	assert_int_equal(rg_bitmap_read(m, 3, 0), 0);
+	assert_int_equal(rg_bitmap_read(m, 3, BPL + 1), 0);
+	rg_bitmap_write(m, ~0UL, 3, 0);
+	bitmap_write(m, ~0UL, 3, BPL + 1);
+	assert_memory_equal(m, ref_map, sizeof(m));
+	/* a value at the very end of a map reads no word past it */
+	{
+		unsigned long one[1] = { 0xabcdUL << (BPL - 16) };
+
+		assert_int_equal(rg_bitmap_read(one, BPL - 16, 16), 0xabcd);
+		rg_bitmap_write(one, 0x1234, BPL - 16, 16);
+		assert_int_equal(one[0], 0x1234UL << (BPL - 16));
+	}
+	/* __assign_bit takes any value as a truth value */
+	memset(m, 0, sizeof(m));
+	__assign_bit(70, m, 0x100);
+	assert_true(rg_bitmap_test(m, 70));
+	__assign_bit(70, m, 0);
+	assert_false(rg_bitmap_test(m, 70));
+}
+
+static void test_scatter_gather(void **state)
+{
+	unsigned long src[NW], mask[NW], d[NW], back[NW];
+	bool rs[NB], rmask[NB], want[NB];
+
+	(void)state;
+	src[0] = 0x5a;
+	mask[0] = 0x1313;
+	rg_bitmap_scatter(d, src, mask, 16);
+	assert_int_equal(d[0], 0x0302);
+	bitmap_gather(back, d, mask, 16);
+	assert_int_equal(back[0], 0x1a); /* 0x5a's low 5 bits: weight 5 */
+	for (size_t k = 0; k < NSIZES; k++) {
+		unsigned long n = sizes[k], words = RG_BITS_TO_LONGS(n), j;
+
+		pattern(src, rs, n, k);
+		pattern(mask, rmask, n, k + 3);
+		/* scatter: the j-th set bit of the mask gets source bit j */
+		j = 0;
+		for (unsigned long i = 0; i < n; i++)
+			want[i] = rmask[i] && rs[j++];
+		for (unsigned long w = 0; w < NW; w++)
+			d[w] = GUARD;
+		bitmap_scatter(d, src, mask, (unsigned int)n);
+		expect_bits(d, want, n, "scatter");
+		assert_int_equal(d[words], GUARD);
+		/* gather: bit j gets the source bit under the j-th mask bit */
+		j = 0;
+		for (unsigned long i = 0; i < n; i++)
+			want[i] = false;
+		for (unsigned long i = 0; i < n; i++)
+			if (rmask[i])
+				want[j++] = rs[i];
+		for (unsigned long w = 0; w < NW; w++)
+			back[w] = GUARD;
+		rg_bitmap_gather(back, src, mask, n);
+		expect_bits(back, want, n, "gather");
+		assert_int_equal(back[words], GUARD);
+		/* gathering what was scattered gives the low bits back */
+		rg_bitmap_gather(back, d, mask, n);
+		for (unsigned long i = 0; i < n; i++)
+			want[i] = i < j && rs[i];
+		expect_bits(back, want, n, "gather(scatter)");
+	}
+	/* a full mask is a copy, an empty one clears */
+	memset(mask, 0xff, sizeof(mask));
+	pattern(src, rs, 200, 1);
+	rg_bitmap_scatter(d, src, mask, 200);
+	expect_bits(d, rs, 200, "scatter, full mask");
+	rg_bitmap_gather(d, src, mask, 200);
+	expect_bits(d, rs, 200, "gather, full mask");
+	memset(mask, 0, sizeof(mask));
+	rg_bitmap_scatter(d, src, mask, 200);
+	assert_int_equal(rg_bitmap_weight(d, 200), 0);
+	rg_bitmap_fill(d, 200);
+	rg_bitmap_gather(d, src, mask, 200);
+	assert_int_equal(rg_bitmap_weight(d, 200), 0);
+	d[0] = GUARD;
+	rg_bitmap_gather(d, src, mask, 0);
+	rg_bitmap_scatter(d, src, mask, 0);
+	assert_int_equal(d[0], GUARD);
+}
+
 static void test_arrays(void **state)
 {
 	unsigned long m[NW], back[NW];
@@ -1129,6 +1269,9 @@ int main(void)
 		cmocka_unit_test(test_iterators),
 		cmocka_unit_test(test_clump8),
 		cmocka_unit_test(test_arrays),
+		cmocka_unit_test(test_complement),
+		cmocka_unit_test(test_read_write),
+		cmocka_unit_test(test_scatter_gather),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,6 +94,15 @@ static inline int __test_and_clear_bit(unsigned long nr, unsigned long *addr)
 	return old;
 }
 
+static inline void __assign_bit(unsigned long nr, unsigned long *addr,
+				bool value)
+{
+	if (value)
+		rg_bitmap_set(addr, nr);
+	else
+		rg_bitmap_clear(addr, nr);
+}
+
 #if defined(__GNUC__)
 static inline void set_bit(unsigned long nr, unsigned long *addr)
 {
@@ -221,6 +230,45 @@ static inline void bitmap_cut(unsigned long *dst, const unsigned long *src,
 	rg_bitmap_cut(dst, src, first, cut,
 		      RG_BITS_TO_LONGS((unsigned long)nbits) *
 			      RG_BITS_PER_LONG);
+}
+
+static inline void bitmap_complement(unsigned long *dst,
+				     const unsigned long *src,
+				     unsigned int nbits)
+{
+	rg_bitmap_complement(dst, src, nbits);
+}
+
+static inline void __bitmap_complement(unsigned long *dst,
+				       const unsigned long *src,
+				       unsigned int nbits)
+{
+	rg_bitmap_complement(dst, src, nbits);
+}
+
+/* nbits 0 or above BITS_PER_LONG: reads 0, writes nothing. */
+static inline unsigned long
+bitmap_read(const unsigned long *map, unsigned long start, unsigned long nbits)
+{
+	return rg_bitmap_read(map, start, nbits);
+}
+
+static inline void bitmap_write(unsigned long *map, unsigned long value,
+				unsigned long start, unsigned long nbits)
+{
+	rg_bitmap_write(map, value, start, nbits);
+}
+
+static inline void bitmap_scatter(unsigned long *dst, const unsigned long *src,
+				  const unsigned long *mask, unsigned int nbits)
+{
+	rg_bitmap_scatter(dst, src, mask, nbits);
+}
+
+static inline void bitmap_gather(unsigned long *dst, const unsigned long *src,
+				 const unsigned long *mask, unsigned int nbits)
+{
+	rg_bitmap_gather(dst, src, mask, nbits);
 }
 
 static inline void bitmap_from_arr32(unsigned long *bitmap, const uint32_t *buf,
