@@ -258,8 +258,8 @@ unsigned long rg_bitmap_find_nth_bit(const unsigned long *map,
 {
 	unsigned long w, lw, word, c;
 
-	if (!size)
-		return 0;
+	if (!size || unlikely(!map))
+		return size;
 	lw = (size - 1) / BPL;
 	for (w = 0; w <= lw; w++) {
 		word = map[w];
@@ -278,8 +278,11 @@ unsigned long rg_bitmap_find_next_clump8(unsigned long *clump,
 					 unsigned long size,
 					 unsigned long offset)
 {
-	unsigned long bit = next_bit(map, size, offset, 0), v;
+	unsigned long bit, v;
 
+	if (unlikely(!map || !clump))
+		return size;
+	bit = next_bit(map, size, offset, 0);
 	if (bit >= size)
 		return size;
 	bit -= bit % 8;
@@ -295,6 +298,10 @@ bool rg_bitmap_equal(const unsigned long *a, const unsigned long *b,
 {
 	unsigned long w, full = nbits / BPL;
 
+	if (!nbits)
+		return true;
+	if (unlikely(!a || !b))
+		return false;
 	for (w = 0; w < full; w++)
 		if (a[w] != b[w])
 			return false;
@@ -311,7 +318,7 @@ void rg_bitmap_fill(unsigned long *map, unsigned long nbits)
 {
 	unsigned long w, lw;
 
-	if (!nbits)
+	if (!nbits || unlikely(!map))
 		return;
 	lw = (nbits - 1) / BPL;
 	for (w = 0; w < lw; w++)
@@ -322,7 +329,7 @@ void rg_bitmap_fill(unsigned long *map, unsigned long nbits)
 void rg_bitmap_copy(unsigned long *dst, const unsigned long *src,
 		    unsigned long nbits)
 {
-	if (!nbits)
+	if (!nbits || unlikely(!dst || !src))
 		return;
 	memmove(dst, src, RG_BITS_TO_LONGS(nbits) * sizeof(unsigned long));
 	clear_tail(dst, nbits);
@@ -334,7 +341,7 @@ void rg_bitmap_replace(unsigned long *dst, const unsigned long *old_map,
 {
 	unsigned long w, words = RG_BITS_TO_LONGS(nbits);
 
-	if (!nbits)
+	if (!nbits || unlikely(!dst || !old_map || !new_map || !mask))
 		return;
 	for (w = 0; w < words; w++)
 		dst[w] = (old_map[w] & ~mask[w]) | (new_map[w] & mask[w]);
@@ -384,7 +391,7 @@ static void shift_right(unsigned long *dst, const unsigned long *src,
 void rg_bitmap_shift_right(unsigned long *dst, const unsigned long *src,
 			   unsigned long shift, unsigned long nbits)
 {
-	if (nbits)
+	if (nbits && likely(dst && src))
 		shift_right(dst, src, shift, nbits);
 }
 
@@ -393,7 +400,7 @@ void rg_bitmap_shift_left(unsigned long *dst, const unsigned long *src,
 {
 	unsigned long lw, off, rem, k, hi;
 
-	if (!nbits)
+	if (!nbits || unlikely(!dst || !src))
 		return;
 	lw = (nbits - 1) / BPL;
 	if (shift >= nbits) {
@@ -422,7 +429,7 @@ void rg_bitmap_cut(unsigned long *dst, const unsigned long *src,
 {
 	unsigned long w0, keep;
 
-	if (!nbits)
+	if (!nbits || unlikely(!dst || !src))
 		return;
 	if (dst != src)
 		memmove(dst, src,
@@ -449,7 +456,7 @@ void rg_bitmap_complement(unsigned long *dst, const unsigned long *src,
 {
 	unsigned long w, words = RG_BITS_TO_LONGS(nbits);
 
-	if (!nbits)
+	if (!nbits || unlikely(!dst || !src))
 		return;
 	for (w = 0; w < words; w++)
 		dst[w] = ~src[w];
@@ -467,7 +474,7 @@ unsigned long rg_bitmap_read(const unsigned long *map, unsigned long start,
 {
 	unsigned long w = start / BPL, off = start % BPL, v;
 
-	if (!nbits || nbits > BPL)
+	if (!nbits || nbits > BPL || unlikely(!map))
 		return 0;
 	v = map[w] >> off;
 	if (off + nbits > BPL) /* spans two words; off > 0 here */
@@ -480,7 +487,7 @@ void rg_bitmap_write(unsigned long *map, unsigned long value,
 {
 	unsigned long w = start / BPL, off = start % BPL, mask;
 
-	if (!nbits || nbits > BPL)
+	if (!nbits || nbits > BPL || unlikely(!map))
 		return;
 	mask = low_mask(nbits);
 	value &= mask;
@@ -501,6 +508,8 @@ void rg_bitmap_scatter(unsigned long *dst, const unsigned long *src,
 {
 	unsigned long words = RG_BITS_TO_LONGS(nbits), w, m, v, k = 0;
 
+	if (unlikely(!dst || !src || !mask))
+		return;
 	for (w = 0; w < words; w++) {
 		m = mask[w];
 		if (w == words - 1)
@@ -517,7 +526,7 @@ void rg_bitmap_gather(unsigned long *dst, const unsigned long *src,
 {
 	unsigned long words = RG_BITS_TO_LONGS(nbits), w, m, s, v = 0, k = 0;
 
-	if (!nbits)
+	if (!nbits || unlikely(!dst || !src || !mask))
 		return;
 	for (w = 0; w < words; w++) {
 		m = mask[w];
@@ -546,7 +555,7 @@ void rg_bitmap_from_arr32(unsigned long *map, const uint32_t *buf,
 {
 	unsigned long n = (nbits + 31) / 32, per = BPL / 32, w, j, v;
 
-	if (!nbits)
+	if (!nbits || unlikely(!map || !buf))
 		return;
 	for (w = 0; w * per < n; w++) {
 		v = 0;
@@ -562,7 +571,7 @@ void rg_bitmap_to_arr32(uint32_t *buf, const unsigned long *map,
 {
 	unsigned long n = (nbits + 31) / 32, i;
 
-	if (!nbits)
+	if (!nbits || unlikely(!buf || !map))
 		return;
 	for (i = 0; i < n; i++)
 		buf[i] = (uint32_t)(map[i * 32 / BPL] >> (i * 32 % BPL));
@@ -575,7 +584,7 @@ void rg_bitmap_from_arr64(unsigned long *map, const uint64_t *buf,
 {
 	unsigned long words = RG_BITS_TO_LONGS(nbits), w;
 
-	if (!nbits)
+	if (!nbits || unlikely(!map || !buf))
 		return;
 	for (w = 0; w < words; w++)
 		map[w] = (unsigned long)(buf[w * BPL / 64] >> (w * BPL % 64));
@@ -589,7 +598,7 @@ void rg_bitmap_to_arr64(uint64_t *buf, const unsigned long *map,
 	unsigned long per = 64 / BPL, i, j;
 	uint64_t v;
 
-	if (!nbits)
+	if (!nbits || unlikely(!buf || !map))
 		return;
 	for (i = 0; i < n; i++) {
 		v = 0;

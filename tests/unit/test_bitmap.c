@@ -1245,6 +1245,84 @@ static void test_arrays(void **state)
 	assert_int_equal(back[0], (1UL << 40) - 1);
 }
 
+/* The new calls under the common.h NULL policy: nothing changes. */
+static void test_null_arguments_new_calls(void **state)
+{
+	unsigned long m[NW], d[NW], clump = 77, bit, count = 0;
+	uint32_t a32[4] = { 1, 2, 3, 4 };
+	uint64_t a64[2] = { 5, 6 };
+
+	(void)state;
+	memset(m, 0, sizeof(m));
+	rg_bitmap_set_range(m, 10, 5);
+	memcpy(d, m, sizeof(d));
+	RG_EXPECT_NULL_RET(rg_bitmap_equal(NULL, m, 100), false);
+	RG_EXPECT_NULL_RET(rg_bitmap_equal(m, NULL, 100), false);
+	assert_true(rg_bitmap_equal(NULL, NULL, 0)); /* 0-bit maps */
+	RG_EXPECT_NULL_VOID(rg_bitmap_fill(NULL, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_copy(NULL, m, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_copy(d, NULL, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_replace(NULL, m, m, m, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_replace(d, NULL, m, m, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_replace(d, m, NULL, m, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_replace(d, m, m, NULL, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_shift_right(NULL, m, 3, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_shift_right(d, NULL, 3, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_shift_left(NULL, m, 3, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_shift_left(d, NULL, 3, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_cut(NULL, m, 3, 3, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_cut(d, NULL, 3, 3, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_complement(NULL, m, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_complement(d, NULL, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_scatter(NULL, m, m, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_scatter(d, NULL, m, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_scatter(d, m, NULL, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_gather(NULL, m, m, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_gather(d, NULL, m, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_gather(d, m, NULL, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_from_arr32(NULL, a32, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_from_arr32(d, NULL, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_to_arr32(NULL, m, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_to_arr32(a32, NULL, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_from_arr64(NULL, a64, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_from_arr64(d, NULL, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_to_arr64(NULL, m, 100));
+	RG_EXPECT_NULL_VOID(rg_bitmap_to_arr64(a64, NULL, 100));
+	RG_EXPECT_NULL_RET(rg_bitmap_read(NULL, 3, 8), 0);
+	RG_EXPECT_NULL_VOID(rg_bitmap_write(NULL, 0xff, 3, 8));
+	RG_EXPECT_NULL_RET(rg_bitmap_find_nth_bit(NULL, 100, 0), 100);
+	RG_EXPECT_NULL_RET(rg_bitmap_find_next_bit_wrap(NULL, 100, 50), 100);
+	RG_EXPECT_NULL_RET(rg_bitmap_wrap_next_bit(NULL, 100, 50, 51), 100);
+	RG_EXPECT_NULL_RET(rg_bitmap_find_next_clump8(&clump, NULL, 100, 0),
+			   100);
+	RG_EXPECT_NULL_RET(rg_bitmap_find_next_clump8(NULL, m, 100, 0), 100);
+	RG_BITMAP_FOR_EACH_SET_BIT(bit, (const unsigned long *)NULL, 100)
+	count++;
+	RG_BITMAP_FOR_EACH_SET_BIT_WRAP(bit, (const unsigned long *)NULL, 100,
+					7)
+	count++;
+	/* In this process too: a valid destination is left as it was. */
+	rg_bitmap_copy(d, NULL, 100);
+	rg_bitmap_replace(d, m, NULL, m, 100);
+	rg_bitmap_shift_right(d, NULL, 3, 100);
+	rg_bitmap_shift_left(d, NULL, 3, 100);
+	rg_bitmap_cut(d, NULL, 3, 3, 100);
+	rg_bitmap_complement(d, NULL, 100);
+	rg_bitmap_scatter(d, m, NULL, 100);
+	rg_bitmap_gather(d, NULL, m, 100);
+	rg_bitmap_from_arr32(d, NULL, 100);
+	rg_bitmap_from_arr64(d, NULL, 100);
+	rg_bitmap_to_arr32(a32, NULL, 100);
+	rg_bitmap_to_arr64(a64, NULL, 100);
+	assert_int_equal(rg_bitmap_find_next_clump8(&clump, NULL, 100, 0), 100);
+	assert_int_equal(count, 0);
+	assert_int_equal(clump, 77);
+	assert_memory_equal(d, m, sizeof(d));
+	assert_int_equal(a32[0], 1);
+	assert_int_equal(a32[3], 4);
+	assert_int_equal(a64[1], 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1272,6 +1350,7 @@ int main(void)
 		cmocka_unit_test(test_complement),
 		cmocka_unit_test(test_read_write),
 		cmocka_unit_test(test_scatter_gather),
+		cmocka_unit_test(test_null_arguments_new_calls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
