@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fuzz target: the Maple Tree, normal and advanced API, against a sorted
+ * array of ranges.
+ *
+ * Input: a flags byte (allocation tree, no vacancy, RCU mode), then
+ * operations: store_range, insert_range, erase, erase_err, the advanced
+ * store, preallocated store and erase, alloc_range / alloc_rrange, gap
+ * searches, load, find, walk. Indices favour a small window (so ranges
+ * collide) and the edges of the index space (0, ULONG_MAX, powers of two).
+ * Every result is compared with the model; after every operation the tree
+ * is validated, rg_mtree_empty() is compared and, when the model is empty,
+ * the tree must hold no node. Every 16 operations, after every fired fault
+ * and at the end, the whole tree is iterated forwards and backwards and
+ * compared range by range (the tree never merges non-empty ranges, so the
+ * ranges must match exactly).
+ */
+#include <urcu/urcu-memb.h>
+
+#include "fuzz.h"
+
+#include "region/maple_tree.h"
+
+#define MAX_RANGES 160
+#define STORE_ROOM 3 /* a store splits at most one range in two */
+
+struct range {
+	unsigned long first, last;
+	void *entry;
+};
+
+static struct range rg[MAX_RANGES];
+static unsigned int nr;
+static bool alloc_tree;
+static size_t empty_bytes;
+
+/* ---- the model ---- */
+
+/* Index of the first range with last >= @i (nr if none). */
+static unsigned int model_pos(unsigned long i)
+{
+	unsigned int lo = 0, hi = nr;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (rg[mid].last < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void *model_load(unsigned long i)
+{
+	unsigned int p = model_pos(i);
+
+	return p < nr && rg[p].first <= i ? rg[p].entry : NULL;
+}
+
+static bool model_overlaps(unsigned long first, unsigned long last)
+{
+	unsigned int p = model_pos(first);
+
+	return p < nr && rg[p].first <= last;
+}
+
+/* Overwrite [first, last] with @entry (NULL: erase it). */
+static void model_store(unsigned long first, unsigned long last, void *entry)
+{
+	struct range out[MAX_RANGES];
+	unsigned int n = 0, i;
+
+	for (i = 0; i < nr && rg[i].last < first; i++)
+		out[n++] = rg[i];
+	if (i < nr && rg[i].first < first) {
+		out[n] = rg[i];
+		out[n++].last = first - 1;
+	}
+	if (entry)
+		out[n++] = (struct range){ first, last, entry };
+	for (; i < nr && rg[i].last <= last; i++)
+		;
+	if (i < nr && rg[i].first <= last) {
+		out[n] = rg[i];
+		out[n++].first = last + 1;
+		i++;
+	}
+	for (; i < nr; i++)
+		out[n++] = rg[i];
+	memcpy(rg, out, n * sizeof(*rg));
+	nr = n;
+}
+
+/* The empty range holding @i: [*lo, *hi]. Requires model_load(i) NULL. */
+static void model_gap(unsigned long i, unsigned long *lo, unsigned long *hi)
+{
+	unsigned int p = model_pos(i);
+
+	*lo = p ? rg[p - 1].last + 1 : 0;
+	*hi = p < nr ? rg[p].first - 1 : ~0UL;
+}
+
+/* Lowest (or highest) start of @size free indices inside [min, max]. */
+static bool model_fit(unsigned long min, unsigned long max, unsigned long size,
+		      bool rev, unsigned long *start)
+{
+	bool found = false;
+	unsigned long lo = 0;
+
+	for (unsigned int i = 0; i <= nr; i++) {
+		unsigned long hi = i < nr ? rg[i].first : 0;
+		bool has_hi = i < nr;
+		unsigned long a, b; /* free [a, b] */
+
+		if (i > 0 && rg[i - 1].last == ~0UL)
+			break;
+		if (has_hi && hi == lo) {
+			lo = rg[i].last + 1;
+			continue;
+		}
+		a = lo > min ? lo : min;
+		b = has_hi ? hi - 1 : ~0UL;
+		if (b > max)
+			b = max;
+		if (a <= b && b - a >= size - 1) {
+			if (!rev) {
+				*start = a;
+				return true;
+			}
+			*start = b - (size - 1);
+			found = true;
+		}
+		if (!has_hi)
+			break;
+		lo = rg[i].last + 1;
+		if (rg[i].last == ~0UL)
+			break;
+	}
+	return found;
+}
+
+/* ---- input decoding ---- */
+
+static unsigned long pick_idx(struct fz *f)
+{
+	uint8_t k = fz_u8(f);
+
+	if (k < 160)
+		return fz_u8(f) + ((unsigned long)(k & 7) << 8);
+	if (k < 192 && nr) {
+		struct range *r = &rg[fz_below(f, nr)];
+
+		switch (k & 3) {
+		case 0:
+			return r->first;
+		case 1:
+			return r->last;
+		case 2:
+			return r->first - 1;
+		default:
+			return r->last + 1;
+		}
+	}
+	return fz_index(f);
+}
+
+static void pick_range(struct fz *f, unsigned long *first, unsigned long *last)
+{
+	uint8_t k = fz_u8(f);
+	unsigned long len;
+
+	*first = pick_idx(f);
+	if (k < 128)
+		len = k % 8;
+	else if (k < 240)
+		len = fz_u8(f) * (unsigned long)(k & 15);
+	else if (k < 250)
+		len = ~0UL;
+	else
+		len = pick_idx(f); /* an absolute end, maybe before first */
+	if (k >= 250)
+		*last = len;
+	else
+		*last = len > ~0UL - *first ? ~0UL : *first + len;
+}
+
+static void *pick_entry(struct fz *f)
+{
+	uint8_t k = fz_u8(f);
+
+	if (k < 200)
+		return (void *)(uintptr_t)(((uintptr_t)k + 1) << 4);
+	if (k < 230)
+		return rg_mt_mk_value(fz_u16(f));
+	if (k < 250)
+		return NULL;
+	return (void *)(uintptr_t)((fz_u8(f) << 2 | 2) & 4095); /* reserved */
+}
+
+static bool reserved(void *e)
+{
+	return rg_mt_is_reserved(e);
+}
+
+/* ---- checks ---- */
+
+static void check_valid(struct fz *f, struct rg_maple_tree *mt)
+{
+	const char *why = NULL;
+	struct rg_mtree_stats st;
+
+	if (rg_mtree_validate(mt, &why))
+		FZ_FAIL(f, "validate: %s", why ? why : "?");
+	FZ_EQ(f, rg_mtree_empty(mt), nr == 0, "empty");
+	if (!nr)
+		FZ_EQ(f, rg_mtree_bytes(mt), empty_bytes,
+		      "bytes held by an empty tree");
+	FZ_EQ(f, rg_mtree_get_stats(mt, &st), 0, "get_stats");
+	FZ_EQ(f, st.overuse, 0, "stores that used more nodes than requested");
+}
+
+static void check_all(struct fz *f, struct rg_maple_tree *mt)
+{
+	RG_MA_STATE(mas, mt, 0, 0);
+	unsigned int i = 0;
+	void *e;
+
+	rg_mtree_lock(mt);
+	rg_mas_for_each(&mas, e, ~0UL)
+	{
+		FZ_CHECK(f, i < nr, "iteration: extra range [%lu, %lu]",
+			 mas.index, mas.last);
+		FZ_CHECK(
+			f,
+			mas.index == rg[i].first && mas.last == rg[i].last &&
+				e == rg[i].entry,
+			"iteration: range %u is [%lu, %lu] %p, want [%lu, %lu] %p",
+			i, mas.index, mas.last, e, rg[i].first, rg[i].last,
+			rg[i].entry);
+		i++;
+		if (mas.last == ~0UL)
+			break;
+	}
+	FZ_EQ(f, i, nr, "ranges seen by forward iteration");
+	rg_mas_set(&mas, ~0UL);
+	while ((e = rg_mas_find_rev(&mas, 0))) {
+		FZ_CHECK(f, i > 0, "reverse iteration: extra range [%lu, %lu]",
+			 mas.index, mas.last);
+		i--;
+		FZ_CHECK(
+			f,
+			mas.index == rg[i].first && mas.last == rg[i].last &&
+				e == rg[i].entry,
+			"reverse iteration: range %u is [%lu, %lu], want [%lu, %lu]",
+			i, mas.index, mas.last, rg[i].first, rg[i].last);
+		if (mas.index == 0)
+			break;
+	}
+	FZ_EQ(f, i, 0, "ranges missed by reverse iteration");
+	rg_mtree_unlock(mt);
+	for (i = 0; i < nr; i++) {
+		FZ_CHECK(f, rg_mtree_load(mt, rg[i].first) == rg[i].entry,
+			 "load(%lu)", rg[i].first);
+		FZ_CHECK(f, rg_mtree_load(mt, rg[i].last) == rg[i].entry,
+			 "load(%lu)", rg[i].last);
+		if (rg[i].last != ~0UL)
+			FZ_CHECK(f,
+				 rg_mtree_load(mt, rg[i].last + 1) ==
+					 model_load(rg[i].last + 1),
+				 "load(%lu)", rg[i].last + 1);
+	}
+}
+
+/* ---- operations ---- */
+
+/* store_range, insert_range, mas_store_gfp, preallocate + store_prealloc. */
+static void op_store(struct fz *f, struct rg_maple_tree *mt, unsigned int kind,
+		     bool armed)
+{
+	unsigned long first, last;
+	void *entry, *ret = NULL;
+	bool overlap;
+	int rc, exp;
+
+	pick_range(f, &first, &last);
+	entry = pick_entry(f);
+	if (nr + STORE_ROOM > MAX_RANGES) {
+		fz_op_end(f, armed);
+		return;
+	}
+	overlap = first <= last && model_overlaps(first, last);
+	switch (kind) {
+	case 0:
+		rc = rg_mtree_store_range(mt, first, last, entry);
+		break;
+	case 1:
+		rc = rg_mtree_insert_range(mt, first, last, entry);
+		break;
+	case 2: {
+		RG_MA_STATE(mas, mt, first, last);
+
+		rg_mtree_lock(mt);
+		rc = rg_mas_store_gfp(&mas, entry, 0);
+		rg_mtree_unlock(mt);
+		break;
+	}
+	default: {
+		RG_MA_STATE(mas, mt, first, last);
+
+		rg_mtree_lock(mt);
+		rc = rg_mas_preallocate(&mas, entry, 0);
+		if (!rc) {
+			/* Storing from preallocated nodes cannot fail. */
+			rg_fault_inject(0);
+			rg_mas_store_prealloc(&mas, entry);
+		}
+		rg_mtree_unlock(mt);
+		break;
+	}
+	}
+	(void)ret;
+	if (fz_op_failed(f, armed, rc == -ENOMEM)) {
+		check_all(f, mt);
+		return;
+	}
+	if (first > last || reserved(entry))
+		exp = -EINVAL;
+	else if (kind == 1 && overlap)
+		exp = -EEXIST;
+	else
+		exp = 0;
+	FZ_CHECK(f, rc == exp, "store kind %u [%lu, %lu] %p = %d, want %d",
+		 kind, first, last, entry, rc, exp);
+	if (!rc)
+		model_store(first, last, entry);
+}
+
+/* erase, erase_err, mas_erase. */
+static void op_erase(struct fz *f, struct rg_maple_tree *mt, unsigned int kind,
+		     bool armed)
+{
+	unsigned long i = pick_idx(f);
+	unsigned int p = model_pos(i);
+	void *want = model_load(i), *old = (void *)1;
+	unsigned long lo = 0, hi = 0;
+	int rc = 0;
+
+	switch (kind) {
+	case 0:
+		old = rg_mtree_erase(mt, i);
+		break;
+	case 1:
+		rc = rg_mtree_erase_err(mt, i, &old);
+		break;
+	default: {
+		RG_MA_STATE(mas, mt, i, i);
+
+		rg_mtree_lock(mt);
+		old = rg_mas_erase(&mas);
+		rg_mtree_unlock(mt);
+		if (mas.status == RG_MAS_ERROR)
+			rc = mas.error;
+		lo = mas.index;
+		hi = mas.last;
+		break;
+	}
+	}
+	/* rg_mtree_erase() tells a failure only by NULL for an entry. */
+	if (fz_op_failed(f, armed, kind == 0 ? want && !old : rc == -ENOMEM)) {
+		check_all(f, mt);
+		return;
+	}
+	FZ_EQ(f, rc, 0, "erase status");
+	FZ_CHECK(f, old == want, "erase(%lu) returned %p, want %p", i, old,
+		 want);
+	if (want) {
+		if (kind == 2)
+			FZ_CHECK(f, lo == rg[p].first && hi == rg[p].last,
+				 "mas_erase range [%lu, %lu], want [%lu, %lu]",
+				 lo, hi, rg[p].first, rg[p].last);
+		model_store(rg[p].first, rg[p].last, NULL);
+	}
+}
+
+/* alloc_range / alloc_rrange. */
+static void op_alloc(struct fz *f, struct rg_maple_tree *mt, bool rev,
+		     bool armed)
+{
+	unsigned long min = pick_idx(f), max, size, start = 12345, want = 0;
+	uint8_t k = fz_u8(f);
+	void *entry = pick_entry(f);
+	bool fits;
+	int rc, exp;
+
+	max = k < 200 ? min + fz_u8(f) * (unsigned long)(k % 16) : pick_idx(f);
+	if (max < min && k < 200)
+		max = ~0UL;
+	size = fz_u8(f) < 240 ? 1UL + fz_u8(f) % 16 : fz_index(f);
+	if (nr + STORE_ROOM > MAX_RANGES) {
+		fz_op_end(f, armed);
+		return;
+	}
+	if (rev)
+		rc = rg_mtree_alloc_rrange(mt, &start, entry, size, min, max);
+	else
+		rc = rg_mtree_alloc_range(mt, &start, entry, size, min, max);
+	if (fz_op_failed(f, armed, rc == -ENOMEM)) {
+		check_all(f, mt);
+		return;
+	}
+	if (!alloc_tree || !entry || reserved(entry) || !size || min > max ||
+	    max - min < size - 1) {
+		exp = -EINVAL;
+	} else {
+		fits = model_fit(min, max, size, rev, &want);
+		exp = fits ? 0 : -EBUSY;
+	}
+	FZ_CHECK(f, rc == exp, "alloc%s(size %lu, [%lu, %lu]) = %d, want %d",
+		 rev ? "_rev" : "", size, min, max, rc, exp);
+	if (rc)
+		return;
+	FZ_EQ(f, start, want, "alloc start");
+	model_store(start, start + size - 1, entry);
+}
+
+/* rg_mas_empty_area / _rev: a search only. */
+static void op_gap(struct fz *f, struct rg_maple_tree *mt, bool rev)
+{
+	unsigned long min = pick_idx(f), max = pick_idx(f), want = 0;
+	unsigned long size = fz_u8(f) < 240 ? 1UL + fz_u8(f) % 16 : fz_index(f);
+	RG_MA_STATE(mas, mt, 0, 0);
+	int rc, exp;
+
+	if (max < min && (min & 1)) {
+		unsigned long t = min;
+
+		min = max;
+		max = t;
+	}
+	rg_mtree_lock(mt);
+	rc = rev ? rg_mas_empty_area_rev(&mas, min, max, size) :
+		   rg_mas_empty_area(&mas, min, max, size);
+	rg_mtree_unlock(mt);
+	if (!size || min > max || max - min < size - 1)
+		exp = -EINVAL;
+	else
+		exp = model_fit(min, max, size, rev, &want) ? 0 : -EBUSY;
+	FZ_CHECK(f, rc == exp, "empty_area%s(%lu, %lu, %lu) = %d, want %d",
+		 rev ? "_rev" : "", min, max, size, rc, exp);
+	if (!rc)
+		FZ_CHECK(f, mas.index == want && mas.last == want + size - 1,
+			 "empty_area%s window [%lu, %lu], want [%lu, %lu]",
+			 rev ? "_rev" : "", mas.index, mas.last, want,
+			 want + size - 1);
+}
+
+/* load, walk, find / find_after. */
+static void op_read(struct fz *f, struct rg_maple_tree *mt, unsigned int kind)
+{
+	unsigned long i = pick_idx(f), max = pick_idx(f), idx, lo, hi;
+	unsigned int p = model_pos(i);
+	void *e, *want = model_load(i);
+
+	switch (kind) {
+	case 0:
+		FZ_CHECK(f, rg_mtree_load(mt, i) == want, "load(%lu)", i);
+		break;
+	case 1: {
+		RG_MA_STATE(mas, mt, i, i);
+
+		rg_mtree_lock(mt);
+		e = rg_mas_walk(&mas);
+		rg_mtree_unlock(mt);
+		FZ_CHECK(f, e == want, "walk(%lu) = %p, want %p", i, e, want);
+		if (want) {
+			lo = rg[p].first;
+			hi = rg[p].last;
+		} else {
+			model_gap(i, &lo, &hi);
+		}
+		FZ_CHECK(f, mas.index == lo && mas.last == hi,
+			 "walk(%lu) range [%lu, %lu], want [%lu, %lu]", i,
+			 mas.index, mas.last, lo, hi);
+		break;
+	}
+	default:
+		idx = i;
+		if (kind == 3 && idx == 0) {
+			e = rg_mtree_find_after(mt, &idx, max);
+			FZ_CHECK(f, !e, "find_after from 0 = %p", e);
+			break;
+		}
+		e = kind == 2 ? rg_mtree_find(mt, &idx, max) :
+				rg_mtree_find_after(mt, &idx, max);
+		/* An index above @max finds nothing, as in the kernel. */
+		want = i <= max && p < nr && rg[p].first <= max ? rg[p].entry :
+								  NULL;
+		FZ_CHECK(f, e == want, "find(%lu, max %lu) = %p, want %p", i,
+			 max, e, want);
+		FZ_EQ(f, idx, want ? rg[p].last + 1 : i, "find: index after");
+		break;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static bool registered;
+	struct rg_maple_tree mt;
+	unsigned int flags;
+	struct fz f;
+
+	if (!registered) {
+		urcu_memb_register_thread();
+		registered = true;
+	}
+	fz_init(&f, "maple", data, size);
+	flags = fz_u8(&f) & RG_MT_FLAGS_MASK;
+	alloc_tree = flags & RG_MT_FLAGS_ALLOC_RANGE;
+	nr = 0;
+	FZ_EQ(&f, rg_mtree_init(&mt, flags), 0, "init");
+	empty_bytes = rg_mtree_bytes(&mt);
+	while (fz_more(&f)) {
+		bool armed;
+		unsigned int op = fz_op_begin(&f, &armed) % 17;
+
+		switch (op) {
+		case 0:
+		case 1:
+		case 2:
+		case 3:
+			op_store(&f, &mt, op % 4, armed);
+			break;
+		case 4:
+		case 5:
+		case 6:
+			op_erase(&f, &mt, op - 4, armed);
+			break;
+		case 7:
+		case 8:
+			op_alloc(&f, &mt, op == 8, armed);
+			break;
+		case 9:
+		case 10:
+			fz_op_end(&f, armed);
+			op_gap(&f, &mt, op == 10);
+			break;
+		case 16:
+			fz_op_end(&f, armed);
+			rg_mtree_dump(&mt, fz_null());
+			break;
+		case 15:
+			/* Switch RCU mode on or off. */
+			fz_op_end(&f, armed);
+			if (rg_mtree_in_rcu(&mt))
+				rg_mtree_clear_rcu(&mt);
+			else
+				rg_mtree_set_rcu(&mt);
+			break;
+		default:
+			fz_op_end(&f, armed);
+			op_read(&f, &mt, op - 11);
+			break;
+		}
+		check_valid(&f, &mt);
+		if (f.op % 16 == 0)
+			check_all(&f, &mt);
+	}
+	check_all(&f, &mt);
+	rg_mtree_destroy(&mt);
+	FZ_EQ(&f, rg_mtree_bytes(&mt), empty_bytes, "bytes after destroy");
+	if (flags & RG_MT_FLAGS_USE_RCU || rg_mtree_in_rcu(&mt))
+		rg_mtree_rcu_barrier();
+	return 0;
+}

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fuzz target: the region API on every backend, against a bool array.
+ *
+ * Input: backend byte, placement-policy byte, capacity (2 bytes), flags
+ * byte, then operations. Every operation's result is compared with the
+ * model: the start an allocation returns (the model's own search under the
+ * chosen policy), each error code, test() of units, and the figures of
+ * get_stats(). The instance is validated after every operation, compared
+ * unit by unit every 16 operations, after every fired fault and at the end.
+ *
+ * Placement policies are listed in one place, enum fz_policy and
+ * model_place(): a new policy is one enumerator, one case in model_place()
+ * and one case in create() mapping it to the library's flag.
+ */
+#include "fuzz.h"
+
+#include "region/region.h"
+
+#define MAX_CAP 8192
+#define MAX_LIVE 256
+
+enum fz_policy {
+	FZ_FIRST_FIT, /* lowest start that fits: every backend's default */
+	FZ_NR_POLICIES
+};
+
+struct live {
+	unsigned long start, n;
+};
+
+struct model {
+	unsigned long cap;
+	enum fz_policy policy;
+	enum rg_region_backend backend;
+	bool used[MAX_CAP];
+	unsigned long free_units;
+	struct live live[MAX_LIVE];
+	unsigned int nr_live;
+};
+
+static struct model m;
+
+static bool run_free(unsigned long s, unsigned long n)
+{
+	for (unsigned long u = s; u < s + n; u++)
+		if (m.used[u])
+			return false;
+	return true;
+}
+
+/* The start the policy picks for @n units aligned to @align, or -1. */
+static long model_place(unsigned long n, unsigned long align)
+{
+	unsigned long a = align ? align : 1;
+
+	switch (m.policy) {
+	case FZ_FIRST_FIT:
+	default:
+		for (unsigned long s = 0; s + n <= m.cap; s += a)
+			if (run_free(s, n))
+				return (long)s;
+		return -1;
+	}
+}
+
+static unsigned long model_largest_run(void)
+{
+	unsigned long best = 0, cur = 0;
+
+	for (unsigned long u = 0; u < m.cap; u++) {
+		cur = m.used[u] ? 0 : cur + 1;
+		if (cur > best)
+			best = cur;
+	}
+	return best;
+}
+
+static void model_mark(unsigned long s, unsigned long n, bool used)
+{
+	for (unsigned long u = s; u < s + n; u++)
+		m.used[u] = used;
+	if (used)
+		m.free_units -= n;
+	else
+		m.free_units += n;
+}
+
+static void add_live(unsigned long s, unsigned long n)
+{
+	if (m.nr_live < MAX_LIVE)
+		m.live[m.nr_live++] = (struct live){ s, n };
+}
+
+static struct rg_region *create(struct fz *f, unsigned int flags)
+{
+	struct rg_region *r;
+	bool armed;
+
+	/* Creation may itself run with a fault armed (opcode byte 0x80). */
+	fz_op_begin(f, &armed);
+	errno = 0;
+	r = rg_region_create_backend(m.backend, m.cap, flags);
+	if (fz_op_failed(f, armed, !r)) {
+		FZ_CHECK(f, errno == ENOMEM, "create under a fault: errno %d",
+			 errno);
+		r = rg_region_create_backend(m.backend, m.cap, flags);
+	}
+	FZ_CHECK(f, r, "create %s cap %lu: errno %d",
+		 rg_region_backend_name(m.backend), m.cap, errno);
+	return r;
+}
+
+static void check_valid(struct fz *f, struct rg_region *r)
+{
+	const char *why = NULL;
+
+	if (rg_region_validate(r, &why))
+		FZ_FAIL(f, "validate: %s", why ? why : "?");
+}
+
+static void check_all(struct fz *f, struct rg_region *r)
+{
+	struct rg_region_stats st;
+
+	for (unsigned long u = 0; u < m.cap; u++)
+		FZ_EQ(f, rg_region_test(r, u), m.used[u], "test(unit)");
+	FZ_EQ(f, rg_region_test(r, m.cap), -EINVAL, "test(capacity)");
+	FZ_EQ(f, rg_region_get_stats(r, &st), 0, "get_stats");
+	FZ_EQ(f, st.backend, m.backend, "stats.backend");
+	FZ_EQ(f, st.capacity, m.cap, "stats.capacity");
+	FZ_EQ(f, st.free_units, m.free_units, "stats.free_units");
+	FZ_EQ(f, st.largest_free_run, model_largest_run(),
+	      "stats.largest_free_run");
+	FZ_CHECK(f, st.bytes_held <= st.bytes_held_peak,
+		 "bytes_held %zu above its peak %zu", st.bytes_held,
+		 st.bytes_held_peak);
+}
+
+/* A length: mostly small, sometimes anything up to past the capacity. */
+static unsigned long pick_len(struct fz *f)
+{
+	uint8_t k = fz_u8(f);
+
+	if (k < 200)
+		return k % 17;
+	if (k < 250)
+		return fz_below(f, m.cap + 2);
+	return (unsigned long)fz_u64(f);
+}
+
+/* A start: inside a live region, anywhere, or past the capacity. */
+static void pick_range(struct fz *f, unsigned long *s, unsigned long *n)
+{
+	uint8_t k = fz_u8(f);
+
+	if (m.nr_live && k < 160) {
+		unsigned int i = fz_below(f, m.nr_live);
+		struct live *l = &m.live[i];
+		unsigned long off = k & 1 ? fz_below(f, l->n) : 0;
+
+		*s = l->start + off;
+		*n = k & 2 ? l->n - off : 1 + fz_below(f, l->n - off);
+		/* Drop the record: it will be (partly) freed or refused. */
+		*l = m.live[--m.nr_live];
+		return;
+	}
+	*s = k < 250 ? fz_below(f, m.cap + 1) : fz_index(f);
+	*n = pick_len(f);
+}
+
+/* Start and length both valid and inside the capacity. */
+static bool range_ok(unsigned long s, unsigned long n)
+{
+	return n && s < m.cap && n <= m.cap - s;
+}
+
+static void op_alloc(struct fz *f, struct rg_region *r, bool armed)
+{
+	unsigned long n = pick_len(f), align, start = ~0UL;
+	uint8_t a = fz_u8(f);
+	long want;
+	int rc, exp;
+
+	align = a < 128 ? 0 : a < 250 ? 1UL << (a % 13) : a;
+	rc = rg_region_alloc(r, n, align, &start);
+	if (fz_op_failed(f, armed, rc == -ENOMEM)) {
+		FZ_EQ(f, start, ~0UL, "start written by a failed alloc");
+		check_all(f, r);
+		return;
+	}
+	if (!n || n > m.cap || (align & (align - 1))) {
+		exp = -EINVAL;
+	} else {
+		want = model_place(n, align);
+		exp = want < 0 ? -ENOSPC : 0;
+		if (!exp && rc == 0)
+			FZ_EQ(f, start, want, "alloc start");
+	}
+	FZ_CHECK(f, rc == exp, "alloc(%lu, align %lu) = %d, want %d", n, align,
+		 rc, exp);
+	if (rc) {
+		FZ_EQ(f, start, ~0UL, "start written by a failed alloc");
+		return;
+	}
+	model_mark(start, n, true);
+	add_live(start, n);
+	for (unsigned long u = start; u < start + n; u++)
+		FZ_EQ(f, rg_region_test(r, u), 1, "test after alloc");
+}
+
+static void op_free(struct fz *f, struct rg_region *r, bool armed)
+{
+	unsigned long s, n;
+	int rc, exp;
+
+	pick_range(f, &s, &n);
+	rc = rg_region_free(r, s, n);
+	if (fz_op_failed(f, armed, rc == -ENOMEM)) {
+		check_all(f, r);
+		return;
+	}
+	if (!range_ok(s, n))
+		exp = -EINVAL;
+	else {
+		exp = 0;
+		for (unsigned long u = s; u < s + n; u++)
+			if (!m.used[u])
+				exp = -ENOENT;
+	}
+	FZ_CHECK(f, rc == exp, "free(%lu, %lu) = %d, want %d", s, n, rc, exp);
+	if (!rc)
+		model_mark(s, n, false);
+	/* Live records overlapping the freed range are now stale. */
+	for (unsigned int i = 0; !rc && i < m.nr_live;) {
+		struct live *l = &m.live[i];
+
+		if (l->start < s + n && s < l->start + l->n)
+			*l = m.live[--m.nr_live];
+		else
+			i++;
+	}
+}
+
+static void op_reserve(struct fz *f, struct rg_region *r, bool armed)
+{
+	unsigned long s, n;
+	int rc, exp;
+
+	if (fz_u8(f) & 1) {
+		/* Just past or inside something live, or anywhere. */
+		s = fz_below(f, m.cap + 1);
+		n = pick_len(f);
+	} else {
+		pick_range(f, &s, &n);
+	}
+	rc = rg_region_reserve(r, s, n);
+	if (fz_op_failed(f, armed, rc == -ENOMEM)) {
+		check_all(f, r);
+		return;
+	}
+	if (!range_ok(s, n))
+		exp = -EINVAL;
+	else
+		exp = run_free(s, n) ? 0 : -EBUSY;
+	FZ_CHECK(f, rc == exp, "reserve(%lu, %lu) = %d, want %d", s, n, rc,
+		 exp);
+	if (!rc) {
+		model_mark(s, n, true);
+		add_live(s, n);
+	}
+}
+
+static void op_test(struct fz *f, struct rg_region *r)
+{
+	unsigned long u = fz_u8(f) < 250 ? fz_below(f, m.cap) : fz_index(f);
+
+	FZ_EQ(f, rg_region_test(r, u), u < m.cap ? m.used[u] : -EINVAL, "test");
+}
+
+/* The by-name calls, creation errors and dump. */
+static void op_api(struct fz *f, struct rg_region *r)
+{
+	static const char *const bad[] = { "", "bitmaps", "HBITMAP", "idr" };
+	enum rg_region_backend b = RG_REGION_NR_BACKENDS;
+	const char *name = rg_region_backend_name(m.backend);
+	struct rg_region *r2;
+
+	FZ_CHECK(f, name, "backend_name");
+	FZ_EQ(f, rg_region_backend_lookup(name, &b), 0, "backend_lookup");
+	FZ_EQ(f, b, m.backend, "backend_lookup result");
+	FZ_EQ(f, rg_region_backend_lookup(bad[fz_u8(f) % 4], &b), -ENOENT,
+	      "backend_lookup(bad name)");
+	FZ_CHECK(f, !rg_region_backend_name(RG_REGION_NR_BACKENDS),
+		 "backend_name(NR_BACKENDS)");
+	errno = 0;
+	FZ_CHECK(f,
+		 !rg_region_create_backend(m.backend, 0, 0) && errno == EINVAL,
+		 "create(capacity 0)");
+	errno = 0;
+	FZ_CHECK(f,
+		 !rg_region_create_backend(m.backend, 16, 0x80) &&
+			 errno == EINVAL,
+		 "create(unknown flags)");
+	errno = 0;
+	FZ_CHECK(f, !rg_region_create("no-such", 16, 0) && errno == ENOENT,
+		 "create(unknown name)");
+	r2 = rg_region_create(name, 1 + fz_u8(f), 0);
+	FZ_CHECK(f, r2, "create(%s) by name", name);
+	rg_region_destroy(r2);
+	rg_region_dump(r, fz_null());
+}
+
+static void op_stats(struct fz *f, struct rg_region *r)
+{
+	struct rg_region_stats st;
+
+	FZ_EQ(f, rg_region_get_stats(r, &st), 0, "get_stats");
+	FZ_EQ(f, st.free_units, m.free_units, "stats.free_units");
+	FZ_EQ(f, st.largest_free_run, model_largest_run(),
+	      "stats.largest_free_run");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rg_region_stats st0, st1;
+	struct rg_region *r;
+	struct fz f;
+	unsigned int flags;
+
+	fz_init(&f, "region", data, size);
+	m.backend = fz_u8(&f) % RG_REGION_NR_BACKENDS;
+	m.policy = fz_u8(&f) % FZ_NR_POLICIES;
+	m.cap = 1 + fz_u16(&f) % MAX_CAP;
+	flags = fz_u8(&f) & 1 ? RG_REGION_LOCKED : 0;
+	if (!rg_region_backend_available(m.backend))
+		return 0;
+	memset(m.used, 0, sizeof(m.used));
+	m.free_units = m.cap;
+	m.nr_live = 0;
+	r = create(&f, flags);
+	check_valid(&f, r);
+
+	while (fz_more(&f)) {
+		bool armed;
+		unsigned int op = fz_op_begin(&f, &armed);
+
+		FZ_EQ(&f, rg_region_get_stats(r, &st0), 0, "get_stats");
+		switch (op % 6) {
+		case 0:
+			op_alloc(&f, r, armed);
+			break;
+		case 1:
+			op_free(&f, r, armed);
+			break;
+		case 2:
+			op_reserve(&f, r, armed);
+			break;
+		case 3:
+			fz_op_end(&f, armed);
+			op_test(&f, r);
+			break;
+		case 4:
+			fz_op_end(&f, armed);
+			op_api(&f, r);
+			break;
+		default:
+			fz_op_end(&f, armed);
+			op_stats(&f, r);
+			break;
+		}
+		check_valid(&f, r);
+		FZ_EQ(&f, rg_region_get_stats(r, &st1), 0, "get_stats");
+		/*
+		 * A fired failure leaves the bytes held as they were; the IDA
+		 * may keep a value chunk turned into a 128-byte bitmap.
+		 */
+		if (f.fired && st1.bytes_held != st0.bytes_held)
+			FZ_CHECK(&f,
+				 m.backend == RG_REGION_IDA &&
+					 st1.bytes_held <= st0.bytes_held + 128,
+				 "bytes held %zu -> %zu across a failed call",
+				 st0.bytes_held, st1.bytes_held);
+		if (f.op % 16 == 0)
+			check_all(&f, r);
+	}
+	check_all(&f, r);
+	rg_region_destroy(r);
+	return 0;
+}
