@@ -56,3 +56,10 @@ install: build
 
 clean:
 	rm -rf $(B)
+
+# make fuzz SECONDS=N: every fuzz target of tests/fuzz/ under libFuzzer
+# (clang, ASan+UBSan, in build/fuzz), N seconds each; fails on any finding.
+SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	@bash scripts/fuzz.sh $(SECONDS)
