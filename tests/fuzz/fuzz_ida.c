@@ -16,7 +16,7 @@
 
 #include "region/ida.h"
 
-#define MAX_IDS 512
+#define MAX_IDS 4096
 
 static unsigned int ids[MAX_IDS];
 static unsigned int nr;
@@ -121,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	empty_bytes = rg_ida_bytes(&ida);
 	while (fz_more(&f)) {
 		bool armed;
-		unsigned int op = fz_op_begin(&f, &armed) % 5;
+		unsigned int op = fz_op_begin(&f, &armed) % 7;
 		unsigned int min, max, id = 0xdeadbeef;
 		long long want;
 		int rc;
@@ -165,6 +165,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 3:
 			fz_op_end(&f, armed);
 			rg_ida_dump(&ida, fz_null());
+			break;
+		case 5: /* many allocations from one minimum */
+			fz_op_end(&f, armed);
+			min = pick_id(&f);
+			for (unsigned int i = fz_u8(&f) * 8u; i && nr < MAX_IDS;
+			     i--) {
+				want = model_lowest(min, RG_IDA_MAX);
+				rc = rg_ida_alloc_range(&ida, min, RG_IDA_MAX,
+							&id);
+				FZ_EQ(&f, rc, want < 0 ? -ENOSPC : 0,
+				      "bulk alloc");
+				if (rc)
+					break;
+				FZ_EQ(&f, id, want, "bulk alloc id");
+				model_add(id);
+			}
+			break;
+		case 6: /* free every k-th ID */
+			fz_op_end(&f, armed);
+			for (unsigned int i = 0, k = 1 + fz_u8(&f) % 4; i < nr;
+			     i += k - 1) {
+				FZ_EQ(&f, rg_ida_free(&ida, ids[i]), 0,
+				      "bulk free");
+				model_del(ids[i]);
+			}
 			break;
 		default:
 			fz_op_end(&f, armed);

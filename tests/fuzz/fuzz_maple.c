@@ -21,7 +21,7 @@
 
 #include "region/maple_tree.h"
 
-#define MAX_RANGES 160
+#define MAX_RANGES 1024
 #define STORE_ROOM 3 /* a store splits at most one range in two */
 
 struct range {
@@ -69,7 +69,7 @@ static bool model_overlaps(unsigned long first, unsigned long last)
 /* Overwrite [first, last] with @entry (NULL: erase it). */
 static void model_store(unsigned long first, unsigned long last, void *entry)
 {
-	struct range out[MAX_RANGES];
+	static struct range out[MAX_RANGES];
 	unsigned int n = 0, i;
 
 	for (i = 0; i < nr && rg[i].last < first; i++)
@@ -280,7 +280,7 @@ static void op_store(struct fz *f, struct rg_maple_tree *mt, unsigned int kind,
 		     bool armed)
 {
 	unsigned long first, last;
-	void *entry, *ret = NULL;
+	void *entry;
 	bool overlap;
 	int rc, exp;
 
@@ -320,7 +320,6 @@ static void op_store(struct fz *f, struct rg_maple_tree *mt, unsigned int kind,
 		break;
 	}
 	}
-	(void)ret;
 	if (fz_op_failed(f, armed, rc == -ENOMEM)) {
 		check_all(f, mt);
 		return;
@@ -456,6 +455,44 @@ static void op_gap(struct fz *f, struct rg_maple_tree *mt, bool rev)
 			 want + size - 1);
 }
 
+/*
+ * Many stores or erases in one operation, so that inputs of a few hundred
+ * bytes build trees of several levels and then empty them: splits,
+ * rebalancing and spanning stores.
+ */
+static void op_bulk(struct fz *f, struct rg_maple_tree *mt, bool erase,
+		    bool armed)
+{
+	unsigned long base = pick_idx(f), stride = 1 + fz_u8(f) % 8;
+	unsigned long len = fz_u8(f) % stride, first, last;
+	unsigned int count = 1 + fz_u8(f) % 128, p;
+	int rc;
+
+	fz_op_end(f, armed);
+	for (unsigned int i = 0; i < count; i++) {
+		if (erase) {
+			if (!nr)
+				break;
+			p = model_pos(base);
+			if (p == nr)
+				p = 0;
+			first = rg[p].first;
+			FZ_CHECK(f, rg_mtree_erase(mt, first) == rg[p].entry,
+				 "bulk erase(%lu)", first);
+			model_store(first, rg[p].last, NULL);
+			continue;
+		}
+		if (nr + STORE_ROOM > MAX_RANGES || base + i * stride < base)
+			break;
+		first = base + i * stride;
+		last = first + len < first ? ~0UL : first + len;
+		rc = rg_mtree_store_range(mt, first, last,
+					  rg_mt_mk_value(first));
+		FZ_EQ(f, rc, 0, "bulk store_range");
+		model_store(first, last, rg_mt_mk_value(first));
+	}
+}
+
 /* load, walk, find / find_after. */
 static void op_read(struct fz *f, struct rg_maple_tree *mt, unsigned int kind)
 {
@@ -523,7 +560,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	empty_bytes = rg_mtree_bytes(&mt);
 	while (fz_more(&f)) {
 		bool armed;
-		unsigned int op = fz_op_begin(&f, &armed) % 17;
+		unsigned int op = fz_op_begin(&f, &armed) % 19;
 
 		switch (op) {
 		case 0:
@@ -545,6 +582,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 10:
 			fz_op_end(&f, armed);
 			op_gap(&f, &mt, op == 10);
+			break;
+		case 17:
+		case 18:
+			op_bulk(&f, &mt, op == 18, armed);
 			break;
 		case 16:
 			fz_op_end(&f, armed);

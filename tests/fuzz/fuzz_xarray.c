@@ -17,7 +17,7 @@
 
 #include "region/xarray.h"
 
-#define MAX_SLOTS 256
+#define MAX_SLOTS 2048
 #define NR_MARKS 3
 
 struct slot {
@@ -336,6 +336,30 @@ static void run_op(struct fz *f, struct rg_xarray *xa, unsigned int op,
 		FZ_EQ(f, idx, w ? w->index : i, "find: index");
 		break;
 	}
+	case 13: /* many stores at a stride */
+	case 14: { /* or many erases */
+		unsigned long stride = 1 + fz_u8(f) % 80;
+		unsigned int count = 1 + fz_u8(f) % 128;
+
+		fz_op_end(f, armed);
+		for (unsigned int c = 0; c < count; c++, i += stride) {
+			s = model_get(i);
+			if (op == 14) {
+				e = rg_xa_erase(xa, i);
+				FZ_CHECK(f, e == (s ? s->entry : NULL),
+					 "bulk erase(%lu)", i);
+				if (s)
+					model_del(i);
+				continue;
+			}
+			if (nr + 1 >= MAX_SLOTS)
+				break;
+			FZ_EQ(f, rg_xa_store(xa, i, rg_xa_mk_value(c), NULL), 0,
+			      "bulk store");
+			model_store(i, rg_xa_mk_value(c));
+		}
+		break;
+	}
 	case 12: /* dump, byte counts */
 		fz_op_end(f, armed);
 		rg_xa_dump(xa, fz_null());
@@ -377,7 +401,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_EQ(&f, rg_xa_init_flags(&xa, xflags), 0, "init_flags");
 	while (fz_more(&f)) {
 		bool armed;
-		unsigned int op = fz_op_begin(&f, &armed) % 13;
+		unsigned int op = fz_op_begin(&f, &armed) % 15;
 
 		run_op(&f, &xa, op, armed);
 		check(&f, &xa, f.op % 16 == 0);
