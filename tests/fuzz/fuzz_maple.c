@@ -541,6 +541,122 @@ static void op_read(struct fz *f, struct rg_maple_tree *mt, unsigned int kind)
 	}
 }
 
+/* The range the model holds @i in: an entry's, or the empty gap's. */
+static void *model_range(unsigned long i, unsigned long *lo, unsigned long *hi)
+{
+	unsigned int p = model_pos(i);
+
+	if (p < nr && rg[p].first <= i) {
+		*lo = rg[p].first;
+		*hi = rg[p].last;
+		return rg[p].entry;
+	}
+	model_gap(i, lo, hi);
+	return NULL;
+}
+
+/* rg_mas_next / prev / next_range / prev_range from one index. */
+static void op_step(struct fz *f, struct rg_maple_tree *mt, unsigned int kind)
+{
+	unsigned long i = pick_idx(f), lim = pick_idx(f), lo, hi;
+	unsigned int p = model_pos(i), steps = 1 + fz_u8(f) % 8;
+	RG_MA_STATE(mas, mt, i, i);
+	struct range *w;
+	void *e;
+
+	rg_mtree_lock(mt);
+	model_range(i, &lo, &hi);
+	for (unsigned int s = 0; s < steps; s++) {
+		switch (kind) {
+		case 0: /* next entry after the current range */
+			e = rg_mas_next(&mas, lim);
+			p = model_pos(hi == ~0UL ? hi : hi + 1);
+			if (hi == ~0UL)
+				p = nr;
+			w = p < nr && rg[p].first <= lim ? &rg[p] : NULL;
+			break;
+		case 1: /* previous entry before the current range */
+			e = rg_mas_prev(&mas, lim);
+			p = lo ? model_pos(lo - 1) : nr;
+			if (p < nr && rg[p].first > lo - 1)
+				p = p ? p - 1 : nr;
+			w = lo && p < nr && rg[p].last >= lim ? &rg[p] : NULL;
+			break;
+		default: /* the next range, empty or not */
+			e = rg_mas_next_range(&mas, lim);
+			if (hi == ~0UL || hi + 1 > lim) {
+				w = NULL;
+				break;
+			}
+			model_range(hi + 1, &lo, &hi);
+			FZ_CHECK(f, e == model_load(lo),
+				 "next_range: %p, want %p", e, model_load(lo));
+			FZ_CHECK(f, mas.index == lo && mas.last == hi,
+				 "next_range [%lu, %lu], want [%lu, %lu]",
+				 mas.index, mas.last, lo, hi);
+			continue;
+		}
+		if (kind == 2) {
+			FZ_CHECK(f, !e && mas.status == RG_MAS_OVERFLOW,
+				 "next_range past the limit: %p", e);
+			break;
+		}
+		FZ_CHECK(f, e == (w ? w->entry : NULL),
+			 "%s step %u from [%lu, %lu]: %p, want %p",
+			 kind ? "prev" : "next", s, lo, hi, e,
+			 w ? w->entry : NULL);
+		if (!w)
+			break;
+		FZ_CHECK(f, mas.index == w->first && mas.last == w->last,
+			 "%s range [%lu, %lu], want [%lu, %lu]",
+			 kind ? "prev" : "next", mas.index, mas.last, w->first,
+			 w->last);
+		lo = w->first;
+		hi = w->last;
+		if (fz_u8(f) < 16)
+			rg_mas_pause(&mas);
+	}
+	rg_mtree_unlock(mt);
+}
+
+/* rg_mtree_alloc_cyclic(): one index, searched from *next, wrapping. */
+static void op_cyclic(struct fz *f, struct rg_maple_tree *mt, bool armed)
+{
+	unsigned long lo = pick_idx(f), hi = lo + fz_u8(f), next = pick_idx(f);
+	unsigned long n0, start = 5, want, nx = next;
+	void *entry = pick_entry(f);
+	int rc, exp;
+
+	if (nr + STORE_ROOM > MAX_RANGES) {
+		fz_op_end(f, armed);
+		return;
+	}
+	if (hi < lo)
+		hi = ~0UL;
+	rc = rg_mtree_alloc_cyclic(mt, &start, entry, lo, hi, &nx);
+	if (fz_op_failed(f, armed, rc == -ENOMEM)) {
+		check_all(f, mt);
+		return;
+	}
+	n0 = next < lo || next > hi ? lo : next;
+	if (!alloc_tree || !entry || reserved(entry))
+		exp = -EINVAL;
+	else if (model_fit(n0, hi, 1, false, &want))
+		exp = 0;
+	else if (model_fit(lo, hi, 1, false, &want))
+		exp = n0 > lo ? 1 : 0;
+	else
+		exp = -EBUSY;
+	FZ_CHECK(f, rc == exp,
+		 "alloc_cyclic([%lu, %lu], next %lu) = %d, want %d", lo, hi,
+		 next, rc, exp);
+	if (rc < 0)
+		return;
+	FZ_EQ(f, start, want, "alloc_cyclic index");
+	FZ_EQ(f, nx, want + 1, "alloc_cyclic next");
+	model_store(want, want, entry);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool registered;
@@ -560,7 +676,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	empty_bytes = rg_mtree_bytes(&mt);
 	while (fz_more(&f)) {
 		bool armed;
-		unsigned int op = fz_op_begin(&f, &armed) % 19;
+		unsigned int op = fz_op_begin(&f, &armed) % 24;
 
 		switch (op) {
 		case 0:
@@ -586,6 +702,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 17:
 		case 18:
 			op_bulk(&f, &mt, op == 18, armed);
+			break;
+		case 19:
+		case 20:
+		case 21:
+			fz_op_end(&f, armed);
+			op_step(&f, &mt, op - 19);
+			break;
+		case 22:
+			op_cyclic(&f, &mt, armed);
+			break;
+		case 23:
+			/* Vacancy tracking on or off; statistics reset. */
+			fz_op_end(&f, armed);
+			rg_mtree_set_vacancy(&mt, fz_u8(&f) & 1);
+			rg_mtree_reset_stats(&mt);
+			/* 0 levels when empty; a node once two ranges exist. */
+			FZ_CHECK(&f,
+				 nr ? nr == 1 || rg_mtree_height(&mt) > 0 :
+				      rg_mtree_height(&mt) == 0,
+				 "height %u with %u ranges",
+				 rg_mtree_height(&mt), nr);
 			break;
 		case 16:
 			fz_op_end(&f, armed);

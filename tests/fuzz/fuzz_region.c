@@ -9,21 +9,27 @@
  * get_stats(). The instance is validated after every operation, compared
  * unit by unit every 32 operations, after every fired fault and at the end.
  *
- * Placement policies are listed in one place, enum fz_policy and
- * model_place(): a new policy is one enumerator, one case in model_place()
- * and one case in create() mapping it to the library's flag.
+ * Placement policies live in one place: model_place() computes the start
+ * each one picks (first, best, top-down, next fit, as region.h defines
+ * them), and the input's policy byte selects one, passed to creation as
+ * RG_REGION_POLICY(). A combination a backend does not offer must fail
+ * creation with EOPNOTSUPP. Built against a region.h without policies,
+ * the target runs first fit only.
  */
 #include "fuzz.h"
 
 #include "region/region.h"
 
-#define MAX_CAP 8192
+#define MAX_CAP 4096
 #define MAX_LIVE 256
 
-enum fz_policy {
-	FZ_FIRST_FIT, /* lowest start that fits: every backend's default */
-	FZ_NR_POLICIES
-};
+#ifdef RG_REGION_POLICY_SHIFT
+#define FZ_NR_POLICIES RG_REGION_NR_POLICIES
+#define FZ_POLICY_FLAGS(p) RG_REGION_POLICY(p)
+#else
+#define FZ_NR_POLICIES 1
+#define FZ_POLICY_FLAGS(p) 0u
+#endif
 
 struct live {
 	unsigned long start, n;
@@ -31,7 +37,9 @@ struct live {
 
 struct model {
 	unsigned long cap;
-	enum fz_policy policy;
+	unsigned int policy;
+	unsigned long
+		next; /* next fit: end of the previous rg_region_alloc() */
 	enum rg_region_backend backend;
 	bool used[MAX_CAP];
 	unsigned long free_units;
@@ -49,18 +57,59 @@ static bool run_free(unsigned long s, unsigned long n)
 	return true;
 }
 
+/* The lowest aligned start at or after @from where @n units fit, or -1. */
+static long lowest_fit(unsigned long from, unsigned long n, unsigned long a)
+{
+	for (unsigned long s = (from + a - 1) / a * a; s + n <= m.cap; s += a)
+		if (run_free(s, n))
+			return (long)s;
+	return -1;
+}
+
+/* Best fit: the shortest free run holding the request, lowest among equals. */
+static long best_fit(unsigned long n, unsigned long a)
+{
+	unsigned long best_len = ~0UL, u = 0;
+	long best = -1;
+
+	while (u < m.cap) {
+		unsigned long lo, hi, s;
+
+		if (m.used[u]) {
+			u++;
+			continue;
+		}
+		for (lo = u; u < m.cap && !m.used[u]; u++)
+			;
+		hi = u; /* run [lo, hi) */
+		s = (lo + a - 1) / a * a;
+		if (s < hi && hi - s >= n && hi - lo < best_len) {
+			best_len = hi - lo;
+			best = (long)s;
+		}
+	}
+	return best;
+}
+
 /* The start the policy picks for @n units aligned to @align, or -1. */
 static long model_place(unsigned long n, unsigned long align)
 {
 	unsigned long a = align ? align : 1;
+	long s;
 
 	switch (m.policy) {
-	case FZ_FIRST_FIT:
-	default:
-		for (unsigned long s = 0; s + n <= m.cap; s += a)
-			if (run_free(s, n))
-				return (long)s;
+	case 1: /* best fit */
+		return best_fit(n, a);
+	case 2: /* top down: the highest aligned start that fits */
+		for (s = (long)((m.cap - n) / a * a); s >= 0; s -= (long)a)
+			if (run_free((unsigned long)s, n))
+				return s;
 		return -1;
+	case 3: /* next fit, wrapping once */
+		s = lowest_fit(m.next, n, a);
+		return s >= 0 ? s : lowest_fit(0, n, a);
+	default: /* first fit */
+		return lowest_fit(0, n, a);
 	}
 }
 
@@ -94,6 +143,13 @@ static void model_mark(unsigned long s, unsigned long n, bool used)
 		m.free_units += n;
 }
 
+/* Record a successful rg_region_alloc() of [s, s + n). */
+static void model_alloc(unsigned long s, unsigned long n)
+{
+	model_mark(s, n, true);
+	m.next = s + n;
+}
+
 static void add_live(unsigned long s, unsigned long n)
 {
 	if (m.nr_live < MAX_LIVE)
@@ -109,6 +165,17 @@ static struct rg_region *create(struct fz *f, unsigned int flags)
 	fz_op_begin(f, &armed);
 	errno = 0;
 	r = rg_region_create_backend(m.backend, m.cap, flags);
+	if (!r && errno == EOPNOTSUPP) {
+		/* ida: first fit only; maple: no best fit. */
+		fz_op_end(f, armed);
+		FZ_CHECK(
+			f,
+			(m.backend == RG_REGION_IDA && m.policy) ||
+				(m.backend == RG_REGION_MAPLE && m.policy == 1),
+			"create %s with policy %u: EOPNOTSUPP",
+			rg_region_backend_name(m.backend), m.policy);
+		return NULL;
+	}
 	if (fz_op_failed(f, armed, !r)) {
 		FZ_CHECK(f, errno == ENOMEM, "create under a fault: errno %d",
 			 errno);
@@ -211,7 +278,7 @@ static void op_alloc(struct fz *f, struct rg_region *r, bool armed)
 		FZ_EQ(f, start, ~0UL, "start written by a failed alloc");
 		return;
 	}
-	model_mark(start, n, true);
+	model_alloc(start, n);
 	add_live(start, n);
 	for (unsigned long u = start; u < start + n; u++)
 		FZ_EQ(f, rg_region_test(r, u), 1, "test after alloc");
@@ -323,7 +390,7 @@ static void op_bulk(struct fz *f, struct rg_region *r, bool release)
 		if (rc)
 			break;
 		FZ_EQ(f, start, want, "bulk alloc start");
-		model_mark(start, n, true);
+		model_alloc(start, n);
 		add_live(start, n);
 	}
 }
@@ -381,14 +448,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_init(&f, "region", data, size);
 	m.backend = fz_u8(&f) % RG_REGION_NR_BACKENDS;
 	m.policy = fz_u8(&f) % FZ_NR_POLICIES;
-	m.cap = 1 + fz_u16(&f) % MAX_CAP;
-	flags = fz_u8(&f) & 1 ? RG_REGION_LOCKED : 0;
+	m.cap = fz_u16(&f);
+	flags = fz_u8(&f);
+	/* Mostly small instances (fast runs), sometimes up to MAX_CAP. */
+	m.cap = 1 + m.cap % (flags & 2 ? MAX_CAP : 512);
+	flags = flags & 1 ? RG_REGION_LOCKED : 0;
 	if (!rg_region_backend_available(m.backend))
 		return 0;
 	memset(m.used, 0, sizeof(m.used));
 	m.free_units = m.cap;
 	m.nr_live = 0;
-	r = create(&f, flags);
+	m.next = 0;
+	r = create(&f, flags | FZ_POLICY_FLAGS(m.policy));
+	if (!r)
+		return 0; /* a policy this backend does not offer */
 	check_valid(&f, r);
 
 	while (fz_more(&f)) {
