@@ -35,11 +35,18 @@ static bool model_fit(uint64_t n, uint64_t align, uint64_t min, uint64_t max,
 
 	if (max >= cap)
 		max = cap - 1;
-	for (; s <= max && max - s >= n - 1; s += align)
-		if (run_free(s, n)) {
+	while (s <= max && max - s >= n - 1) {
+		uint64_t u = s + n;
+
+		while (u > s && !used[u - 1])
+			u--;
+		if (u == s) {
 			*start = s;
 			return true;
 		}
+		/* Resume past the window's last used unit. */
+		s = (u + align - 1) / align * align;
+	}
 	return false;
 }
 

@@ -57,12 +57,39 @@ static bool run_free(unsigned long s, unsigned long n)
 	return true;
 }
 
-/* The lowest aligned start at or after @from where @n units fit, or -1. */
+/* The last used unit in [s, s + n), or -1 if all are free. */
+static long last_used(unsigned long s, unsigned long n)
+{
+	for (unsigned long u = s + n; u-- > s;)
+		if (m.used[u])
+			return (long)u;
+	return -1;
+}
+
+/* The first used unit in [s, s + n), or -1 if all are free. */
+static long first_used(unsigned long s, unsigned long n)
+{
+	for (unsigned long u = s; u < s + n; u++)
+		if (m.used[u])
+			return (long)u;
+	return -1;
+}
+
+/*
+ * The lowest aligned start at or after @from where @n units fit, or -1.
+ * A window holding a used unit is left past its last used unit.
+ */
 static long lowest_fit(unsigned long from, unsigned long n, unsigned long a)
 {
-	for (unsigned long s = (from + a - 1) / a * a; s + n <= m.cap; s += a)
-		if (run_free(s, n))
+	unsigned long s = (from + a - 1) / a * a;
+	long u;
+
+	while (s + n <= m.cap && s >= from) {
+		u = last_used(s, n);
+		if (u < 0)
 			return (long)s;
+		s = ((unsigned long)u + a) / a * a;
+	}
 	return -1;
 }
 
@@ -101,9 +128,15 @@ static long model_place(unsigned long n, unsigned long align)
 	case 1: /* best fit */
 		return best_fit(n, a);
 	case 2: /* top down: the highest aligned start that fits */
-		for (s = (long)((m.cap - n) / a * a); s >= 0; s -= (long)a)
-			if (run_free((unsigned long)s, n))
+		for (s = (long)((m.cap - n) / a * a); s >= 0;) {
+			long u = first_used((unsigned long)s, n);
+
+			if (u < 0)
 				return s;
+			if ((unsigned long)u < n)
+				return -1;
+			s = (long)(((unsigned long)u - n) / a * a);
+		}
 		return -1;
 	case 3: /* next fit, wrapping once */
 		s = lowest_fit(m.next, n, a);
