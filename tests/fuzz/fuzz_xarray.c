@@ -265,8 +265,10 @@ static void run_op(struct fz *f, struct rg_xarray *xa, unsigned int op,
 		rc = rg_xa_alloc(xa, &id, entry, min, max);
 		if (fz_op_failed(f, armed, rc == -ENOMEM))
 			goto fault;
-		if (!is_alloc() || min > max || bad) {
-			FZ_EQ(f, rc, -EINVAL, "alloc");
+		if (!is_alloc() || bad || min > max) {
+			/* An empty range is full, as in the kernel. */
+			FZ_EQ(f, rc, !is_alloc() || bad ? -EINVAL : -EBUSY,
+			      "alloc");
 			FZ_EQ(f, id, 77, "id written on error");
 			break;
 		}
