@@ -31,10 +31,13 @@ static bool run_free(uint64_t s, uint64_t n)
 static bool model_fit(uint64_t n, uint64_t align, uint64_t min, uint64_t max,
 		      uint64_t *start)
 {
-	uint64_t s = (min + align - 1) / align * align;
+	uint64_t s;
 
 	if (max >= cap)
 		max = cap - 1;
+	if (min > max)
+		return false;
+	s = (min + align - 1) / align * align; /* min < cap: no overflow */
 	while (s <= max && max - s >= n - 1) {
 		uint64_t u = s + n;
 
