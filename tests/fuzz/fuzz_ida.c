@@ -16,7 +16,7 @@
 
 #include "region/ida.h"
 
-#define MAX_IDS 4096
+#define MAX_IDS 2048
 
 static unsigned int ids[MAX_IDS];
 static unsigned int nr;
@@ -169,7 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 5: /* many allocations from one minimum */
 			fz_op_end(&f, armed);
 			min = pick_id(&f);
-			for (unsigned int i = fz_u8(&f) * 8u; i && nr < MAX_IDS;
+			for (unsigned int i = fz_u8(&f) * 2u; i && nr < MAX_IDS;
 			     i--) {
 				want = model_lowest(min, RG_IDA_MAX);
 				rc = rg_ida_alloc_range(&ida, min, RG_IDA_MAX,
