@@ -139,8 +139,16 @@ static struct rg_slab_cache *create(struct fz *f)
 	oalign = a % 14 < 13 ? (size_t)1 << (a % 14) : 0;
 	if (fl & 1)
 		flags |= RG_SLAB_POISON;
-	if (fl & 2)
+	if (fl & 2) {
+		/*
+		 * Validate checks every guard byte of every object, padding
+		 * included: with large alignments that is most of each slab,
+		 * after every operation. Red-zone caches keep to 64 bytes.
+		 */
 		flags |= RG_SLAB_RED_ZONE;
+		if (oalign > 64)
+			oalign = 64;
+	}
 	if (fl & 4)
 		flags |= RG_SLAB_CHECK;
 	if ((fl & 0x38) == 0x38)
