@@ -309,9 +309,22 @@ static void run_op(struct fz *f, struct rg_slab_cache *c, unsigned int op,
 		long local;
 
 		fz_op_end(f, armed);
+		k = fz_u8(f) % 4;
+		if (k == 3 && nr_live) {
+			/* Freed twice in a row: caught in every cache. */
+			p = give(f, fz_below(f, nr_live));
+			rg_slab_free(c, p);
+			before = reports;
+			rg_slab_free(c, p);
+			FZ_EQ(f, reports, before + 1,
+			      "reports of a double free in a row");
+			FZ_CHECK(f, !strcmp(last_report, "double free"),
+				 "double free in a row reported as %s",
+				 last_report);
+			break;
+		}
 		if (!checked)
 			break;
-		k = fz_u8(f) % 3;
 		/*
 		 * A freed object may sit in a prefilled sheaf by now, out of
 		 * its slab as if allocated: double-free only without sheaves.

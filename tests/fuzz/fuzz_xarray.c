@@ -218,8 +218,14 @@ static void run_op(struct fz *f, struct rg_xarray *xa, unsigned int op,
 	case 3: { /* cmpxchg: old is what is there, or something else */
 		void *cur = (void *)8, *exp_old;
 
-		if (fz_u8(f) & 1)
+		uint8_t k = fz_u8(f);
+
+		if (k & 1)
 			exp_old = s ? s->entry : NULL;
+		else if (k & 2)
+			/* A reserved value never matches: -EBUSY. */
+			exp_old = (void *)(uintptr_t)((uintptr_t)(k >> 2) << 2 |
+						      2);
 		else
 			exp_old = (void *)(uintptr_t)(((uintptr_t)fz_u8(f) + 1)
 						      << 3);
