@@ -32,6 +32,8 @@ struct range {
 static struct range rg[MAX_RANGES];
 static unsigned int nr;
 static bool alloc_tree;
+/* The last cyclic allocation took ULONG_MAX: the next one reports 1. */
+static bool cyc_wrapped;
 static size_t empty_bytes;
 
 /* ---- the model ---- */
@@ -671,7 +673,7 @@ static void op_cyclic(struct fz *f, struct rg_maple_tree *mt, bool armed)
 	if (!alloc_tree || !entry || reserved(entry))
 		exp = -EINVAL;
 	else if (model_fit(n0, hi, 1, false, &want))
-		exp = 0;
+		exp = cyc_wrapped ? 1 : 0;
 	else if (model_fit(lo, hi, 1, false, &want))
 		exp = n0 > lo ? 1 : 0;
 	else
@@ -683,6 +685,7 @@ static void op_cyclic(struct fz *f, struct rg_maple_tree *mt, bool armed)
 		return;
 	FZ_EQ(f, start, want, "alloc_cyclic index");
 	FZ_EQ(f, nx, want + 1, "alloc_cyclic next");
+	cyc_wrapped = want == ~0UL;
 	model_store(want, want, entry);
 }
 
@@ -700,6 +703,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_init(&f, "maple", data, size);
 	flags = fz_u8(&f) & RG_MT_FLAGS_MASK;
 	alloc_tree = flags & RG_MT_FLAGS_ALLOC_RANGE;
+	cyc_wrapped = false;
 	nr = 0;
 	FZ_EQ(&f, rg_mtree_init(&mt, flags), 0, "init");
 	empty_bytes = rg_mtree_bytes(&mt);
