@@ -18,7 +18,7 @@ ver=${KERNEL:-6.12}
 lib=build/release
 tarball=/usr/src/linux-source-$ver.tar.xz
 out=build/kernel-tests/$ver
-progs=(test_ida.c test_maple_tree.c)
+progs=(test_ida.c test_maple_tree.c test_bitmap.c)
 
 [ -f "$tarball" ] || bash scripts/deps.sh "kernel-source-$ver"
 [ -f "$lib/libregion.a" ] || { echo "test-kernel: run make build first" >&2; exit 2; }
@@ -76,6 +76,7 @@ for p in "${progs[@]%.c}"; do
 	if ! ${CC:-cc} -std=gnu11 -O1 -g -w -fsanitize=address,undefined \
 		-fno-sanitize-recover=undefined \
 		-include tests/kernel/shim/kshim.h -Itests/kernel/shim \
+		-Itests/kernel/shim/lib \
 		-Iinclude -o "$out/$p" "$src" "$lib/libregion.a" \
 		-lurcu -lpthread -lm 2>"$out/$p.build.log"; then
 		echo "test-kernel: $p ($ver): does not build:"
