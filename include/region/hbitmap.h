@@ -117,6 +117,26 @@ RG_API int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n,
 				  uint64_t *start);
 
 /**
+ * rg_hbitmap_alloc_rev() - allocate the highest aligned free run of @n units.
+ * @hb: the allocator.
+ * @n: number of units, 1 .. capacity.
+ * @align: required alignment of the start, a power of two (1: none).
+ * @start: receives the first unit of the run on success.
+ *
+ * Top-down first fit: the highest start s with s % align == 0 and the
+ * units [s, s + n) free. A scan of the bitmap's words from the top down to
+ * the first free run that holds the request: fast while the top has room,
+ * O(capacity / 64) word reads in the worst case.
+ *
+ * Context: caller serialises calls on @hb; never allocates memory.
+ * Return: 0 on success; -EINVAL if @n is 0 or larger than the capacity or
+ * @align is not a power of two; -ENOSPC if no aligned free run of @n units
+ * exists (nothing changes).
+ */
+RG_API int rg_hbitmap_alloc_rev(struct rg_hbitmap *hb, uint64_t n,
+				uint64_t align, uint64_t *start);
+
+/**
  * rg_hbitmap_free() - release the units [@start, @start + @n).
  * @hb: the allocator.
  * @start: first unit.

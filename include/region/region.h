@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libregion regions: one API that hands out contiguous runs of units
- * ("regions") out of a fixed capacity, lowest address first, with a choice
- * of backend behind it.
+ * ("regions") out of a fixed capacity, placed by a chosen policy (lowest
+ * address first by default), with a choice of backend behind it.
  *
  * Usage:
  *	struct rg_region *r = rg_region_create("hbitmap", 1000000, 0);
@@ -13,6 +13,8 @@
  *	struct rg_region_stats st;
  *	rg_region_get_stats(r, &st);			// free units, largest run
  *	rg_region_destroy(r);
+ *	r = rg_region_create("hbitmap", 1 << 20,	// smallest run that fits
+ *			     RG_REGION_POLICY(RG_REGION_BEST_FIT));
  *
  * Backends (by name or enum rg_region_backend):
  *	bitmap	a plain bitmap, 1 bit per unit; every allocation is a zero-area
@@ -24,8 +26,24 @@
  *		per region; O(log regions).
  *	hbitmap	libregion's own: a bitmap with a hierarchy of free-run
  *		summaries; first fit in O(log capacity), bitmap-like memory.
- * Every backend places an allocation at the lowest start that fits, so all
- * of them give the same answers to the same calls.
+ *
+ * Placement policy (chosen at creation with RG_REGION_POLICY(), fixed for
+ * the instance's life; every backend that offers a policy gives the same
+ * answers to the same calls):
+ *	first	RG_REGION_FIRST_FIT, the default: the lowest start that fits.
+ *	best	RG_REGION_BEST_FIT: the smallest free run that holds the
+ *		request with its alignment, the lowest such run among equals,
+ *		carved from its lowest aligned start. Exact: never fails while
+ *		a fitting run exists.
+ *	top	RG_REGION_TOP_DOWN: the highest start that fits.
+ *	next	RG_REGION_NEXT_FIT: the lowest start that fits at or after the
+ *		end of the previous allocation (rg_region_alloc() only), else,
+ *		wrapping once, the lowest start that fits at all.
+ * What each backend offers:
+ *	bitmap	first, best, top, next (best and top scan the whole map)
+ *	ida	first
+ *	maple	first, top, next (top: the tree's reverse gap search)
+ *	hbitmap	first, top, next (top: a reverse scan of the bitmap's words)
  *
  * Units, not regions, are what the structure tracks: rg_region_free() frees
  * any range whose units are all allocated (by one or several rg_region_alloc
@@ -60,9 +78,35 @@ enum rg_region_backend {
 	RG_REGION_NR_BACKENDS
 };
 
+/**
+ * enum rg_region_policy - where rg_region_alloc() places a region.
+ * @RG_REGION_FIRST_FIT: the lowest start that fits (the default).
+ * @RG_REGION_BEST_FIT: the smallest free run that holds the request with its
+ *                      alignment; the lowest start among runs of that length;
+ *                      the run's lowest aligned start.
+ * @RG_REGION_TOP_DOWN: the highest start that fits.
+ * @RG_REGION_NEXT_FIT: the lowest start that fits at or after the end of the
+ *                      previous allocation (unit 0 before the first), else
+ *                      the lowest start that fits (one wrap).
+ * @RG_REGION_NR_POLICIES: the number of policies.
+ */
+enum rg_region_policy {
+	RG_REGION_FIRST_FIT = 0,
+	RG_REGION_BEST_FIT,
+	RG_REGION_TOP_DOWN,
+	RG_REGION_NEXT_FIT,
+	RG_REGION_NR_POLICIES
+};
+
 /* rg_region_create() flags. */
 /* Every call takes the instance's own mutex. */
 #define RG_REGION_LOCKED 0x1u
+/* Bits 8..15 of the flags hold the placement policy; 0 is first fit. */
+#define RG_REGION_POLICY_SHIFT 8
+#define RG_REGION_POLICY_MASK (0xffu << RG_REGION_POLICY_SHIFT)
+/* The flag bits that select policy @p (an enum rg_region_policy). */
+#define RG_REGION_POLICY(p) \
+	(((unsigned int)(p) << RG_REGION_POLICY_SHIFT) & RG_REGION_POLICY_MASK)
 
 struct rg_region;
 
@@ -118,17 +162,50 @@ RG_API int rg_region_backend_lookup(const char *name,
 RG_API bool rg_region_backend_available(enum rg_region_backend backend);
 
 /**
+ * rg_region_policy_name() - the name of a placement policy.
+ * @policy: a policy.
+ *
+ * Context: any thread.
+ * Return: "first", "best", "top" or "next"; NULL for an unknown value.
+ */
+RG_API const char *rg_region_policy_name(enum rg_region_policy policy);
+
+/**
+ * rg_region_policy_lookup() - find a placement policy by name.
+ * @name: "first", "best", "top" or "next".
+ * @policy: receives the policy.
+ *
+ * Context: any thread.
+ * Return: 0; -ENOENT if no policy has that name.
+ */
+RG_API int rg_region_policy_lookup(const char *name,
+				   enum rg_region_policy *policy);
+
+/**
+ * rg_region_backend_has_policy() - tell whether a backend offers a policy.
+ * @backend: a backend.
+ * @policy: a policy.
+ *
+ * Context: any thread.
+ * Return: true if rg_region_create_backend() accepts @policy for @backend
+ * in this build; false for unknown values or a missing backend.
+ */
+RG_API bool rg_region_backend_has_policy(enum rg_region_backend backend,
+					 enum rg_region_policy policy);
+
+/**
  * rg_region_create_backend() - create an instance.
  * @backend: which structure to use.
  * @capacity: number of units, at least 1. The ida backend accepts at most
  *            INT_MAX + 1; the maple backend at most ULONG_MAX.
- * @flags: 0 or RG_REGION_LOCKED.
+ * @flags: 0, or RG_REGION_LOCKED and/or RG_REGION_POLICY(policy) or-ed;
+ *         without a policy the instance places first fit.
  *
  * Context: any thread; allocates.
  * Return: the instance, or NULL with errno EINVAL (capacity 0 or too large
- * for the backend, unknown flags or backend), EOPNOTSUPP (backend missing
- * from this build), ENOMEM, or with RG_REGION_LOCKED the error
- * pthread_mutex_init() returned.
+ * for the backend, unknown flags, backend or policy), EOPNOTSUPP (backend
+ * missing from this build, or the backend does not offer the policy),
+ * ENOMEM, or with RG_REGION_LOCKED the error pthread_mutex_init() returned.
  */
 RG_API struct rg_region *
 rg_region_create_backend(enum rg_region_backend backend, unsigned long capacity,
@@ -138,7 +215,7 @@ rg_region_create_backend(enum rg_region_backend backend, unsigned long capacity,
  * rg_region_create() - create an instance, backend chosen by name.
  * @backend: "bitmap", "ida", "maple" or "hbitmap".
  * @capacity: number of units, at least 1.
- * @flags: 0 or RG_REGION_LOCKED.
+ * @flags: as rg_region_create_backend().
  *
  * Context: any thread; allocates.
  * Return: the instance, or NULL with errno ENOENT (no such backend), EINVAL
@@ -157,15 +234,17 @@ RG_API struct rg_region *rg_region_create(const char *backend,
 RG_API void rg_region_destroy(struct rg_region *r);
 
 /**
- * rg_region_alloc() - allocate @n contiguous units, lowest start first.
+ * rg_region_alloc() - allocate @n contiguous units where the policy says.
  * @r: the instance.
  * @n: number of units, 1 .. capacity.
  * @align: 0 or 1 for none, else a power of two that the start must be a
  *         multiple of.
  * @start: receives the first unit of the region on success.
  *
- * Every backend returns the lowest start that fits, so the result does not
- * depend on the backend.
+ * The start is the one the instance's placement policy names (enum
+ * rg_region_policy; first fit by default: the lowest start that fits). The
+ * result does not depend on the backend, and no policy fails while any
+ * aligned run of @n free units exists.
  *
  * Context: caller serialises (or RG_REGION_LOCKED); may allocate.
  * Return: 0; -EINVAL if @n is 0 or above the capacity or @align is not 0 or

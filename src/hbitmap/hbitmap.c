@@ -109,6 +109,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hb_internal.h"
 #include "rg_internal.h"
 #include "region/hbitmap.h"
 
@@ -1872,6 +1873,22 @@ int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	if (a == HB_NONE)
 		return -ENOSPC;
 	hb_mutate(hb, a, n, true, true);
+	*start = a;
+	return 0;
+}
+
+int rg_hbitmap_alloc_rev(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
+			 uint64_t *start)
+{
+	uint64_t a;
+
+	if (unlikely(!hb || n == 0 || n > hb->capacity || hb_bad_align(align) ||
+		     !start))
+		return -EINVAL;
+	a = rgi_hb_find_rev(hb->words, hb->capacity, n, align - 1);
+	if (a == RGI_HB_NONE)
+		return -ENOSPC;
+	hb_mutate(hb, a, n, true, false);
 	*start = a;
 	return 0;
 }

@@ -13,11 +13,16 @@
  *      an error having changed nothing (-ENOSPC, -ENOENT, -EBUSY, -ENOMEM);
  *   4. on success adjusts free_units and samples bytes held for the peak.
  *
- * Alignment reaches the backends as a mask (align - 1): the lowest start s
- * with (s & mask) == 0 that has n free units, which is the same answer on
- * every backend. Units, not regions, are tracked: a free of any fully
- * allocated range succeeds, so no backend stores region boundaries beyond
- * what its structure has anyway.
+ * Alignment reaches the backends as a mask (align - 1). The placement
+ * policy is fixed at creation (bits of the flags; a backend lists the
+ * policies it offers in its ops table, others get -EOPNOTSUPP) and each
+ * backend's alloc places by r->policy, exactly as enum rg_region_policy
+ * defines it, so every backend offering a policy gives the same answer.
+ * Next fit's cursor (the end of the last allocation, wrapped to 0 at the
+ * capacity) lives here, in r->next; reserve and free do not move it.
+ * Units, not regions, are tracked: a free of any fully allocated range
+ * succeeds, so no backend stores region boundaries beyond what its
+ * structure has anyway.
  *
  * Never allocates after creation except inside backends (maple and ida
  * nodes from slab caches; hbitmap and bitmap allocate only at creation).
@@ -42,6 +47,41 @@ static const char *const names[RG_REGION_NR_BACKENDS] = {
 	[RG_REGION_MAPLE] = "maple",
 	[RG_REGION_HBITMAP] = "hbitmap",
 };
+
+static const char *const policy_names[RG_REGION_NR_POLICIES] = {
+	[RG_REGION_FIRST_FIT] = "first",
+	[RG_REGION_BEST_FIT] = "best",
+	[RG_REGION_TOP_DOWN] = "top",
+	[RG_REGION_NEXT_FIT] = "next",
+};
+
+const char *rg_region_policy_name(enum rg_region_policy policy)
+{
+	if ((unsigned int)policy >= RG_REGION_NR_POLICIES)
+		return NULL;
+	return policy_names[policy];
+}
+
+int rg_region_policy_lookup(const char *name, enum rg_region_policy *policy)
+{
+	if (!name || !policy)
+		return -EINVAL;
+	for (unsigned int p = 0; p < RG_REGION_NR_POLICIES; p++) {
+		if (!strcmp(name, policy_names[p])) {
+			*policy = (enum rg_region_policy)p;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+bool rg_region_backend_has_policy(enum rg_region_backend backend,
+				  enum rg_region_policy policy)
+{
+	return rg_region_backend_available(backend) &&
+	       (unsigned int)policy < RG_REGION_NR_POLICIES &&
+	       (backends[backend]->policies & RGI_POLICY_BIT(policy));
+}
 
 const char *rg_region_backend_name(enum rg_region_backend backend)
 {
@@ -104,16 +144,19 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 					   unsigned int flags)
 {
 	const struct rgi_region_ops *ops;
+	unsigned int policy =
+		(flags & RG_REGION_POLICY_MASK) >> RG_REGION_POLICY_SHIFT;
 	struct rg_region *r;
 	int err;
 
 	if ((unsigned int)backend >= RG_REGION_NR_BACKENDS || !capacity ||
-	    (flags & ~RG_REGION_LOCKED)) {
+	    (flags & ~(RG_REGION_LOCKED | RG_REGION_POLICY_MASK)) ||
+	    policy >= RG_REGION_NR_POLICIES) {
 		errno = EINVAL;
 		return NULL;
 	}
 	ops = backends[backend];
-	if (!ops) {
+	if (!ops || !(ops->policies & RGI_POLICY_BIT(policy))) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -129,6 +172,7 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 	r->ops = ops;
 	r->backend = backend;
 	r->flags = flags;
+	r->policy = (enum rg_region_policy)policy;
 	r->capacity = capacity;
 	r->free_units = capacity;
 	if (flags & RG_REGION_LOCKED) {
@@ -212,6 +256,8 @@ int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 	if (likely(!err)) {
 		RGI_DEBUG_ASSERT(s < r->capacity && n <= r->capacity - s);
 		*start = s;
+		if (r->policy == RG_REGION_NEXT_FIT)
+			r->next = s + n < r->capacity ? s + n : 0;
 	}
 	return mutation_done(r, err, r->free_units - n);
 }
@@ -299,9 +345,10 @@ void rg_region_dump(struct rg_region *r, FILE *f)
 		return;
 	lock(r);
 	fprintf(f,
-		"region backend=%s capacity=%lu free=%lu bytes=%zu "
+		"region backend=%s policy=%s capacity=%lu free=%lu bytes=%zu "
 		"peak=%zu\n",
-		names[r->backend], r->capacity, r->free_units, bytes_held(r),
+		names[r->backend], policy_names[r->policy], r->capacity,
+		r->free_units, bytes_held(r),
 		RGI_MAX(r->bytes_peak, bytes_held(r)));
 	r->ops->dump(r, f);
 	unlock(r);

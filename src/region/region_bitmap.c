@@ -11,6 +11,13 @@
  * shows. Free and reserve check the range a word at a time (all set / all
  * clear) before clearing or setting it, so bad input changes nothing.
  * Bytes held: the array, ceil(capacity / 64) words.
+ *
+ * Policies: next fit is the same search started at the cursor, then (once)
+ * from unit 0. Best fit and top-down visit every free run in address order
+ * (find the next zero bit, then the next set bit) and keep the smallest
+ * run that holds an aligned fit (strictly smaller replaces, so the lowest
+ * wins among equals) or the last run that does (its highest aligned start):
+ * always O(capacity / 64 + runs), a reference more than a fast path.
  */
 #include <errno.h>
 
@@ -28,13 +35,59 @@ static void bm_fini(struct rg_region *r)
 	rg_bitmap_free(r->priv);
 }
 
+/*
+ * Best fit (@top false) or top-down (@top true) by visiting every free run:
+ * the start, or r->capacity if nothing fits.
+ */
+static unsigned long bm_scan_runs(struct rg_region *r, unsigned long n,
+				  unsigned long mask, bool top)
+{
+	const unsigned long *map = r->priv;
+	unsigned long cap = r->capacity, a = 0, b, s, best = cap, blen = ~0UL;
+
+	while ((a = rg_bitmap_find_next_zero_bit(map, cap, a)) < cap) {
+		b = rg_bitmap_find_next_bit(map, cap, a);
+		if (b - a >= n) {
+			if (top) {
+				s = (b - n) & ~mask;
+				if (s >= a)
+					best = s;
+			} else {
+				s = rgi_align_up(a, mask);
+				if (s >= a && s <= b - n && b - a < blen) {
+					best = s;
+					blen = b - a;
+				}
+			}
+		}
+		a = b;
+	}
+	return best;
+}
+
 static int bm_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
 		    unsigned long *start)
 {
-	unsigned long *map = r->priv;
-	unsigned long s = rg_bitmap_find_next_zero_area_off(map, r->capacity, 0,
-							    n, mask, 0);
+	unsigned long *map = r->priv, s, from = 0;
 
+	switch (r->policy) {
+	case RG_REGION_BEST_FIT:
+		s = bm_scan_runs(r, n, mask, false);
+		break;
+	case RG_REGION_TOP_DOWN:
+		s = bm_scan_runs(r, n, mask, true);
+		break;
+	case RG_REGION_NEXT_FIT:
+		from = r->next;
+		/* fall through */
+	default:
+		s = rg_bitmap_find_next_zero_area_off(map, r->capacity, from, n,
+						      mask, 0);
+		if (s >= r->capacity && from)
+			s = rg_bitmap_find_next_zero_area_off(map, r->capacity,
+							      0, n, mask, 0);
+		break;
+	}
 	if (s >= r->capacity)
 		return -ENOSPC;
 	rg_bitmap_set_range(map, s, n);
@@ -121,6 +174,10 @@ static void bm_dump(struct rg_region *r, FILE *f)
 const struct rgi_region_ops rgi_region_bitmap_ops = {
 	.max_capacity = ~0UL - RG_BITS_PER_LONG,
 	.bytes_vary = false,
+	.policies = RGI_POLICY_BIT(RG_REGION_FIRST_FIT) |
+		    RGI_POLICY_BIT(RG_REGION_BEST_FIT) |
+		    RGI_POLICY_BIT(RG_REGION_TOP_DOWN) |
+		    RGI_POLICY_BIT(RG_REGION_NEXT_FIT),
 	.init = bm_init,
 	.fini = bm_fini,
 	.alloc = bm_alloc,

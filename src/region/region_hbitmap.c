@@ -10,6 +10,10 @@
  * Memory is allocated once at creation (the bitmap and its summaries) and
  * never after, so no call here can fail for memory, and bytes held is a
  * constant sampled once. Capacity is at most RG_HBITMAP_MAX_CAPACITY.
+ *
+ * Policies: first fit is rg_hbitmap_alloc(), top-down
+ * rg_hbitmap_alloc_rev(), next fit rg_hbitmap_alloc_range() from the cursor
+ * to the top, then (once) rg_hbitmap_alloc().
  */
 #include <errno.h>
 
@@ -30,8 +34,25 @@ static void hb_fini(struct rg_region *r)
 static int hb_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
 		    unsigned long *start)
 {
-	uint64_t s;
-	int err = rg_hbitmap_alloc(r->priv, n, (uint64_t)mask + 1, &s);
+	uint64_t s, align = (uint64_t)mask + 1;
+	int err;
+
+	switch (r->policy) {
+	case RG_REGION_TOP_DOWN:
+		err = rg_hbitmap_alloc_rev(r->priv, n, align, &s);
+		break;
+	case RG_REGION_NEXT_FIT:
+		err = -ENOSPC;
+		if (r->next)
+			err = rg_hbitmap_alloc_range(r->priv, n, align, r->next,
+						     r->capacity - 1, &s);
+		if (err == -ENOSPC)
+			err = rg_hbitmap_alloc(r->priv, n, align, &s);
+		break;
+	default:
+		err = rg_hbitmap_alloc(r->priv, n, align, &s);
+		break;
+	}
 
 	if (!err)
 		*start = (unsigned long)s;
@@ -80,6 +101,9 @@ static void hb_dump(struct rg_region *r, FILE *f)
 const struct rgi_region_ops rgi_region_hbitmap_ops = {
 	.max_capacity = (unsigned long)RG_HBITMAP_MAX_CAPACITY,
 	.bytes_vary = false,
+	.policies = RGI_POLICY_BIT(RG_REGION_FIRST_FIT) |
+		    RGI_POLICY_BIT(RG_REGION_TOP_DOWN) |
+		    RGI_POLICY_BIT(RG_REGION_NEXT_FIT),
 	.init = hb_init,
 	.fini = hb_fini,
 	.alloc = hb_alloc,

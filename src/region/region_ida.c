@@ -21,6 +21,8 @@
  * the same IDs as before (its chunks may be stored differently, e.g. as a
  * bitmap where a value entry was, which is the IDA's own choice).
  *
+ * Policies: first fit only (the others get -EOPNOTSUPP at creation).
+ *
  * Memory: the IDA's own count (chunk bitmaps x 128 B + xarray nodes from
  * slab statistics + the struct). Capacity is at most INT_MAX + 1, the IDA's
  * ID space. test, largest_free and validate probe IDs one by one: O(units).
@@ -178,6 +180,7 @@ static void ida_dump(struct rg_region *r, FILE *f)
 const struct rgi_region_ops rgi_region_ida_ops = {
 	.max_capacity = (unsigned long)INT_MAX + 1,
 	.bytes_vary = true,
+	.policies = RGI_POLICY_BIT(RG_REGION_FIRST_FIT),
 	.init = ida_init,
 	.fini = ida_fini,
 	.alloc = ida_alloc,

@@ -25,12 +25,16 @@ struct rgi_region_ops {
 	 * peak. False for backends whose memory is fixed at creation.
 	 */
 	bool bytes_vary;
-	/* Set up r->priv for r->capacity units: 0 or -ENOMEM. */
+	/* Policies offered: bit p set for enum rg_region_policy p. */
+	unsigned int policies;
+	/* Set up r->priv for r->capacity units (r->policy is set): 0 or
+	 * -ENOMEM. */
 	int (*init)(struct rg_region *r);
 	void (*fini)(struct rg_region *r);
 	/*
-	 * Lowest start s with (s & mask) == 0 and s .. s + n - 1 free:
-	 * 0, -ENOSPC or -ENOMEM. 1 <= n <= capacity.
+	 * The start r->policy names among those s with (s & mask) == 0 and
+	 * s .. s + n - 1 free (next fit: from r->next, which is below the
+	 * capacity): 0, -ENOSPC or -ENOMEM. 1 <= n <= capacity.
 	 */
 	int (*alloc)(struct rg_region *r, unsigned long n, unsigned long mask,
 		     unsigned long *start);
@@ -59,6 +63,8 @@ struct rg_region {
 	void *priv; /* the backend's state */
 	enum rg_region_backend backend;
 	unsigned int flags;
+	enum rg_region_policy policy;
+	unsigned long next; /* next fit: end of the last allocation, wrapped */
 	unsigned long capacity;
 	unsigned long free_units;
 	size_t bytes_peak;
@@ -69,5 +75,13 @@ extern const struct rgi_region_ops rgi_region_bitmap_ops RGI_HIDDEN;
 extern const struct rgi_region_ops rgi_region_ida_ops RGI_HIDDEN;
 extern const struct rgi_region_ops rgi_region_maple_ops RGI_HIDDEN;
 extern const struct rgi_region_ops rgi_region_hbitmap_ops RGI_HIDDEN;
+
+#define RGI_POLICY_BIT(p) (1u << (p))
+
+/* Smallest s >= x with (s & mask) == 0 (mask is 2^k - 1); may wrap to 0. */
+static inline unsigned long rgi_align_up(unsigned long x, unsigned long mask)
+{
+	return (x + mask) & ~mask;
+}
 
 #endif /* RGI_REGION_INTERNAL_H */

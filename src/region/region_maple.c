@@ -14,6 +14,11 @@
  * window it is the answer (every lower gap is shorter than n), else the
  * search goes on past the gap. The store is then one rg_mas_store_gfp.
  *
+ * Top-down: rg_mas_empty_area_rev finds the highest gap of n units, a
+ * walk its bounds; its highest aligned window is the answer, else the
+ * search goes on below the gap. Next fit: the first-fit search with min at
+ * the cursor, then once from 0. Best fit is not offered (-EOPNOTSUPP).
+ *
  * free(start, n) under the tree lock: walk to start; when one entry covers
  * exactly [start, start + n - 1] (the usual case) it is erased in place by
  * storing NULL over the walked range. Otherwise every unit of the range
@@ -56,12 +61,12 @@ static void mp_fini(struct rg_region *r)
 	rgi_free(r->priv);
 }
 
-/* Lowest aligned fit, under the tree lock; stores it. */
-static int mp_alloc_aligned(struct rg_maple_tree *mt, unsigned long cap,
-			    unsigned long n, unsigned long mask,
-			    unsigned long *start)
+/* Lowest aligned fit in [min, max], under the tree lock; stores it. */
+static int mp_alloc_aligned(struct rg_maple_tree *mt, unsigned long min,
+			    unsigned long max, unsigned long n,
+			    unsigned long mask, unsigned long *start)
 {
-	unsigned long min = 0, max = cap - 1, s, a, end;
+	unsigned long s, a, end;
 	RG_MA_STATE(mas, mt, 0, 0);
 	int err;
 
@@ -77,7 +82,7 @@ static int mp_alloc_aligned(struct rg_maple_tree *mt, unsigned long cap,
 		rg_mas_set(&mas, s);
 		rg_mas_walk(&mas); /* the empty range holding s */
 		end = mas.last < max ? mas.last : max;
-		a = (s + mask) & ~mask;
+		a = rgi_align_up(s, mask);
 		if (a >= s && a <= end && n - 1 <= end - a) {
 			rg_mas_set_range(&mas, a, a + n - 1);
 			err = rg_mas_store_gfp(&mas, REGION_ENTRY, 0);
@@ -95,17 +100,84 @@ static int mp_alloc_aligned(struct rg_maple_tree *mt, unsigned long cap,
 	return err;
 }
 
+/* Lowest fit in [min, max]. */
+static int mp_alloc_first(struct rg_maple_tree *mt, unsigned long min,
+			  unsigned long max, unsigned long n,
+			  unsigned long mask, unsigned long *start)
+{
+	int err;
+
+	if (mask)
+		return mp_alloc_aligned(mt, min, max, n, mask, start);
+	if (n - 1 > max - min)
+		return -ENOSPC;
+	err = rg_mtree_alloc_range(mt, start, REGION_ENTRY, n, min, max);
+	return err == -EBUSY ? -ENOSPC : err;
+}
+
+/*
+ * Highest aligned fit, under the tree lock: the highest gap of n units
+ * (reverse gap search), the highest aligned window in it, else the search
+ * goes on below that gap.
+ */
+static int mp_alloc_top(struct rg_maple_tree *mt, unsigned long max,
+			unsigned long n, unsigned long mask,
+			unsigned long *start)
+{
+	unsigned long lo, hi, s;
+	RG_MA_STATE(mas, mt, 0, 0);
+	int err;
+
+	rg_mtree_lock(mt);
+	for (;;) {
+		rg_mas_reset(&mas);
+		err = rg_mas_empty_area_rev(&mas, 0, max, n);
+		if (err) {
+			err = err == -ENOMEM ? -ENOMEM : -ENOSPC;
+			break;
+		}
+		rg_mas_set(&mas, mas.last);
+		rg_mas_walk(&mas); /* the whole empty range */
+		lo = mas.index;
+		hi = mas.last < max ? mas.last : max;
+		s = (hi - (n - 1)) & ~mask;
+		if (hi - lo >= n - 1 && s >= lo) {
+			rg_mas_set_range(&mas, s, s + n - 1);
+			err = rg_mas_store_gfp(&mas, REGION_ENTRY, 0);
+			if (!err)
+				*start = s;
+			break;
+		}
+		if (lo < n) {
+			err = -ENOSPC;
+			break;
+		}
+		max = lo - 1;
+	}
+	rg_mtree_unlock(mt);
+	return err;
+}
+
 static int mp_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
 		    unsigned long *start)
 {
 	struct rg_maple_tree *mt = r->priv;
+	unsigned long max = r->capacity - 1;
 	int err;
 
-	if (mask)
-		return mp_alloc_aligned(mt, r->capacity, n, mask, start);
-	err = rg_mtree_alloc_range(mt, start, REGION_ENTRY, n, 0,
-				   r->capacity - 1);
-	return err == -EBUSY ? -ENOSPC : err;
+	switch (r->policy) {
+	case RG_REGION_TOP_DOWN:
+		return mp_alloc_top(mt, max, n, mask, start);
+	case RG_REGION_NEXT_FIT:
+		if (r->next) {
+			err = mp_alloc_first(mt, r->next, max, n, mask, start);
+			if (err != -ENOSPC)
+				return err;
+		}
+		/* fall through */
+	default:
+		return mp_alloc_first(mt, 0, max, n, mask, start);
+	}
 }
 
 static int mp_free(struct rg_region *r, unsigned long start, unsigned long n)
@@ -220,6 +292,9 @@ static void mp_dump(struct rg_region *r, FILE *f)
 const struct rgi_region_ops rgi_region_maple_ops = {
 	.max_capacity = ULONG_MAX,
 	.bytes_vary = true,
+	.policies = RGI_POLICY_BIT(RG_REGION_FIRST_FIT) |
+		    RGI_POLICY_BIT(RG_REGION_TOP_DOWN) |
+		    RGI_POLICY_BIT(RG_REGION_NEXT_FIT),
 	.init = mp_init,
 	.fini = mp_fini,
 	.alloc = mp_alloc,

@@ -406,6 +406,8 @@ static void regress_hbitmap_null_arguments(void **state)
 			   -EINVAL);
 	RG_EXPECT_NULL_RET(rg_hbitmap_alloc_range(hb, 10, 1, 0, 999, NULL),
 			   -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_alloc_rev(NULL, 10, 1, &start), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_alloc_rev(hb, 10, 1, NULL), -EINVAL);
 	RG_EXPECT_NULL_RET(rg_hbitmap_free(NULL, 0, 10), -EINVAL);
 	RG_EXPECT_NULL_RET(rg_hbitmap_reserve(NULL, 100, 10), -EINVAL);
 	RG_EXPECT_NULL_RET(rg_hbitmap_resize(NULL, 2000), -EINVAL);

@@ -54,6 +54,7 @@ static unsigned long largest(struct rg_region *r)
 
 static void test_names(void **state)
 {
+	enum rg_region_policy pol;
 	enum rg_region_backend b;
 
 	(void)state;
@@ -81,6 +82,28 @@ static void test_names(void **state)
 	errno = 0;
 	assert_null(rg_region_create("nosuch", 10, 0));
 	assert_int_equal(errno, ENOENT);
+	for (unsigned int p = 0; p < RG_REGION_NR_POLICIES; p++) {
+		enum rg_region_policy q = RG_REGION_NR_POLICIES;
+
+		assert_int_equal(
+			rg_region_policy_lookup(
+				rg_region_policy_name((enum rg_region_policy)p),
+				&q),
+			0);
+		assert_int_equal(q, p);
+	}
+	assert_string_equal(rg_region_policy_name(RG_REGION_BEST_FIT), "best");
+	assert_null(rg_region_policy_name(RG_REGION_NR_POLICIES));
+	assert_int_equal(rg_region_policy_lookup("worst", &pol), -ENOENT);
+	assert_int_equal(rg_region_policy_lookup(NULL, &pol), -EINVAL);
+	assert_false(rg_region_backend_has_policy(RG_REGION_HBITMAP,
+						  RG_REGION_NR_POLICIES));
+	assert_false(rg_region_backend_has_policy(RG_REGION_NR_BACKENDS,
+						  RG_REGION_FIRST_FIT));
+	assert_false(rg_region_backend_has_policy(RG_REGION_IDA,
+						  RG_REGION_BEST_FIT));
+	assert_true(rg_region_backend_has_policy(RG_REGION_BITMAP,
+						 RG_REGION_BEST_FIT));
 	errno = 0;
 	assert_null(rg_region_create_backend(RG_REGION_NR_BACKENDS, 10, 0));
 	assert_int_equal(errno, EINVAL);
@@ -152,6 +175,71 @@ static void test_alloc_lowest_first(void **state)
 	assert_int_equal(s, 777);
 	check_valid(r);
 	rg_region_destroy(r);
+}
+
+/*
+ * Free runs [10, 15), [20, 40), [50, 53), [60, 100): each policy's choice,
+ * or -EOPNOTSUPP at creation for a policy the backend lacks; unknown
+ * policies get -EINVAL.
+ */
+static void test_policies(void **state)
+{
+	enum rg_region_backend b = *(enum rg_region_backend *)*state;
+	/* start of alloc(3, 0), then alloc(4, 4), per policy */
+	static const unsigned long want[RG_REGION_NR_POLICIES][2] = {
+		[RG_REGION_FIRST_FIT] = { 10, 20 },
+		[RG_REGION_BEST_FIT] = { 50, 20 },
+		[RG_REGION_TOP_DOWN] = { 97, 92 },
+		[RG_REGION_NEXT_FIT] = { 10, 20 },
+	};
+	unsigned long s = 777;
+	struct rg_region *r;
+
+	errno = 0;
+	assert_null(rg_region_create_backend(
+		b, 100, RG_REGION_POLICY(RG_REGION_NR_POLICIES)));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(rg_region_create_backend(b, 100, RG_REGION_POLICY(0xff)));
+	assert_int_equal(errno, EINVAL);
+	for (unsigned int p = 0; p < RG_REGION_NR_POLICIES; p++) {
+		unsigned int fl = RG_REGION_POLICY(p);
+
+		errno = 0;
+		r = rg_region_create_backend(b, 100, fl);
+		if (!rg_region_backend_has_policy(b,
+						  (enum rg_region_policy)p)) {
+			assert_null(r);
+			assert_int_equal(errno, EOPNOTSUPP);
+			continue;
+		}
+		assert_non_null(r);
+		assert_int_equal(rg_region_reserve(r, 0, 100), 0);
+		assert_int_equal(rg_region_free(r, 10, 5), 0);
+		assert_int_equal(rg_region_free(r, 20, 20), 0);
+		assert_int_equal(rg_region_free(r, 50, 3), 0);
+		assert_int_equal(rg_region_free(r, 60, 40), 0);
+		assert_int_equal(rg_region_alloc(r, 3, 0, &s), 0);
+		assert_int_equal(s, want[p][0]);
+		assert_int_equal(rg_region_alloc(r, 4, 4, &s), 0);
+		assert_int_equal(s, want[p][1]);
+		if (p == RG_REGION_NEXT_FIT) {
+			/* from 24: [24, 40) then [60, 100), then wrap */
+			assert_int_equal(rg_region_alloc(r, 16, 0, &s), 0);
+			assert_int_equal(s, 24);
+			assert_int_equal(rg_region_alloc(r, 40, 0, &s), 0);
+			assert_int_equal(s, 60);
+			assert_int_equal(rg_region_alloc(r, 2, 0, &s), 0);
+			assert_int_equal(s, 13);
+			assert_int_equal(rg_region_alloc(r, 3, 0, &s), 0);
+			assert_int_equal(s, 50);
+			s = 777;
+			assert_int_equal(rg_region_alloc(r, 1, 0, &s), -ENOSPC);
+			assert_int_equal(s, 777);
+		}
+		check_valid(r);
+		rg_region_destroy(r);
+	}
 }
 
 static void test_alloc_bad_input(void **state)
@@ -356,6 +444,7 @@ static void regress_region_null_arguments(void **state)
 	enum rg_region_backend b = *(enum rg_region_backend *)*state;
 	struct rg_region *r = rg_region_create_backend(b, 1000, 0);
 	struct rg_region_stats st, st2;
+	enum rg_region_policy pol;
 	const char *why = "x";
 	unsigned long start;
 
@@ -364,6 +453,8 @@ static void regress_region_null_arguments(void **state)
 	assert_int_equal(rg_region_get_stats(r, &st), 0);
 	RG_EXPECT_NULL_RET(rg_region_backend_lookup(NULL, &b), -EINVAL);
 	RG_EXPECT_NULL_RET(rg_region_backend_lookup("bitmap", NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_region_policy_lookup(NULL, &pol), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_region_policy_lookup("best", NULL), -EINVAL);
 	RG_EXPECT_NULL_EINVAL(rg_region_create(NULL, 10, 0));
 	RG_EXPECT_NULL_VOID(rg_region_destroy(NULL));
 	RG_EXPECT_NULL_RET(rg_region_alloc(NULL, 10, 0, &start), -EINVAL);
@@ -399,6 +490,7 @@ int main(void)
 		{ "create", test_create },
 		{ "alloc_lowest_first", test_alloc_lowest_first },
 		{ "alloc_bad_input", test_alloc_bad_input },
+		{ "policies", test_policies },
 		{ "alloc_alignment", test_alloc_alignment },
 		{ "free", test_free_ranges },
 		{ "reserve", test_reserve },

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hbitmap placement helpers: theory of operation.
+ *
+ * Word scans over the bitmap (1 = allocated, padding past the capacity
+ * set) that the summaries do not serve: the previous and next allocated
+ * unit around a position, and the top-down search. The top-down search
+ * walks the free runs from the top of the bitmap downwards (previous clear
+ * bit, then previous set bit below it) and returns the highest aligned
+ * start in the first run that holds one: the highest start that fits
+ * overall, since every start in a lower run is lower. It costs
+ * O(distance / 64) words from the top to that run, so it is fast while the
+ * top has room and O(capacity / 64) in the worst case. Nothing allocates.
+ */
+#include "hb_internal.h"
+
+uint64_t rgi_hb_prev_set(const uint64_t *w, uint64_t x)
+{
+	uint64_t i, v;
+
+	if (!x)
+		return RGI_HB_NONE;
+	i = (x - 1) >> 6;
+	v = w[i] & (~0ULL >> (63 - ((x - 1) & 63)));
+	while (!v) {
+		if (!i)
+			return RGI_HB_NONE;
+		v = w[--i];
+	}
+	return (i << 6) + 63 - (uint64_t)__builtin_clzll(v);
+}
+
+uint64_t rgi_hb_next_set(const uint64_t *w, uint64_t x)
+{
+	uint64_t i = x >> 6, v = w[i] & (~0ULL << (x & 63));
+
+	while (!v)
+		v = w[++i];
+	return (i << 6) + (uint64_t)__builtin_ctzll(v);
+}
+
+/* Highest free unit below x, or RGI_HB_NONE. */
+static uint64_t prev_clear(const uint64_t *w, uint64_t x)
+{
+	uint64_t i, v;
+
+	if (!x)
+		return RGI_HB_NONE;
+	i = (x - 1) >> 6;
+	v = ~w[i] & (~0ULL >> (63 - ((x - 1) & 63)));
+	while (!v) {
+		if (!i)
+			return RGI_HB_NONE;
+		v = ~w[--i];
+	}
+	return (i << 6) + 63 - (uint64_t)__builtin_clzll(v);
+}
+
+uint64_t rgi_hb_find_rev(const uint64_t *w, uint64_t cap, uint64_t n,
+			 uint64_t mask)
+{
+	uint64_t x = cap, last, first, s;
+
+	for (;;) {
+		last = prev_clear(w, x);
+		if (last == RGI_HB_NONE || last + 1 < n)
+			return RGI_HB_NONE;
+		first = rgi_hb_prev_set(w, last);
+		first = first == RGI_HB_NONE ? 0 : first + 1;
+		s = (last + 1 - n) & ~mask;
+		if (last + 1 - first >= n && s >= first)
+			return s;
+		x = first;
+	}
+}
