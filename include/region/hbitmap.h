@@ -17,6 +17,9 @@
  *	err = rg_hbitmap_alloc_range(hb, 8, 1, 4096, 8191, &start);
  *	err = rg_hbitmap_reserve(hb, 0, 100);		// fixed placement
  *	err = rg_hbitmap_free(hb, start, 16);		// -ENOENT if not taken
+ *	err = rg_hbitmap_alloc_rev(hb, 8, 1, &start);	// highest fit
+ *	bf = rg_hbitmap_create_flags(1000000, RG_HBITMAP_BEST_FIT);
+ *	err = rg_hbitmap_alloc_best(bf, 16, 4, &start);	// smallest run
  *	printf("%llu free, largest run %llu, %zu bytes\n",
  *	       (unsigned long long)rg_hbitmap_free_units(hb),
  *	       (unsigned long long)rg_hbitmap_largest_free_run(hb),
@@ -28,7 +31,8 @@
  * bitmap would return. Allocation and free take O(log capacity) word
  * operations (aligned requests may take longer, see rg_hbitmap_alloc()).
  * Nothing allocates memory after rg_hbitmap_create() except
- * rg_hbitmap_resize(). The structure is not thread-safe: callers serialise
+ * rg_hbitmap_resize() and, on best-fit instances, the index of free runs
+ * (see rg_hbitmap_create_flags()). The structure is not thread-safe: callers serialise
  * every call on one bitmap (read-only calls may run concurrently with each
  * other).
  */
@@ -50,6 +54,9 @@ extern "C" {
 
 struct rg_hbitmap;
 
+/* rg_hbitmap_create_flags(): keep an index of free runs for best fit. */
+#define RG_HBITMAP_BEST_FIT 0x1u
+
 /**
  * rg_hbitmap_create() - create an allocator of @capacity units, all free.
  * @capacity: number of units, 1 .. RG_HBITMAP_MAX_CAPACITY.
@@ -62,6 +69,30 @@ struct rg_hbitmap;
  * 0 or too large) or ENOMEM.
  */
 RG_API struct rg_hbitmap *rg_hbitmap_create(uint64_t capacity);
+
+/**
+ * rg_hbitmap_create_flags() - rg_hbitmap_create() with options.
+ * @capacity: number of units, 1 .. RG_HBITMAP_MAX_CAPACITY.
+ * @flags: 0, or RG_HBITMAP_BEST_FIT: keep a size-segregated index of the
+ *         free runs beside the bitmap, for rg_hbitmap_alloc_best().
+ *
+ * The index holds one 24-byte node per free run in a pool that doubles
+ * when fewer than two nodes are spare, plus a hash table of 4-byte slots
+ * (four to eight per node) that finds a run by its start or end; its bytes
+ * are part of rg_hbitmap_bytes(). Every call on such an instance updates
+ * it (O(log runs); a reservation or an allocation that does not start a
+ * run also scans back to the run's start), and none fails for it: when the
+ * pool cannot grow and a node is needed, the index is dropped and the next
+ * rg_hbitmap_alloc_best() rebuilds it from the bitmap (O(capacity / 64)),
+ * which is the only call that can then return -ENOMEM. rg_hbitmap_resize()
+ * drops it the same way. Without the flag nothing of it exists.
+ *
+ * Context: any thread.
+ * Return: the new allocator, or NULL with errno set to EINVAL (@capacity is
+ * 0 or too large, or unknown @flags) or ENOMEM.
+ */
+RG_API struct rg_hbitmap *rg_hbitmap_create_flags(uint64_t capacity,
+						  unsigned int flags);
 
 /**
  * rg_hbitmap_destroy() - free an allocator and everything it holds.
@@ -135,6 +166,31 @@ RG_API int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n,
  */
 RG_API int rg_hbitmap_alloc_rev(struct rg_hbitmap *hb, uint64_t n,
 				uint64_t align, uint64_t *start);
+
+/**
+ * rg_hbitmap_alloc_best() - allocate from the smallest free run that fits.
+ * @hb: an allocator created with RG_HBITMAP_BEST_FIT.
+ * @n: number of units, 1 .. capacity.
+ * @align: required alignment of the start, a power of two (1: none).
+ * @start: receives the first unit of the run on success.
+ *
+ * Best fit, exact: among the free runs that hold an aligned start s with
+ * [s, s + n) inside the run, the shortest; among equally short ones the
+ * lowest; the result is that run's lowest aligned start. Never fails while
+ * a fitting run exists. With @align == 1 it costs O(log runs); with
+ * alignment, runs of a length class that cannot hold the aligned request
+ * are skipped one by one (runs of n + align - 1 units always fit).
+ *
+ * Context: caller serialises calls on @hb; allocates only to rebuild a
+ * dropped index (see rg_hbitmap_create_flags()).
+ * Return: 0 on success; -EINVAL if @n is 0 or larger than the capacity or
+ * @align is not a power of two; -EOPNOTSUPP if @hb was created without
+ * RG_HBITMAP_BEST_FIT; -ENOSPC if no aligned free run of @n units exists;
+ * -ENOMEM if a dropped index could not be rebuilt. Nothing changes on
+ * error.
+ */
+RG_API int rg_hbitmap_alloc_best(struct rg_hbitmap *hb, uint64_t n,
+				 uint64_t align, uint64_t *start);
 
 /**
  * rg_hbitmap_free() - release the units [@start, @start + @n).
@@ -242,7 +298,9 @@ RG_API size_t rg_hbitmap_bytes(const struct rg_hbitmap *hb);
  *
  * Recomputes every summary from the level below and compares, checks the
  * child masks, the free-unit count, the padding bits past the capacity and
- * the cached state of the pending block. O(capacity / 64).
+ * the cached state of the pending block; on best-fit instances also that
+ * the index holds exactly the bitmap's free runs, each in its class, with
+ * consistent trees, masks, hash table and node pool. O(capacity / 64).
  *
  * Context: caller serialises against writers.
  * Return: 0 if consistent, -EINVAL otherwise.

@@ -43,7 +43,9 @@
  *	bitmap	first, best, top, next (best and top scan the whole map)
  *	ida	first
  *	maple	first, top, next (top: the tree's reverse gap search)
- *	hbitmap	first, top, next (top: a reverse scan of the bitmap's words)
+ *	hbitmap	first, best, top, next (best: an index of free runs by size
+ *		beside the bitmap, see rg_hbitmap_create_flags(); top: a
+ *		reverse scan of the bitmap's words)
  *
  * Units, not regions, are what the structure tracks: rg_region_free() frees
  * any range whose units are all allocated (by one or several rg_region_alloc

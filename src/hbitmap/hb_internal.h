@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to src/hbitmap: what hbitmap.c shares with the placement helpers
- * in hb_place.c (word scans: the reverse search). They only read the
- * bitmap words (1 = allocated; the padding bits past the capacity are set),
- * which hbitmap.c owns.
+ * in hb_place.c (word scans: the reverse search) and hb_runs.c (the
+ * best-fit index of free runs). Both only read the bitmap words
+ * (1 = allocated; the padding bits past the capacity are set), which
+ * hbitmap.c owns; it calls the index after every change of bits.
  */
 #ifndef RGI_HB_INTERNAL_H
 #define RGI_HB_INTERNAL_H
@@ -26,7 +27,36 @@ uint64_t rgi_hb_find_rev(const uint64_t *w, uint64_t cap, uint64_t n,
 
 /* Highest allocated unit below x, or RGI_HB_NONE. */
 uint64_t rgi_hb_prev_set(const uint64_t *w, uint64_t x) RGI_HIDDEN;
-/* Lowest allocated unit at or after x (the padding stops it at cap). */
-uint64_t rgi_hb_next_set(const uint64_t *w, uint64_t x) RGI_HIDDEN;
+/* Lowest allocated unit at or after x, or cap. */
+uint64_t rgi_hb_next_set(const uint64_t *w, uint64_t cap,
+			 uint64_t x) RGI_HIDDEN;
+
+struct rgi_hb_runs;
+
+/* An empty index for a bitmap of @cap units: NULL when out of memory. */
+struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w,
+				       uint64_t cap) RGI_HIDDEN;
+void rgi_hb_runs_destroy(struct rgi_hb_runs *ix) RGI_HIDDEN;
+/*
+ * Best fit for (n, mask) among the indexed runs: 0 and *start, -ENOSPC, or
+ * -ENOMEM (the index had to be rebuilt and could not be). Changes nothing
+ * in the bitmap.
+ */
+int rgi_hb_runs_best(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
+		     uint64_t n, uint64_t mask, uint64_t *start) RGI_HIDDEN;
+/* Units [s, s + n) were free and have just been set in @w. */
+void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
+		       uint64_t s, uint64_t n) RGI_HIDDEN;
+/* Units [s, s + n) were allocated and have just been cleared in @w. */
+void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
+		       uint64_t s, uint64_t n) RGI_HIDDEN;
+/* The bitmap changed wholesale (resize): forget the runs, rebuild later. */
+void rgi_hb_runs_reset(struct rgi_hb_runs *ix) RGI_HIDDEN;
+/* Bytes the index holds. */
+size_t rgi_hb_runs_bytes(const struct rgi_hb_runs *ix) RGI_HIDDEN;
+/* Check the index against the bitmap: 0 or -EINVAL with *reason. */
+int rgi_hb_runs_validate(const struct rgi_hb_runs *ix, const uint64_t *w,
+			 uint64_t cap, const char **reason) RGI_HIDDEN;
+void rgi_hb_runs_dump(const struct rgi_hb_runs *ix, FILE *f) RGI_HIDDEN;
 
 #endif /* RGI_HB_INTERNAL_H */

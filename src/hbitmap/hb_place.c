@@ -30,13 +30,20 @@ uint64_t rgi_hb_prev_set(const uint64_t *w, uint64_t x)
 	return (i << 6) + 63 - (uint64_t)__builtin_clzll(v);
 }
 
-uint64_t rgi_hb_next_set(const uint64_t *w, uint64_t x)
+uint64_t rgi_hb_next_set(const uint64_t *w, uint64_t cap, uint64_t x)
 {
-	uint64_t i = x >> 6, v = w[i] & (~0ULL << (x & 63));
+	uint64_t i = x >> 6, last = (cap - 1) >> 6, v;
 
-	while (!v)
-		v = w[++i];
-	return (i << 6) + (uint64_t)__builtin_ctzll(v);
+	if (x >= cap)
+		return cap;
+	v = w[i] & (~0ULL << (x & 63));
+	while (!v) {
+		if (++i > last)
+			return cap;
+		v = w[i];
+	}
+	x = (i << 6) + (uint64_t)__builtin_ctzll(v);
+	return x < cap ? x : cap;
 }
 
 /* Highest free unit below x, or RGI_HB_NONE. */

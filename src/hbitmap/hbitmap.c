@@ -98,7 +98,10 @@
  * What never allocates: everything but rg_hbitmap_create() and
  * rg_hbitmap_resize(), which allocate the handle and one array holding
  * words, g values, nodes and block summaries (rgi_calloc, so fault
- * injection reaches them).
+ * injection reaches them). Best-fit instances (RG_HBITMAP_BEST_FIT) also
+ * keep an index of free runs (hb_runs.c), told about every change of bits
+ * by one call in each mutating entry point; it grows its pool after calls
+ * and never makes them fail (see there).
  *
  * Limits: capacity 1 .. 2^56 units (8 node levels at most); unit numbers
  * and lengths are 64-bit.
@@ -173,6 +176,7 @@ struct rg_hbitmap {
 	uint64_t before_max;
 	uint64_t before_suffix;
 	uint64_t before_lim; /* fast path needs n > this; max if unknown */
+	struct rgi_hb_runs *runs; /* best-fit index (RG_HBITMAP_BEST_FIT) */
 };
 
 /* A search request and the scan state it carries. */
@@ -1671,11 +1675,18 @@ static void hb_build(struct rg_hbitmap *hb, bool all_free)
 
 struct rg_hbitmap *rg_hbitmap_create(uint64_t capacity)
 {
+	return rg_hbitmap_create_flags(capacity, 0);
+}
+
+struct rg_hbitmap *rg_hbitmap_create_flags(uint64_t capacity,
+					   unsigned int flags)
+{
 	struct rg_hbitmap *hb;
 	struct hb_geom g;
 	char *data;
 
-	if (capacity == 0 || capacity > RG_HBITMAP_MAX_CAPACITY) {
+	if (capacity == 0 || capacity > RG_HBITMAP_MAX_CAPACITY ||
+	    (flags & ~RG_HBITMAP_BEST_FIT)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -1695,6 +1706,14 @@ struct rg_hbitmap *rg_hbitmap_create(uint64_t capacity)
 	hb->free_units = capacity;
 	hb_set_padding(hb);
 	hb_build(hb, true);
+	if (flags & RG_HBITMAP_BEST_FIT) {
+		hb->runs = rgi_hb_runs_create(hb->words, capacity);
+		if (!hb->runs) {
+			rg_hbitmap_destroy(hb);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
 	return hb;
 }
 
@@ -1702,6 +1721,7 @@ void rg_hbitmap_destroy(struct rg_hbitmap *hb)
 {
 	if (!hb)
 		return;
+	rgi_hb_runs_destroy(hb->runs);
 	rgi_free(hb->words);
 	rgi_free(hb);
 }
@@ -1843,12 +1863,51 @@ static HB_NOINLINE int hb_alloc_seq(struct rg_hbitmap *hb, uint64_t n,
 	return 0;
 }
 
+/*
+ * Best-fit instances: every change of bits is reported to the index. These
+ * wrap the plain paths (the index hook is the only difference).
+ */
+static HB_NOINLINE int hb_alloc_indexed(struct rg_hbitmap *hb, uint64_t n,
+					uint64_t align, uint64_t *start)
+{
+	int err = hb_alloc_search(hb, n, align, start);
+
+	if (!err)
+		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, *start, n);
+	return err;
+}
+
+int rg_hbitmap_alloc_best(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
+			  uint64_t *start)
+{
+	uint64_t a;
+	int err;
+
+	if (unlikely(!hb || n == 0 || n > hb->capacity || hb_bad_align(align) ||
+		     !start))
+		return -EINVAL;
+	if (!hb->runs)
+		return -EOPNOTSUPP;
+	if (n > hb->free_units)
+		return -ENOSPC;
+	err = rgi_hb_runs_best(hb->runs, hb->words, hb->capacity, n, align - 1,
+			       &a);
+	if (err)
+		return err;
+	hb_mutate(hb, a, n, true, false);
+	rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
+	*start = a;
+	return 0;
+}
+
 int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 		     uint64_t *start)
 {
 	if (unlikely(!hb || n == 0 || n > hb->capacity || hb_bad_align(align) ||
 		     !start))
 		return -EINVAL;
+	if (unlikely(hb->runs))
+		return hb_alloc_indexed(hb, n, align, start);
 	if (likely(hb->pend_alloc))
 		return hb_alloc_seq(hb, n, align, start);
 	return hb_alloc_search(hb, n, align, start);
@@ -1873,6 +1932,8 @@ int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	if (a == HB_NONE)
 		return -ENOSPC;
 	hb_mutate(hb, a, n, true, true);
+	if (hb->runs)
+		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
 	*start = a;
 	return 0;
 }
@@ -1889,6 +1950,8 @@ int rg_hbitmap_alloc_rev(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	if (a == RGI_HB_NONE)
 		return -ENOSPC;
 	hb_mutate(hb, a, n, true, false);
+	if (hb->runs)
+		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
 	*start = a;
 	return 0;
 }
@@ -1941,12 +2004,25 @@ static HB_NOINLINE int hb_free_short_switch(struct rg_hbitmap *hb,
 	return hb_free_short(hb, start, n, true);
 }
 
+/* rg_hbitmap_free() on a best-fit instance. */
+static HB_NOINLINE int hb_free_indexed(struct rg_hbitmap *hb, uint64_t start,
+				       uint64_t n)
+{
+	if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
+		return -ENOENT;
+	hb_mutate(hb, start, n, false, false);
+	rgi_hb_runs_freed(hb->runs, hb->words, hb->capacity, start, n);
+	return 0;
+}
+
 int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 {
 	uint64_t e = start + n, b = start >> HB_BLOCK_SHIFT;
 
 	if (unlikely(hb_bad_range(hb, start, n)))
 		return -EINVAL;
+	if (unlikely(hb->runs))
+		return hb_free_indexed(hb, start, n);
 	if (likely(n <= 64 && b == ((e - 1) >> HB_BLOCK_SHIFT))) {
 		if (likely(b == hb->pend))
 			return hb_free_short(hb, start, n, false);
@@ -1965,6 +2041,8 @@ int rg_hbitmap_reserve(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 	if (!hb_bits_are(hb->words, start, start + n, false))
 		return -EBUSY;
 	hb_mutate(hb, start, n, true, false);
+	if (hb->runs)
+		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, start, n);
 	return 0;
 }
 
@@ -1998,6 +2076,8 @@ int rg_hbitmap_resize(struct rg_hbitmap *hb, uint64_t capacity)
 		hb->free_units -= old - capacity; /* the cut units were free */
 	hb_set_padding(hb);
 	hb_build(hb, false);
+	if (hb->runs)
+		rgi_hb_runs_reset(hb->runs); /* rebuilt by the next best fit */
 	return 0;
 }
 
@@ -2051,7 +2131,10 @@ uint64_t rg_hbitmap_largest_free_run(const struct rg_hbitmap *hb)
 
 size_t rg_hbitmap_bytes(const struct rg_hbitmap *hb)
 {
-	return hb ? sizeof(*hb) + hb->data_bytes : 0;
+	if (!hb)
+		return 0;
+	return sizeof(*hb) + hb->data_bytes +
+	       (hb->runs ? rgi_hb_runs_bytes(hb->runs) : 0);
 }
 
 /* First unit in [from, end) whose bit equals set, or end. */
@@ -2107,7 +2190,7 @@ static uint32_t hb_block_compute_ref(const uint64_t *w)
 		return -EINVAL;          \
 	} while (0)
 
-int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
+static int hb_validate_core(const struct rg_hbitmap *hb, const char **reason)
 {
 	struct hb_geom g;
 	uint64_t zeros = 0, end, suffix = 0, best = 0, pstart;
@@ -2220,6 +2303,15 @@ int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 	return 0;
 }
 
+int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
+{
+	int err = hb_validate_core(hb, reason);
+
+	if (err || !hb->runs)
+		return err;
+	return rgi_hb_runs_validate(hb->runs, hb->words, hb->capacity, reason);
+}
+
 void rg_hbitmap_dump(const struct rg_hbitmap *hb, FILE *f)
 {
 	struct hb_sum r;
@@ -2276,4 +2368,6 @@ void rg_hbitmap_dump(const struct rg_hbitmap *hb, FILE *f)
 		runs++;
 	}
 	fprintf(f, "%s\n", runs == 32 ? " ..." : "");
+	if (hb->runs)
+		rgi_hb_runs_dump(hb->runs, f);
 }

@@ -132,7 +132,7 @@ static inline void sample_peak(struct rg_region *r)
 {
 	size_t b;
 
-	if (!r->ops->bytes_vary)
+	if (!r->bytes_vary)
 		return;
 	b = bytes_held(r);
 	if (b > r->bytes_peak)
@@ -173,6 +173,7 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 	r->backend = backend;
 	r->flags = flags;
 	r->policy = (enum rg_region_policy)policy;
+	r->bytes_vary = ops->bytes_vary;
 	r->capacity = capacity;
 	r->free_units = capacity;
 	if (flags & RG_REGION_LOCKED) {

@@ -9,9 +9,12 @@
  * through; alignment arrives as a mask and goes back to a power of two.
  * Memory is allocated once at creation (the bitmap and its summaries) and
  * never after, so no call here can fail for memory, and bytes held is a
- * constant sampled once. Capacity is at most RG_HBITMAP_MAX_CAPACITY.
+ * constant sampled once; except with best fit, whose index of free runs
+ * grows (bytes are then sampled after every call) and whose allocation
+ * alone may return -ENOMEM (rebuilding a dropped index). Capacity is at most RG_HBITMAP_MAX_CAPACITY.
  *
- * Policies: first fit is rg_hbitmap_alloc(), top-down
+ * Policies: first fit is rg_hbitmap_alloc(), best fit
+ * rg_hbitmap_alloc_best() on an instance created with RG_HBITMAP_BEST_FIT, top-down
  * rg_hbitmap_alloc_rev(), next fit rg_hbitmap_alloc_range() from the cursor
  * to the top, then (once) rg_hbitmap_alloc().
  */
@@ -22,7 +25,11 @@
 
 static int hb_init(struct rg_region *r)
 {
-	r->priv = rg_hbitmap_create(r->capacity);
+	bool best = r->policy == RG_REGION_BEST_FIT;
+
+	r->priv = rg_hbitmap_create_flags(r->capacity,
+					  best ? RG_HBITMAP_BEST_FIT : 0);
+	r->bytes_vary = best; /* the index of free runs grows */
 	return r->priv ? 0 : -errno;
 }
 
@@ -38,6 +45,9 @@ static int hb_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
 	int err;
 
 	switch (r->policy) {
+	case RG_REGION_BEST_FIT:
+		err = rg_hbitmap_alloc_best(r->priv, n, align, &s);
+		break;
 	case RG_REGION_TOP_DOWN:
 		err = rg_hbitmap_alloc_rev(r->priv, n, align, &s);
 		break;
@@ -102,6 +112,7 @@ const struct rgi_region_ops rgi_region_hbitmap_ops = {
 	.max_capacity = (unsigned long)RG_HBITMAP_MAX_CAPACITY,
 	.bytes_vary = false,
 	.policies = RGI_POLICY_BIT(RG_REGION_FIRST_FIT) |
+		    RGI_POLICY_BIT(RG_REGION_BEST_FIT) |
 		    RGI_POLICY_BIT(RG_REGION_TOP_DOWN) |
 		    RGI_POLICY_BIT(RG_REGION_NEXT_FIT),
 	.init = hb_init,

@@ -64,6 +64,7 @@ struct rg_region {
 	enum rg_region_backend backend;
 	unsigned int flags;
 	enum rg_region_policy policy;
+	bool bytes_vary; /* ops->bytes_vary, or set by the backend's init */
 	unsigned long next; /* next fit: end of the last allocation, wrapped */
 	unsigned long capacity;
 	unsigned long free_units;

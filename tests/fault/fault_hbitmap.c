@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * hbitmap fault injection: for n = 1, 2, ... the nth allocation attempt of
- * rg_hbitmap_create() and rg_hbitmap_resize() fails; the call must report
- * ENOMEM and leave the bitmap exactly as it was, until it succeeds without
- * the failure firing. Leaks are caught by the sanitizer build.
+ * rg_hbitmap_create(), rg_hbitmap_create_flags() and rg_hbitmap_resize()
+ * fails; the call must report ENOMEM and leave the bitmap exactly as it
+ * was, until it succeeds without the failure firing. On a best-fit
+ * instance, a random churn runs with a failure armed before every call, so
+ * that every growth of the index's pool and table fails at some point:
+ * frees, reservations and first-fit allocations must never fail for it,
+ * a best-fit allocation only with -ENOMEM and no change, every result must
+ * be the exact best fit, and the instance must validate after every call.
+ * Leaks are caught by the sanitizer build.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "rg_test.h"
 #include "region/hbitmap.h"
@@ -109,11 +116,145 @@ static void test_resize(void **state)
 	rg_hbitmap_destroy(hb);
 }
 
+static void test_create_best(void **state)
+{
+	unsigned long n, failures = 0;
+
+	(void)state;
+	for (n = 1;; n++) {
+		struct rg_hbitmap *hb;
+
+		errno = 0;
+		rg_fault_inject(n);
+		hb = rg_hbitmap_create_flags(100000, RG_HBITMAP_BEST_FIT);
+		if (hb && !rg_fault_fired()) {
+			rg_fault_inject(0);
+			check_valid(hb);
+			rg_hbitmap_destroy(hb);
+			break;
+		}
+		rg_fault_inject(0);
+		assert_null(hb);
+		assert_int_equal(errno, ENOMEM);
+		failures++;
+		assert_true(n < 100);
+	}
+	/* handle, bitmap, index, its pool and its table */
+	assert_true(failures >= 5);
+}
+
+#define BCAP 3000
+static bool used[BCAP];
+
+/* Exact best fit over the mirror, or UINT64_MAX. */
+static uint64_t ref_best(uint64_t n, uint64_t mask)
+{
+	uint64_t best = UINT64_MAX, blen = UINT64_MAX, a, e, s;
+
+	for (a = 0; a < BCAP; a = e + 1) {
+		for (e = a; e < BCAP && !used[e]; e++)
+			;
+		s = (a + mask) & ~mask;
+		if (e > a && s + n <= e && e - a < blen) {
+			best = s;
+			blen = e - a;
+		}
+	}
+	return best;
+}
+
+static void mirror(uint64_t s, uint64_t n, bool v)
+{
+	for (uint64_t i = s; i < s + n; i++)
+		used[i] = v;
+}
+
+static bool mirror_is(uint64_t s, uint64_t n, bool v)
+{
+	for (uint64_t i = s; i < s + n; i++)
+		if (used[i] != v)
+			return false;
+	return true;
+}
+
+static void test_best_churn(void **state)
+{
+	struct rg_hbitmap *hb =
+		rg_hbitmap_create_flags(BCAP, RG_HBITMAP_BEST_FIT);
+	unsigned long enomem = 0, armed_frees = 0, ok = 0;
+	size_t bytes0;
+	struct rg_rand r;
+
+	(void)state;
+	assert_non_null(hb);
+	bytes0 = rg_hbitmap_bytes(hb);
+	memset(used, 0, sizeof(used));
+	rg_rand_seed(&r, rg_test_seed());
+	for (int i = 0; i < 40000; i++) {
+		unsigned k = (unsigned)rg_rand_below(&r, 10);
+		uint64_t n = rg_rand_range(&r, 1, 12), s = 0, want, before;
+		uint64_t align = 1ull << rg_rand_below(&r, 3);
+		int err;
+
+		rg_fault_inject(rg_rand_range(&r, 1, 3));
+		if (k < 4) {
+			want = ref_best(n, align - 1);
+			before = fingerprint(hb);
+			err = rg_hbitmap_alloc_best(hb, n, align, &s);
+			if (err == -ENOMEM) {
+				assert_true(rg_fault_fired());
+				assert_int_equal(fingerprint(hb), before);
+				enomem++;
+			} else if (want == UINT64_MAX) {
+				assert_int_equal(err, -ENOSPC);
+			} else {
+				assert_int_equal(err, 0);
+				assert_int_equal(s, want);
+				mirror(s, n, true);
+				ok++;
+			}
+		} else if (k < 8) {
+			s = rg_rand_below(&r, BCAP - n);
+			err = rg_hbitmap_free(hb, s, n);
+			assert_int_equal(err,
+					 mirror_is(s, n, true) ? 0 : -ENOENT);
+			if (!err) {
+				mirror(s, n, false);
+				armed_frees++;
+			}
+		} else if (k < 9) {
+			s = rg_rand_below(&r, BCAP - n);
+			err = rg_hbitmap_reserve(hb, s, n);
+			assert_int_equal(err,
+					 mirror_is(s, n, false) ? 0 : -EBUSY);
+			if (!err)
+				mirror(s, n, true);
+		} else {
+			err = rg_hbitmap_alloc(hb, n, align, &s);
+			if (!err) {
+				assert_true(mirror_is(s, n, false));
+				mirror(s, n, true);
+			} else {
+				assert_int_equal(err, -ENOSPC);
+			}
+		}
+		rg_fault_inject(0);
+		check_valid(hb);
+	}
+	printf("# best fit under faults: %lu allocations, %lu -ENOMEM, %lu "
+	       "frees, %zu -> %zu bytes\n",
+	       ok, enomem, armed_frees, bytes0, rg_hbitmap_bytes(hb));
+	assert_true(enomem > 10 && ok > 1000 && armed_frees > 1000);
+	rg_hbitmap_destroy(hb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create),
 		cmocka_unit_test(test_resize),
+		cmocka_unit_test(test_create_best),
+		cmocka_unit_test(test_best_churn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

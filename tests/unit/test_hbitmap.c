@@ -408,6 +408,8 @@ static void regress_hbitmap_null_arguments(void **state)
 			   -EINVAL);
 	RG_EXPECT_NULL_RET(rg_hbitmap_alloc_rev(NULL, 10, 1, &start), -EINVAL);
 	RG_EXPECT_NULL_RET(rg_hbitmap_alloc_rev(hb, 10, 1, NULL), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_alloc_best(NULL, 10, 1, &start), -EINVAL);
+	RG_EXPECT_NULL_RET(rg_hbitmap_alloc_best(hb, 10, 1, NULL), -EINVAL);
 	RG_EXPECT_NULL_RET(rg_hbitmap_free(NULL, 0, 10), -EINVAL);
 	RG_EXPECT_NULL_RET(rg_hbitmap_reserve(NULL, 100, 10), -EINVAL);
 	RG_EXPECT_NULL_RET(rg_hbitmap_resize(NULL, 2000), -EINVAL);
@@ -432,6 +434,66 @@ static void regress_hbitmap_null_arguments(void **state)
 	rg_hbitmap_destroy(hb);
 }
 
+/* Top-down and best fit: bad input, and choices on a known layout. */
+static void test_policies(void **state)
+{
+	struct rg_hbitmap *hb = rg_hbitmap_create(100), *bf;
+	uint64_t s = 777;
+
+	(void)state;
+	assert_non_null(hb);
+	errno = 0;
+	assert_null(rg_hbitmap_create_flags(100, 0x80));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(rg_hbitmap_create_flags(0, RG_HBITMAP_BEST_FIT));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(rg_hbitmap_alloc_best(hb, 1, 1, &s), -EOPNOTSUPP);
+	assert_int_equal(rg_hbitmap_alloc_rev(hb, 0, 1, &s), -EINVAL);
+	assert_int_equal(rg_hbitmap_alloc_rev(hb, 101, 1, &s), -EINVAL);
+	assert_int_equal(rg_hbitmap_alloc_rev(hb, 1, 3, &s), -EINVAL);
+	assert_int_equal(s, 777);
+	assert_int_equal(rg_hbitmap_alloc_rev(hb, 10, 8, &s), 0);
+	assert_int_equal(s, 88);
+	assert_int_equal(rg_hbitmap_alloc_rev(hb, 3, 1, &s), 0);
+	assert_int_equal(s, 85); /* [98, 100) is too short */
+	check_valid(hb);
+	rg_hbitmap_destroy(hb);
+
+	bf = rg_hbitmap_create_flags(100, RG_HBITMAP_BEST_FIT);
+	assert_non_null(bf);
+	assert_true(rg_hbitmap_bytes(bf) > 0);
+	assert_int_equal(rg_hbitmap_alloc_best(bf, 0, 1, &s), -EINVAL);
+	assert_int_equal(rg_hbitmap_alloc_best(bf, 1, 6, &s), -EINVAL);
+	/* free runs [10, 15), [20, 40), [50, 53), [60, 100) */
+	assert_int_equal(rg_hbitmap_reserve(bf, 0, 100), 0);
+	assert_int_equal(rg_hbitmap_free(bf, 10, 5), 0);
+	assert_int_equal(rg_hbitmap_free(bf, 20, 20), 0);
+	assert_int_equal(rg_hbitmap_free(bf, 50, 3), 0);
+	assert_int_equal(rg_hbitmap_free(bf, 60, 40), 0);
+	check_valid(bf);
+	assert_int_equal(rg_hbitmap_alloc_best(bf, 3, 1, &s), 0);
+	assert_int_equal(s, 50);
+	assert_int_equal(rg_hbitmap_alloc_best(bf, 4, 4, &s), 0);
+	assert_int_equal(s, 20);
+	assert_int_equal(rg_hbitmap_alloc_best(bf, 5, 1, &s), 0);
+	assert_int_equal(s, 10);
+	assert_int_equal(rg_hbitmap_alloc_best(bf, 41, 1, &s), -ENOSPC);
+	check_valid(bf);
+	/* freeing between two runs merges all three */
+	assert_int_equal(rg_hbitmap_free(bf, 40, 20), 0);
+	assert_int_equal(rg_hbitmap_alloc_best(bf, 76, 1, &s), 0);
+	assert_int_equal(s, 24);
+	check_valid(bf);
+	/* resize drops the index; the next best fit rebuilds it */
+	assert_int_equal(rg_hbitmap_resize(bf, 200), 0);
+	check_valid(bf);
+	assert_int_equal(rg_hbitmap_alloc_best(bf, 100, 1, &s), 0);
+	assert_int_equal(s, 100);
+	check_valid(bf);
+	rg_hbitmap_destroy(bf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_big_capacity),
 		cmocka_unit_test(test_validate_dump),
 		cmocka_unit_test(regress_hbitmap_null_arguments),
+		cmocka_unit_test(test_policies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -104,6 +104,8 @@ static void test_names(void **state)
 						  RG_REGION_BEST_FIT));
 	assert_true(rg_region_backend_has_policy(RG_REGION_BITMAP,
 						 RG_REGION_BEST_FIT));
+	assert_true(rg_region_backend_has_policy(RG_REGION_HBITMAP,
+						 RG_REGION_BEST_FIT));
 	errno = 0;
 	assert_null(rg_region_create_backend(RG_REGION_NR_BACKENDS, 10, 0));
 	assert_int_equal(errno, EINVAL);

@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hbitmap best-fit index: theory of operation.
+ *
+ * What it is. A size-segregated index of the bitmap's free runs, kept
+ * beside it by instances created with RG_HBITMAP_BEST_FIT. The bitmap stays
+ * the one source of truth: the index is derived from it, updated by
+ * hbitmap.c after every change of bits, and checked against it by
+ * rg_hbitmap_validate(). Instances without best fit have no index and pay
+ * one predicted branch per call for it.
+ *
+ * Runs. One node per free run (start, length; 24 bytes) in a pool array;
+ * node 0 is the null link. A hash table (linear probing, at most half
+ * full) maps each run's start and its end to its node, so the neighbours
+ * of a freed range are found in O(1): the bitmap says whether the unit
+ * before (after) the range is free, and then the run ending (starting)
+ * there is one lookup away; a free merges with them in O(1) table and tree
+ * operations. An allocation or reservation finds the run that held its
+ * units from the bitmap too: if the unit before it is free, the run's start
+ * is the previous allocated unit + 1 (a word scan back; best fit carves at
+ * the run's lowest aligned start, so this is less than one alignment away).
+ *
+ * Classes. Lengths 1 .. 63 have a class each (exact); above, a length of
+ * f = floor(log2 len) >= 6 falls in one of 8 linear sub-classes of
+ * [2^f, 2^(f+1)), as in TLSF: 64 + 8 (f - 6) + the next three bits. That
+ * is 472 classes, a 512-bit non-empty mask in 8 words and an 8-bit mask of
+ * the non-empty words above it (two levels). A class holds its runs in a
+ * treap ordered by (length, start) (priorities: a hash of the node index),
+ * so its smallest run and, among equal lengths, its lowest are at the left.
+ *
+ * Best fit. The first non-empty class at or above the request's class is
+ * found from the two masks; in it, and in the next non-empty classes while
+ * nothing fits, the runs are visited in (length, start) order from the
+ * first one of length >= n, and the first that holds an aligned start
+ * (start rounded up to the alignment, plus n, within the run) is the
+ * answer: classes are disjoint ranges of lengths, so no later class has a
+ * smaller fitting run. Without alignment that is the first visited run:
+ * O(log runs). With alignment runs that cannot hold it are skipped one by
+ * one, so a class full of misaligned short runs costs its size; runs of
+ * n + align - 1 units or more always fit. Exact: never a rounded-up class,
+ * never a failure while a fitting run exists.
+ *
+ * Memory and failure. Nodes and table grow by doubling (two allocations,
+ * both made before anything is switched over), and only when fewer than two
+ * nodes are spare after a call: an allocation needs at most one new node
+ * (it splits a run in two), a free at most one (a run between two
+ * allocated neighbours). No call fails for the index's sake: when a free,
+ * a reservation or a first-fit allocation needs a node and none is spare
+ * because growing failed, the index is dropped (marked stale) and the next
+ * best-fit allocation rebuilds it from the bitmap in O(capacity / 64),
+ * which is the one call that can return -ENOMEM for it. Resize also drops
+ * it. Bytes: the handle, 24 bytes per pool node and 4 per table slot, at
+ * most 16 slots per 4 nodes: about 40 to 80 bytes per free run.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "hb_internal.h"
+
+#define NCLASS 472
+#define NWORDS 8
+
+struct run {
+	uint64_t start, len; /* len 0: on the free list */
+	uint32_t l, r; /* treap children; l links the free list */
+};
+
+struct rgi_hb_runs {
+	struct run *node;
+	uint32_t *tab; /* entries idx << 1 | kind (1: end key); 0 empty */
+	uint32_t ncap; /* nodes in the pool, node 0 included */
+	uint32_t tbits; /* table of 2^tbits slots */
+	uint32_t free_head, nfree, count;
+	bool stale;
+	uint8_t top; /* bit i: l1[i] != 0 */
+	uint64_t l1[NWORDS];
+	uint32_t root[NCLASS];
+};
+
+static inline unsigned run_class(uint64_t len)
+{
+	unsigned f;
+
+	if (len < 64)
+		return (unsigned)len;
+	f = 63u - (unsigned)__builtin_clzll(len);
+	return 64 + 8 * (f - 6) + (unsigned)((len >> (f - 3)) & 7);
+}
+
+static inline uint32_t prio(uint32_t i)
+{
+	uint32_t x = i * 0x9e3779b1u;
+
+	x ^= x >> 15;
+	x *= 0x85ebca6bu;
+	return x ^ (x >> 13);
+}
+
+static inline bool key_less(const struct run *a, const struct run *b)
+{
+	return a->len < b->len || (a->len == b->len && a->start < b->start);
+}
+
+/* ---- treaps ------------------------------------------------------------- */
+
+static uint32_t merge(struct run *nd, uint32_t a, uint32_t b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if (prio(a) > prio(b)) {
+		nd[a].r = merge(nd, nd[a].r, b);
+		return a;
+	}
+	nd[b].l = merge(nd, a, nd[b].l);
+	return b;
+}
+
+/* Split @t into keys below node @x's key (*lo) and the rest (*hi). */
+static void split(struct run *nd, uint32_t t, const struct run *x, uint32_t *lo,
+		  uint32_t *hi)
+{
+	if (!t) {
+		*lo = *hi = 0;
+	} else if (key_less(&nd[t], x)) {
+		split(nd, nd[t].r, x, &nd[t].r, hi);
+		*lo = t;
+	} else {
+		split(nd, nd[t].l, x, lo, &nd[t].l);
+		*hi = t;
+	}
+}
+
+static uint32_t erase(struct run *nd, uint32_t t, uint32_t x)
+{
+	if (t == x)
+		return merge(nd, nd[t].l, nd[t].r);
+	if (key_less(&nd[x], &nd[t]))
+		nd[t].l = erase(nd, nd[t].l, x);
+	else
+		nd[t].r = erase(nd, nd[t].r, x);
+	return t;
+}
+
+static inline bool fits(const struct run *x, uint64_t n, uint64_t mask)
+{
+	uint64_t s = (x->start + mask) & ~mask;
+
+	return s >= x->start && s - x->start <= x->len - n && x->len >= n;
+}
+
+/* First node in key order with len >= n that fits, or 0. */
+static uint32_t first_fit(const struct run *nd, uint32_t t, uint64_t n,
+			  uint64_t mask)
+{
+	uint32_t f;
+
+	while (t) {
+		if (nd[t].len < n) {
+			t = nd[t].r;
+			continue;
+		}
+		f = first_fit(nd, nd[t].l, n, mask);
+		if (f)
+			return f;
+		if (fits(&nd[t], n, mask))
+			return t;
+		t = nd[t].r;
+	}
+	return 0;
+}
+
+/* ---- hash table ---------------------------------------------------------- */
+
+static inline uint64_t entry_key(const struct run *nd, uint32_t e)
+{
+	const struct run *x = &nd[e >> 1];
+
+	return e & 1 ? ((x->start + x->len) << 1) | 1 : x->start << 1;
+}
+
+static inline uint32_t slot_of(const struct rgi_hb_runs *ix, uint64_t key)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - ix->tbits));
+}
+
+static void tab_put(struct rgi_hb_runs *ix, uint32_t e)
+{
+	uint32_t m = (1u << ix->tbits) - 1;
+	uint32_t i = slot_of(ix, entry_key(ix->node, e));
+
+	while (ix->tab[i])
+		i = (i + 1) & m;
+	ix->tab[i] = e;
+}
+
+/* Slot holding @key, or UINT32_MAX. */
+static uint32_t tab_find(const struct rgi_hb_runs *ix, uint64_t key)
+{
+	uint32_t m = (1u << ix->tbits) - 1, i = slot_of(ix, key);
+
+	for (; ix->tab[i]; i = (i + 1) & m)
+		if (entry_key(ix->node, ix->tab[i]) == key)
+			return i;
+	return UINT32_MAX;
+}
+
+/* Remove the entry in slot @i, shifting later entries of its cluster back. */
+static void tab_del(struct rgi_hb_runs *ix, uint32_t i)
+{
+	uint32_t m = (1u << ix->tbits) - 1, j = i, h;
+
+	for (;;) {
+		ix->tab[i] = 0;
+		for (;;) {
+			j = (j + 1) & m;
+			if (!ix->tab[j])
+				return;
+			h = slot_of(ix, entry_key(ix->node, ix->tab[j]));
+			/* move it back unless its home lies in (i, j] */
+			if (i <= j ? (h <= i || h > j) : (h <= i && h > j))
+				break;
+		}
+		ix->tab[i] = ix->tab[j];
+		i = j;
+	}
+}
+
+static inline uint64_t start_key(uint64_t s)
+{
+	return s << 1;
+}
+
+static inline uint64_t end_key(uint64_t e)
+{
+	return (e << 1) | 1;
+}
+
+/* Node of the run with that start (end) key, or 0. */
+static uint32_t lookup(const struct rgi_hb_runs *ix, uint64_t key)
+{
+	uint32_t i = tab_find(ix, key);
+
+	return i == UINT32_MAX ? 0 : ix->tab[i] >> 1;
+}
+
+/* ---- runs in and out ------------------------------------------------------ */
+
+static void class_mark(struct rgi_hb_runs *ix, unsigned c)
+{
+	bool any = ix->root[c] != 0;
+	uint64_t bit = 1ull << (c & 63);
+
+	if (any)
+		ix->l1[c >> 6] |= bit;
+	else
+		ix->l1[c >> 6] &= ~bit;
+	if (ix->l1[c >> 6])
+		ix->top |= (uint8_t)(1u << (c >> 6));
+	else
+		ix->top &= (uint8_t) ~(1u << (c >> 6));
+}
+
+/* Index node @x, whose start and len are set. */
+static void run_add(struct rgi_hb_runs *ix, uint32_t x)
+{
+	struct run *nd = ix->node;
+	unsigned c = run_class(nd[x].len);
+	uint32_t lo, hi;
+
+	nd[x].l = nd[x].r = 0;
+	split(nd, ix->root[c], &nd[x], &lo, &hi);
+	ix->root[c] = merge(nd, merge(nd, lo, x), hi);
+	class_mark(ix, c);
+	tab_put(ix, x << 1);
+	tab_put(ix, (x << 1) | 1);
+	ix->count++;
+}
+
+/* Take node @x out of the index (it stays allocated). */
+static void run_remove(struct rgi_hb_runs *ix, uint32_t x)
+{
+	struct run *nd = ix->node;
+	unsigned c = run_class(nd[x].len);
+
+	ix->root[c] = erase(nd, ix->root[c], x);
+	class_mark(ix, c);
+	tab_del(ix, tab_find(ix, start_key(nd[x].start)));
+	tab_del(ix, tab_find(ix, end_key(nd[x].start + nd[x].len)));
+	ix->count--;
+}
+
+static uint32_t node_get(struct rgi_hb_runs *ix)
+{
+	uint32_t x = ix->free_head;
+
+	ix->free_head = ix->node[x].l;
+	ix->nfree--;
+	return x;
+}
+
+static void node_put(struct rgi_hb_runs *ix, uint32_t x)
+{
+	ix->node[x].len = 0;
+	ix->node[x].l = ix->free_head;
+	ix->free_head = x;
+	ix->nfree++;
+}
+
+/* A new run [s, s + len): false if no node is spare. */
+static bool run_new(struct rgi_hb_runs *ix, uint64_t s, uint64_t len)
+{
+	uint32_t x;
+
+	if (!ix->nfree)
+		return false;
+	x = node_get(ix);
+	ix->node[x].start = s;
+	ix->node[x].len = len;
+	run_add(ix, x);
+	return true;
+}
+
+/*
+ * Pool of at least @want nodes (node 0 included): 0 or -ENOMEM, the index
+ * unchanged on error. Node indices are kept.
+ */
+static int pool_grow(struct rgi_hb_runs *ix, uint64_t want)
+{
+	uint32_t ncap = ix->ncap ? ix->ncap : 32, tbits = 0;
+	struct run *nd;
+	uint32_t *tab;
+
+	while (ncap < want) {
+		if (ncap > UINT32_MAX / 8)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	if (ncap == ix->ncap)
+		return 0;
+	while ((1ull << tbits) < 4ull * ncap)
+		tbits++;
+	nd = rgi_malloc((size_t)ncap * sizeof(*nd));
+	if (!nd)
+		return -ENOMEM;
+	tab = rgi_calloc((size_t)1 << tbits, sizeof(*tab));
+	if (!tab) {
+		rgi_free(nd);
+		return -ENOMEM;
+	}
+	if (ix->ncap)
+		memcpy(nd, ix->node, (size_t)ix->ncap * sizeof(*nd));
+	else
+		memset(nd, 0, sizeof(*nd)); /* node 0: the null link */
+	rgi_free(ix->node);
+	rgi_free(ix->tab);
+	ix->node = nd;
+	ix->tab = tab;
+	ix->tbits = tbits;
+	for (uint32_t i = ix->ncap ? ix->ncap : 1; i < ncap; i++) {
+		nd[i].start = 0;
+		nd[i].len = 0;
+		nd[i].r = 0;
+		node_put(ix, i);
+	}
+	ix->ncap = ncap;
+	for (uint32_t i = 1; i < ncap; i++) {
+		if (!nd[i].len)
+			continue;
+		tab_put(ix, i << 1);
+		tab_put(ix, (i << 1) | 1);
+	}
+	return 0;
+}
+
+/* After a call: keep two nodes spare if memory allows. */
+static inline void keep_spare(struct rgi_hb_runs *ix)
+{
+	if (unlikely(ix->nfree < 2))
+		(void)pool_grow(ix, (uint64_t)ix->ncap + 1);
+}
+
+static void drop(struct rgi_hb_runs *ix)
+{
+	ix->stale = true;
+	ix->count = 0;
+	ix->top = 0;
+	memset(ix->l1, 0, sizeof(ix->l1));
+	memset(ix->root, 0, sizeof(ix->root));
+	if (ix->tab)
+		memset(ix->tab, 0, ((size_t)1 << ix->tbits) * sizeof(*ix->tab));
+	ix->free_head = 0;
+	ix->nfree = 0;
+	for (uint32_t i = 1; i < ix->ncap; i++)
+		node_put(ix, i);
+}
+
+static inline bool unit_free(const uint64_t *w, uint64_t u)
+{
+	return !((w[u >> 6] >> (u & 63)) & 1);
+}
+
+/* Lowest free unit at or after x, or cap. */
+static uint64_t next_clear(const uint64_t *w, uint64_t cap, uint64_t x)
+{
+	uint64_t i = x >> 6, last = (cap - 1) >> 6, v;
+
+	if (x >= cap)
+		return cap;
+	v = ~w[i] & (~0ull << (x & 63));
+	while (!v) {
+		if (++i > last)
+			return cap;
+		v = ~w[i];
+	}
+	x = (i << 6) + (uint64_t)__builtin_ctzll(v);
+	return x < cap ? x : cap;
+}
+
+/* Rebuild from the bitmap: 0 or -ENOMEM (still stale). */
+static int rebuild(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap)
+{
+	uint64_t runs = 0, a, b;
+	int err;
+
+	for (a = next_clear(w, cap, 0); a < cap; a = next_clear(w, cap, b)) {
+		b = rgi_hb_next_set(w, cap, a);
+		runs++;
+	}
+	drop(ix);
+	err = pool_grow(ix, runs + 3);
+	if (err)
+		return err;
+	ix->stale = false;
+	for (a = next_clear(w, cap, 0); a < cap; a = next_clear(w, cap, b)) {
+		b = rgi_hb_next_set(w, cap, a);
+		run_new(ix, a, b - a);
+	}
+	return 0;
+}
+
+/* ---- the calls hbitmap.c makes ------------------------------------------- */
+
+struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w, uint64_t cap)
+{
+	struct rgi_hb_runs *ix = rgi_calloc(1, sizeof(*ix));
+
+	if (!ix)
+		return NULL;
+	if (pool_grow(ix, 32)) {
+		rgi_free(ix);
+		return NULL;
+	}
+	(void)w;
+	run_new(ix, 0, cap);
+	return ix;
+}
+
+void rgi_hb_runs_destroy(struct rgi_hb_runs *ix)
+{
+	if (!ix)
+		return;
+	rgi_free(ix->node);
+	rgi_free(ix->tab);
+	rgi_free(ix);
+}
+
+int rgi_hb_runs_best(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
+		     uint64_t n, uint64_t mask, uint64_t *start)
+{
+	unsigned c = run_class(n), wi, k;
+	uint64_t bits;
+	uint32_t x;
+	int err;
+
+	if (unlikely(ix->stale)) {
+		err = rebuild(ix, w, cap);
+		if (err)
+			return err;
+	}
+	for (k = c; k < NCLASS;) {
+		wi = k >> 6;
+		bits = ix->l1[wi] & (~0ull << (k & 63));
+		if (!bits) { /* the next non-empty word, from the top mask */
+			unsigned t = ix->top & (0xffu << (wi + 1)) & 0xffu;
+
+			if (!t)
+				break;
+			k = (unsigned)__builtin_ctz(t) << 6;
+			continue;
+		}
+		k = (wi << 6) + (unsigned)__builtin_ctzll(bits);
+		x = first_fit(ix->node, ix->root[k], n, mask);
+		if (x) {
+			*start = (ix->node[x].start + mask) & ~mask;
+			return 0;
+		}
+		k++;
+	}
+	return -ENOSPC;
+}
+
+void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
+		       uint64_t s, uint64_t n)
+{
+	uint64_t a = s, e = s + n, b;
+	uint32_t x;
+
+	if (ix->stale)
+		return;
+	if (s && unit_free(w, s - 1)) {
+		a = rgi_hb_prev_set(w, s - 1);
+		a = a == RGI_HB_NONE ? 0 : a + 1;
+	}
+	x = lookup(ix, start_key(a));
+	if (unlikely(!x || ix->node[x].len < e - a)) {
+		drop(ix); /* cannot happen while the index is valid */
+		return;
+	}
+	b = a + ix->node[x].len;
+	run_remove(ix, x);
+	if (a < s && e < b && !ix->nfree) {
+		node_put(ix, x);
+		drop(ix);
+		keep_spare(ix);
+		return;
+	}
+	if (a < s) {
+		ix->node[x].len = s - a;
+		run_add(ix, x);
+		if (e < b)
+			run_new(ix, e, b - e);
+	} else if (e < b) {
+		ix->node[x].start = e;
+		ix->node[x].len = b - e;
+		run_add(ix, x);
+	} else {
+		node_put(ix, x);
+	}
+	(void)cap;
+	keep_spare(ix);
+}
+
+void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
+		       uint64_t s, uint64_t n)
+{
+	uint64_t e = s + n, a = s, b = e;
+	uint32_t l = 0, r = 0, x;
+
+	if (ix->stale)
+		return;
+	if (s && unit_free(w, s - 1)) {
+		l = lookup(ix, end_key(s));
+		if (unlikely(!l)) {
+			drop(ix);
+			return;
+		}
+		a = ix->node[l].start;
+		run_remove(ix, l);
+	}
+	if (e < cap && unit_free(w, e)) {
+		r = lookup(ix, start_key(e));
+		if (unlikely(!r)) {
+			drop(ix);
+			return;
+		}
+		b = e + ix->node[r].len;
+		run_remove(ix, r);
+	}
+	x = l ? l : r;
+	if (l && r)
+		node_put(ix, r);
+	if (x) {
+		ix->node[x].start = a;
+		ix->node[x].len = b - a;
+		run_add(ix, x);
+	} else if (!run_new(ix, a, b - a)) {
+		drop(ix);
+	}
+	keep_spare(ix);
+}
+
+void rgi_hb_runs_reset(struct rgi_hb_runs *ix)
+{
+	drop(ix);
+}
+
+size_t rgi_hb_runs_bytes(const struct rgi_hb_runs *ix)
+{
+	return sizeof(*ix) + (size_t)ix->ncap * sizeof(struct run) +
+	       ((size_t)1 << ix->tbits) * sizeof(uint32_t);
+}
+
+/* Check a treap: order, class, heap; counts its nodes into *nodes. */
+static const char *check_tree(const struct run *nd, uint32_t t, unsigned c,
+			      uint32_t ncap, uint64_t *nodes, unsigned depth)
+{
+	const char *why;
+
+	if (!t)
+		return NULL;
+	if (t >= ncap || depth > 200)
+		return "best-fit index: bad tree link";
+	if (!nd[t].len || run_class(nd[t].len) != c)
+		return "best-fit index: run in the wrong class";
+	if (nd[t].l &&
+	    (!key_less(&nd[nd[t].l], &nd[t]) || prio(nd[t].l) > prio(t)))
+		return "best-fit index: tree order or heap broken (left)";
+	if (nd[t].r &&
+	    (!key_less(&nd[t], &nd[nd[t].r]) || prio(nd[t].r) > prio(t)))
+		return "best-fit index: tree order or heap broken (right)";
+	++*nodes;
+	why = check_tree(nd, nd[t].l, c, ncap, nodes, depth + 1);
+	return why ? why : check_tree(nd, nd[t].r, c, ncap, nodes, depth + 1);
+}
+
+int rgi_hb_runs_validate(const struct rgi_hb_runs *ix, const uint64_t *w,
+			 uint64_t cap, const char **reason)
+{
+	uint64_t a, b, runs = 0, nodes = 0, slots = 0;
+	const char *why = NULL;
+	uint32_t x;
+
+	if (ix->stale)
+		return 0; /* dropped: rebuilt by the next best-fit call */
+	for (a = next_clear(w, cap, 0); a < cap && !why;
+	     a = next_clear(w, cap, b)) {
+		b = rgi_hb_next_set(w, cap, a);
+		runs++;
+		x = lookup(ix, start_key(a));
+		if (!x || ix->node[x].len != b - a)
+			why = "best-fit index: a free run is missing";
+		else if (lookup(ix, end_key(b)) != x)
+			why = "best-fit index: a run's end is not indexed";
+	}
+	if (!why && runs != ix->count)
+		why = "best-fit index: run count disagrees with the bitmap";
+	for (unsigned c = 0; c < NCLASS && !why; c++) {
+		bool any = ix->root[c] != 0;
+
+		if (any != !!(ix->l1[c >> 6] & (1ull << (c & 63))))
+			why = "best-fit index: class mask disagrees";
+		else
+			why = check_tree(ix->node, ix->root[c], c, ix->ncap,
+					 &nodes, 0);
+	}
+	for (unsigned i = 0; i < NWORDS && !why; i++)
+		if (!!ix->l1[i] != !!(ix->top & (1u << i)))
+			why = "best-fit index: top mask disagrees";
+	if (!why && nodes != ix->count)
+		why = "best-fit index: trees do not hold every run";
+	if (!why && ix->count + ix->nfree + 1 != ix->ncap)
+		why = "best-fit index: nodes lost from the pool";
+	for (uint64_t i = 0; !why && i < ((uint64_t)1 << ix->tbits); i++)
+		slots += ix->tab[i] != 0;
+	if (!why && slots != 2 * ix->count)
+		why = "best-fit index: hash table holds stale entries";
+	if (why && reason)
+		*reason = why;
+	return why ? -EINVAL : 0;
+}
+
+void rgi_hb_runs_dump(const struct rgi_hb_runs *ix, FILE *f)
+{
+	fprintf(f, "best-fit index: %s, %u runs, %u nodes (%u spare), %zu B\n",
+		ix->stale ? "stale" : "live", ix->count, ix->ncap - 1,
+		ix->nfree, rgi_hb_runs_bytes(ix));
+}
