@@ -28,6 +28,16 @@
  * exceed --budget seconds is skipped with a note. Churn stops a backend at
  * its budget and reports the iterations it finished.
  *
+ * aligned: churn with power-of-two sizes (1 .. the largest power of two
+ * within the size limit) and align = size, the GPU and storage pattern.
+ *
+ * --policy LIST runs everything once per placement policy (first, best,
+ * top, next), each on the backends that offer it (others are skipped with
+ * a note); region counts, start hashes and failures are checked among the
+ * backends of one policy. With churn or aligned, --plot DIR also draws the
+ * failures against the occupancy (give several: --occupancy 80,85,90,...)
+ * per policy.
+ *
  * replay FILE: a text trace on every backend (format and parsing rules:
  * replay_help).
  */
@@ -45,17 +55,26 @@
 #include "rg_rand.h"
 
 #define NB RG_REGION_NR_BACKENDS
+#define NP RG_REGION_NR_POLICIES
 #define MAX_CAPS 32
-#define MAX_ROWS (MAX_CAPS * 3)
+#define MAX_OCC 24
+#define MAX_ROWS (MAX_CAPS * MAX_OCC)
 
-enum workload { W_FILL, W_CHURN, W_BIG, W_REPLAY };
-static const char *const workload_names[] = { "fill", "churn", "big",
+/* The order of workload_choices (see parse_opts); replay is last. */
+enum workload { W_FILL, W_CHURN, W_BIG, W_ALIGNED, W_REPLAY };
+static const char *const workload_names[] = { "fill", "churn", "big", "aligned",
 					      "replay" };
 
+/* The placement policy of the instances being measured. */
+static enum rg_region_policy cur_policy;
+
 static const struct rb_col cols[] = {
-	{ "workload", "workload", "fill, churn, big or replay", RB_STR, 0 },
+	{ "workload", "workload", "fill, churn, big, aligned or replay", RB_STR,
+	  0 },
 	{ "backend", "backend", "region backend", RB_STR, 0 },
 	{ "capacity", "capacity", "units the instance manages", RB_INT, 0 },
+	{ "policy", "policy", "placement policy: first, best, top or next fit",
+	  RB_STR, 0 },
 	{ "occupancy", "occupancy %",
 	  "churn: units allocated before the churn starts, % of capacity",
 	  RB_INT, 0 },
@@ -95,12 +114,14 @@ struct opts {
 	enum workload workload;
 	unsigned long caps[MAX_CAPS];
 	int ncaps;
-	unsigned int occ[3];
+	unsigned int occ[MAX_OCC];
 	int nocc;
 	unsigned long iterations;
 	unsigned long align;
 	double budget_s;
 	bool use[NB];
+	bool pol[NP];
+	int npol; /* policies selected */
 };
 
 /* One result row, kept for ratios, plots and equality checks. */
@@ -134,8 +155,8 @@ static int cmp_ul(const void *a, const void *b)
 
 static struct rg_region *xcreate(int b, unsigned long cap)
 {
-	struct rg_region *r =
-		rg_region_create_backend((enum rg_region_backend)b, cap, 0);
+	struct rg_region *r = rg_region_create_backend(
+		(enum rg_region_backend)b, cap, RG_REGION_POLICY(cur_policy));
 
 	if (!r) {
 		fprintf(stderr, "regionbench: cannot create %s of %lu: %s\n",
@@ -276,7 +297,9 @@ static void run_fill(struct rb_ctx *ctx, const struct opts *o,
 			const char *name = rg_region_backend_name(
 				(enum rg_region_backend)b);
 
-			if (!o->use[b])
+			if (!o->use[b] ||
+			    !rg_region_backend_has_policy(
+				    (enum rg_region_backend)b, cur_policy))
 				continue;
 			if (b == RG_REGION_IDA &&
 			    cap > (unsigned long)INT_MAX) {
@@ -366,7 +389,8 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 		      unsigned long *done_out)
 {
 	struct rg_region *r = xcreate(b, cap);
-	unsigned long max = max_size_for(W_CHURN, cap), mask;
+	unsigned long max = max_size_for(W_CHURN, cap), mask, lg = 0;
+	bool aligned = o->workload == W_ALIGNED;
 	unsigned long nlive = 0, used = 0, it = 0;
 	struct live *live = rb_xcalloc(cap, sizeof(*live));
 	struct live victim[64];
@@ -376,14 +400,18 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 	struct rg_rand rng;
 
 	mask = o->align ? o->align - 1 : 0;
+	while (aligned && (2UL << lg) <= max)
+		lg++; /* sizes 1 .. 2^lg */
 	rg_rand_seed(&rng, seed ^ (cap * 31 + occ));
 	if (!mirror)
 		exit(2);
 	/* Fill to the target occupancy: untimed. */
 	while (used * 100 < (unsigned long)occ * cap) {
-		unsigned long n = rg_rand_range(&rng, 1, max), s;
+		unsigned long n = aligned ? 1UL << rg_rand_below(&rng, lg + 1) :
+					    rg_rand_range(&rng, 1, max),
+			      s;
 
-		if (rg_region_alloc(r, n, o->align, &s))
+		if (rg_region_alloc(r, n, aligned ? n : o->align, &s))
 			break;
 		live[nlive++] = (struct live){ s, n };
 		rg_bitmap_set_range(mirror, s, n);
@@ -403,7 +431,8 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 
 			victim[k] = live[i];
 			live[i] = live[--nlive];
-			size[k] = rg_rand_range(&rng, 1, max);
+			size[k] = aligned ? 1UL << rg_rand_below(&rng, lg + 1) :
+					    rg_rand_range(&rng, 1, max);
 		}
 		t0 = rb_now_ns();
 		for (k = 0; k < bsz; k++)
@@ -411,7 +440,9 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 				rg_region_free(r, victim[k].start, victim[k].n);
 		t1 = rb_now_ns();
 		for (k = 0; k < bsz; k++)
-			if (rg_region_alloc(r, size[k], o->align, &st[k]))
+			if (rg_region_alloc(r, size[k],
+					    aligned ? size[k] : o->align,
+					    &st[k]))
 				st[k] = ~0UL;
 		t2 = rb_now_ns();
 		tf += t1 - t0;
@@ -434,8 +465,9 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 			if (st[k] == ~0UL) {
 				res->failures++;
 				if (rg_bitmap_find_next_zero_area_off(
-					    mirror, cap, 0, size[k], mask, 0) <
-				    cap)
+					    mirror, cap, 0, size[k],
+					    aligned ? size[k] - 1 : mask,
+					    0) < cap)
 					res->false_failures++;
 				h = hash_step(h, ~0UL);
 				continue;
@@ -476,8 +508,11 @@ static void run_churn(struct rb_ctx *ctx, const struct opts *o,
 {
 	double *va = rb_xcalloc((size_t)ctx->runs, sizeof(double));
 	double *vf = rb_xcalloc((size_t)ctx->runs, sizeof(double));
+	bool first = true; /* the first policy's run: say it once */
 
-	if (o->use[RG_REGION_IDA]) {
+	for (int p = 0; p < (int)cur_policy; p++)
+		first = first && !o->pol[p];
+	if (o->use[RG_REGION_IDA] && first) {
 		rb_note("regionbench regions: ida excluded from churn: N "
 			"single-ID allocations are not a contiguous allocator "
 			"once frees interleave");
@@ -497,7 +532,10 @@ static void run_churn(struct rb_ctx *ctx, const struct opts *o,
 				unsigned long iters = o->iterations, done;
 				double budget = o->budget_s * 1e9 / ctx->runs;
 
-				if (!o->use[b] || b == RG_REGION_IDA)
+				if (!o->use[b] || b == RG_REGION_IDA ||
+				    !rg_region_backend_has_policy(
+					    (enum rg_region_backend)b,
+					    cur_policy))
 					continue;
 				for (int k = 0; k < ctx->runs; k++) {
 					churn_run(b, cap, o->occ[oi], o,
@@ -575,7 +613,8 @@ static void add_row(struct rb_table *t, enum workload w, int b,
 	rb_set_str(t, "backend", "%s",
 		   rg_region_backend_name((enum rg_region_backend)b));
 	rb_set_int(t, "capacity", (long long)r->capacity);
-	if (w == W_CHURN) {
+	rb_set_str(t, "policy", "%s", rg_region_policy_name(cur_policy));
+	if (w == W_CHURN || w == W_ALIGNED) {
 		rb_set_int(t, "occupancy", r->occupancy);
 		rb_set_int(t, "iterations", (long long)r->iterations);
 	}
@@ -665,8 +704,9 @@ static void churn_ratios(struct rb_table *t, struct result res[NB][MAX_ROWS],
 
 /*
  * --plot DIR: fill and big draw ns per region and peak bytes against the
- * capacity (log-log), churn draws alloc and free ns per region for each
- * occupancy, replay draws both per backend.
+ * capacity (log-log), churn and aligned draw alloc and free ns per region
+ * for each occupancy, replay draws both per backend. With several
+ * policies, each series is a policy and backend.
  */
 static void plot_regions(struct rb_ctx *ctx, struct rb_table *t,
 			 const struct opts *o)
@@ -674,7 +714,8 @@ static void plot_regions(struct rb_ctx *ctx, struct rb_table *t,
 	const char *w = workload_names[o->workload];
 	char f1[64], f2[64], t1[128], t2[128];
 	bool lines = o->workload == W_FILL || o->workload == W_BIG;
-	bool churn = o->workload == W_CHURN;
+	bool churn = o->workload == W_CHURN || o->workload == W_ALIGNED;
+	bool pols = o->npol > 1;
 
 	snprintf(f1, sizeof(f1), "regions-%s-%s", w, lines ? "ns" : "alloc");
 	snprintf(f2, sizeof(f2), "regions-%s-%s", w, lines ? "bytes" : "free");
@@ -687,49 +728,79 @@ static void plot_regions(struct rb_ctx *ctx, struct rb_table *t,
 			 "regions %s: peak bytes held vs "
 			 "capacity",
 			 w);
-		rb_plot_table(ctx, t,
-			      &(struct rb_plot){
-				      .file = f1,
-				      .title = t1,
-				      .x = "capacity",
-				      .series = "backend",
-				      .y = { "alloc_ns_per_region",
-					     "free_ns_per_region" },
-				      .xlabel = "capacity (units)",
-				      .ylabel = "ns per region",
-				      .logx = true,
-				      .logy = true,
-			      });
-		rb_plot_table(ctx, t,
-			      &(struct rb_plot){
-				      .file = f2,
-				      .title = t2,
-				      .x = "capacity",
-				      .series = "backend",
-				      .y = { "peak_bytes" },
-				      .xlabel = "capacity (units)",
-				      .ylabel = "peak bytes (measured)",
-				      .logx = true,
-				      .logy = true,
-			      });
+		rb_plot_table(
+			ctx, t,
+			&(struct rb_plot){
+				.file = f1,
+				.title = t1,
+				.x = "capacity",
+				.series = pols ? "policy,backend" : "backend",
+				.y = { "alloc_ns_per_region",
+				       "free_ns_per_region" },
+				.xlabel = "capacity (units)",
+				.ylabel = "ns per region",
+				.logx = true,
+				.logy = true,
+			});
+		rb_plot_table(
+			ctx, t,
+			&(struct rb_plot){
+				.file = f2,
+				.title = t2,
+				.x = "capacity",
+				.series = pols ? "policy,backend" : "backend",
+				.y = { "peak_bytes" },
+				.xlabel = "capacity (units)",
+				.ylabel = "peak bytes (measured)",
+				.logx = true,
+				.logy = true,
+			});
 	} else if (churn) {
 		for (int i = 0; i < 2; i++) {
 			snprintf(t1, sizeof(t1),
-				 "regions churn: %s ns per "
+				 "regions %s: %s ns per "
 				 "region by occupancy",
-				 i ? "free" : "alloc");
+				 w, i ? "free" : "alloc");
 			rb_plot_table(
 				ctx, t,
 				&(struct rb_plot){
 					.file = i ? f2 : f1,
 					.title = t1,
 					.x = "occupancy",
-					.series = o->ncaps > 1 ? "capacity,"
-								 "backend" :
-								 "backend",
+					.series = o->ncaps > 1 ?
+							  (pols ? "capacity,"
+								  "policy,"
+								  "backend" :
+								  "capacity,"
+								  "backend") :
+						  pols ? "policy,backend" :
+							 "backend",
 					.y = { i ? "free_ns_per_region" :
 						   "alloc_ns_per_region" },
 					.xlabel = "occupancy (%)",
+					.ylabel = "ns per region",
+					.bars = true,
+					.logy = true,
+				});
+		}
+	} else if (pols) {
+		/* One chart per call: a bar per policy in each backend's. */
+		for (int i = 0; i < 2; i++) {
+			snprintf(t1, sizeof(t1),
+				 "replay: %s ns per region by backend and "
+				 "policy",
+				 i ? "free" : "alloc");
+			rb_plot_table(
+				ctx, t,
+				&(struct rb_plot){
+					.file = i ? "replay-free" :
+						    "replay-alloc",
+					.title = t1,
+					.x = "backend",
+					.series = "policy",
+					.y = { i ? "free_ns_per_region" :
+						   "alloc_ns_per_region" },
+					.xlabel = "backend",
 					.ylabel = "ns per region",
 					.bars = true,
 					.logy = true,
@@ -752,26 +823,83 @@ static void plot_regions(struct rb_ctx *ctx, struct rb_table *t,
 	}
 }
 
+static const struct rb_col fail_cols[] = {
+	{ "policy", "policy", "placement policy", RB_STR, 0 },
+	{ "occupancy", "occupancy %", "units allocated before the churn",
+	  RB_INT, 0 },
+	{ "failures", "failures", "allocations that failed", RB_INT, 0 },
+};
+
+/*
+ * --plot DIR with churn or aligned: failures against occupancy, one line
+ * per policy (the first capacity; all backends of a policy fail alike,
+ * which churn checks), drawn from a table of its own.
+ */
+static void plot_failures(struct rb_ctx *ctx, const struct opts *o,
+			  unsigned long fails[NP][MAX_OCC],
+			  bool done[NP][MAX_OCC])
+{
+	char file[64], title[128];
+	struct rb_table *f;
+
+	if (!ctx->plot)
+		return;
+	f = rb_table_new("failures", fail_cols,
+			 (int)(sizeof(fail_cols) / sizeof(fail_cols[0])));
+	for (int p = 0; p < NP; p++)
+		for (int oi = 0; o->pol[p] && oi < o->nocc; oi++) {
+			if (!done[p][oi])
+				continue;
+			rb_row(f);
+			rb_set_str(f, "policy", "%s fit",
+				   rg_region_policy_name(
+					   (enum rg_region_policy)p));
+			rb_set_int(f, "occupancy", o->occ[oi]);
+			rb_set_int(f, "failures", (long long)fails[p][oi]);
+		}
+	snprintf(file, sizeof(file), "regions-%s-failures",
+		 workload_names[o->workload]);
+	snprintf(title, sizeof(title),
+		 "regions %s: failures vs occupancy per policy",
+		 workload_names[o->workload]);
+	rb_plot_table(ctx, f,
+		      &(struct rb_plot){
+			      .file = file,
+			      .title = title,
+			      .x = "occupancy",
+			      .series = "policy",
+			      .y = { "failures" },
+			      .xlabel = "occupancy before the churn (% of "
+					"capacity)",
+			      .ylabel = "failed allocations",
+		      });
+	rb_table_free(f);
+}
+
 /* ---- command line ---- */
 
-static const char *const workload_choices[] = { "fill", "churn", "big", NULL };
+/* In enum workload order: the parsed index is the workload. */
+static const char *const workload_choices[] = { "fill", "churn", "big",
+						"aligned", NULL };
 
 /* The options of regions and replay: one table each. */
 static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 		       struct opts *o, bool replay)
 {
-	const char *caps = NULL, *bnames[NB + 1] = { NULL };
-	unsigned long backends = 0;
-	unsigned long occ = 0;
+	const char *caps = NULL, *occ = NULL, *bnames[NB + 1] = { NULL };
+	const char *pnames[NP + 1] = { NULL };
+	unsigned long backends = 0, policies = 0, v[MAX_OCC];
 	int workload = W_FILL;
 	struct rb_opt regions_opts[] = {
 		RB_OPT_CHOICE("workload", &workload, workload_choices,
-			      "(default fill)"),
+			      "(default fill; aligned: churn with power-of-two "
+			      "sizes and align = size)"),
 		RB_OPT_STR("capacity", &caps, "LIST",
 			   "comma list, e.g. 1e6,10^5,1000 (fill default "
 			   "10^6..10, churn 10^6; --quick: 10^5..10)"),
-		RB_OPT_UINT("occupancy", &occ, 1, 99, "P",
-			    "churn: fill to P% first (default: 90, 95 and 99)"),
+		RB_OPT_STR("occupancy", &occ, "LIST",
+			   "churn, aligned: fill to P% first, a comma list of "
+			   "1..99 (default 90,95,99)"),
 		RB_OPT_UINT("iterations", &o->iterations, 1, 1000000000000000,
 			    "N",
 			    "churn: free+alloc iterations (default 10^6; "
@@ -781,6 +909,9 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 			    "1: none)"),
 		RB_OPT_CHOICES("backends", &backends, bnames,
 			       "comma list (default all in this build)"),
+		RB_OPT_CHOICES("policy", &policies, pnames,
+			       "comma list of placement policies, each run on "
+			       "the backends that offer it (default first)"),
 		RB_OPT_NUM("budget", &o->budget_s, 0, 86400, "S",
 			   "seconds per backend and capacity (default 30; "
 			   "--quick: 2); a backend predicted to take longer is "
@@ -790,6 +921,9 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 	struct rb_opt replay_opts[] = {
 		RB_OPT_CHOICES("backends", &backends, bnames,
 			       "comma list (default all in this build)"),
+		RB_OPT_CHOICES("policy", &policies, pnames,
+			       "comma list of placement policies, each run on "
+			       "the backends that offer it (default first)"),
 		RB_OPT_NUM("budget", &o->budget_s, 0, 86400, "S",
 			   "seconds per backend (default 30; --quick: 2): no "
 			   "new run starts after it"),
@@ -800,7 +934,15 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 	memset(o, 0, sizeof(*o));
 	for (int b = 0; b < NB; b++)
 		bnames[b] = rg_region_backend_name((enum rg_region_backend)b);
+	for (int p = 0; p < NP; p++)
+		pnames[p] = rg_region_policy_name((enum rg_region_policy)p);
 	rb_parse(ctx, opts, argc, argv);
+	if (!rb_given(opts, "policy"))
+		policies = 1UL << RG_REGION_FIRST_FIT;
+	for (int p = 0; p < NP; p++) {
+		o->pol[p] = policies >> p & 1;
+		o->npol += o->pol[p];
+	}
 	for (int b = 0; b < NB; b++) {
 		bool in_build =
 			rg_region_backend_available((enum rg_region_backend)b);
@@ -820,8 +962,10 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 		rb_die("--align: '%lu' is not a power of two in 1..%lu",
 		       o->align, 1UL << 30);
 	if (occ) {
-		o->occ[0] = (unsigned int)occ;
-		o->nocc = 1;
+		o->nocc =
+			rb_parse_uint_list("occupancy", occ, 1, 99, v, MAX_OCC);
+		for (int i = 0; i < o->nocc; i++)
+			o->occ[i] = (unsigned int)v[i];
 	} else {
 		o->occ[0] = 90;
 		o->occ[1] = 95;
@@ -832,7 +976,7 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 		o->ncaps =
 			rb_parse_uint_list("capacity", caps, 1,
 					   1000000000000000, o->caps, MAX_CAPS);
-	} else if (o->workload == W_CHURN) {
+	} else if (o->workload == W_CHURN || o->workload == W_ALIGNED) {
 		o->caps[o->ncaps++] = ctx->quick ? 100000 : 1000000;
 	} else if (o->workload != W_REPLAY) {
 		for (unsigned long cap = ctx->quick ? 100000 : 1000000;
@@ -841,16 +985,75 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 	}
 }
 
+/* The policies selected, as a comma list, for the table's parameters. */
+static const char *policy_list(const struct opts *o)
+{
+	static char buf[64];
+
+	buf[0] = 0;
+	for (int p = 0; p < NP; p++)
+		if (o->pol[p])
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+				 "%s%s", buf[0] ? "," : "",
+				 rg_region_policy_name(
+					 (enum rg_region_policy)p));
+	return buf;
+}
+
+/* Note the selected backends that lack the current policy. */
+static void note_lacking(struct rb_table *t, const struct opts *o)
+{
+	for (int b = 0; b < NB; b++)
+		if (o->use[b] && !rg_region_backend_has_policy(
+					 (enum rg_region_backend)b, cur_policy))
+			rb_table_note(t, "%s does not offer %s fit: skipped",
+				      rg_region_backend_name(
+					      (enum rg_region_backend)b),
+				      rg_region_policy_name(cur_policy));
+}
+
+/* Rows of one policy's churn, and its failures at the first capacity. */
+static void churn_rows(struct rb_table *t, const struct opts *o,
+		       struct result res[NB][MAX_ROWS],
+		       const unsigned long *sorted, int n,
+		       unsigned long fails[MAX_OCC], bool done[MAX_OCC])
+{
+	int c0 = cap_index(sorted, n, o->caps[0]);
+
+	for (int c = 0; c < o->ncaps; c++) {
+		int ci = cap_index(sorted, n, o->caps[c]);
+
+		for (int oi = 0; oi < o->nocc; oi++)
+			for (int b = 0; b < NB; b++)
+				if (res[b][ci * o->nocc + oi].done)
+					add_row(t, o->workload, b,
+						&res[b][ci * o->nocc + oi]);
+	}
+	for (int oi = 0; oi < o->nocc; oi++)
+		for (int b = NB - 1; b >= 0; b--) {
+			const struct result *r = &res[b][c0 * o->nocc + oi];
+
+			if (!r->done || r->truncated)
+				continue;
+			fails[oi] = r->failures;
+			done[oi] = true;
+			break;
+		}
+}
+
 static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 {
 	static struct result res[NB][MAX_ROWS];
+	static unsigned long fails[NP][MAX_OCC];
+	static bool fails_done[NP][MAX_OCC];
 	unsigned long sorted[MAX_CAPS];
 	struct rb_table *t;
 	struct opts o;
+	bool churn;
 	int n;
 
 	parse_opts(ctx, argc, argv, &o, false);
-	memset(res, 0, sizeof(res));
+	churn = o.workload == W_CHURN || o.workload == W_ALIGNED;
 	/* Distinct capacities, ascending, for prediction. */
 	memcpy(sorted, o.caps, sizeof(sorted));
 	qsort(sorted, (size_t)o.ncaps, sizeof(sorted[0]), cmp_ul);
@@ -862,34 +1065,38 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 	rb_table_param(t, "workload", "%s", workload_names[o.workload]);
 	rb_table_param(t, "seed", "%" PRIu64, ctx->seed);
 	rb_table_param(t, "runs", "%d", ctx->runs);
-	rb_table_param(t, "align", "%lu", o.align ? o.align : 1);
-	if (o.workload == W_CHURN) {
-		struct opts o2 = o;
-
-		o2.ncaps = n;
+	if (o.workload == W_ALIGNED)
+		rb_table_param(t, "align", "size");
+	else
+		rb_table_param(t, "align", "%lu", o.align ? o.align : 1);
+	rb_table_param(t, "policies", "%s", policy_list(&o));
+	if (churn) {
 		rb_table_param(t, "iterations", "%lu", o.iterations);
-		rb_table_param(t, "sizes", "1..min(32, capacity/10)");
-		run_churn(ctx, &o2, res, sorted, t);
-		for (int c = 0; c < o.ncaps; c++) {
-			int ci = cap_index(sorted, n, o.caps[c]);
-
-			for (int oi = 0; oi < o.nocc; oi++)
-				for (int b = 0; b < NB; b++)
-					if (res[b][ci * o.nocc + oi].done)
-						add_row(t, W_CHURN, b,
-							&res[b]
-							    [ci * o.nocc + oi]);
-		}
-		churn_ratios(t, res, &o2, sorted);
-		rb_table_note(t, "Churn times frees and allocations in "
-				 "alternating batches of min(64, live/100) "
-				 "calls; the timer is read twice per batch.");
+		rb_table_param(t, "sizes", "%s",
+			       o.workload == W_ALIGNED ?
+				       "powers of two 1..min(32, capacity/10)" :
+				       "1..min(32, capacity/10)");
 	} else {
-		struct opts o2 = o;
-
-		o2.ncaps = n;
 		rb_table_param(t, "sizes", "1..min(%d, capacity/10)",
 			       o.workload == W_BIG ? 4096 : 32);
+	}
+	for (int p = 0; p < NP; p++) {
+		struct opts o2 = o;
+
+		if (!o.pol[p])
+			continue;
+		cur_policy = (enum rg_region_policy)p;
+		memset(res, 0, sizeof(res));
+		note_lacking(t, &o);
+		o2.ncaps = n;
+		if (churn) {
+			run_churn(ctx, &o2, res, sorted, t);
+			churn_rows(t, &o, res, sorted, n, fails[p],
+				   fails_done[p]);
+			if (p == RG_REGION_FIRST_FIT)
+				churn_ratios(t, res, &o2, sorted);
+			continue;
+		}
 		run_fill(ctx, &o2, res, sorted, t);
 		/* Rows in the order the capacities were given. */
 		for (int c = 0; c < o.ncaps; c++) {
@@ -901,24 +1108,30 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 				if (res[b][ci].done)
 					add_row(t, o.workload, b, &res[b][ci]);
 		}
-		fill_ratios(t, res, sorted, n);
-		if (o.workload == W_FILL)
-			rb_table_note(
-				t,
-				"The kernel's 2026 region-allocation benchmark "
-				"(x86/kvm, 10^6 units, about "
-				"60,600 regions): bitmap 179.6 ms alloc / 0.34 "
-				"ms free / 125,000 B; IDA 46.6 / 33.9 ms / "
-				"134,864 B (estimate); maple 18.6 / 19.7 ms / "
-				"1,548,304 B (estimate, leaves only).");
+		if (p == RG_REGION_FIRST_FIT)
+			fill_ratios(t, res, sorted, n);
 	}
+	if (churn)
+		rb_table_note(t, "Churn times frees and allocations in "
+				 "alternating batches of min(64, live/100) "
+				 "calls; the timer is read twice per batch.");
+	else if (o.workload == W_FILL && o.pol[RG_REGION_FIRST_FIT])
+		rb_table_note(t,
+			      "The kernel's 2026 region-allocation benchmark "
+			      "(x86/kvm, 10^6 units, about "
+			      "60,600 regions): bitmap 179.6 ms alloc / 0.34 "
+			      "ms free / 125,000 B; IDA 46.6 / 33.9 ms / "
+			      "134,864 B (estimate); maple 18.6 / 19.7 ms / "
+			      "1,548,304 B (estimate, leaves only).");
 	rb_table_print(t, ctx);
 	plot_regions(ctx, t, &o);
+	if (churn)
+		plot_failures(ctx, &o, fails, fails_done);
 	rb_table_free(t);
 	if (mismatches) {
 		fprintf(stderr,
 			"regionbench regions: %d MISMATCH(ES) between "
-			"first-fit backends: see above\n",
+			"backends of one policy: see above\n",
 			mismatches);
 		return 1;
 	}
@@ -955,9 +1168,10 @@ static const char replay_help[] =
 	"Trace format (text, one operation per line; '#' starts a comment):\n"
 	"  capacity C            first: units the instance manages, "
 	"1..2^40\n"
-	"  alloc N [align A]     N units (1..C), lowest fit; the start a "
-	"multiple\n"
-	"                        of A (a power of 2; default 1)\n"
+	"  alloc N [align A]     N units (1..C), placed by --policy (first: "
+	"lowest fit);\n"
+	"                        the start a multiple of A (a power of 2; "
+	"default 1)\n"
 	"  reserve START N       exactly units START..START+N-1 (a fixed "
 	"placement)\n"
 	"  free ID               free allocation ID; alloc and reserve lines "
@@ -976,8 +1190,9 @@ static const char replay_help[] =
 	"failures\n"
 	"(a false failure if a fitting free run existed) and a later free of "
 	"it is\n"
-	"skipped and counted. Every backend must place every region alike; a\n"
-	"mismatch is reported and the exit status is 1.\n";
+	"skipped and counted. Every backend must place every region alike "
+	"under one\n"
+	"policy; a mismatch is reported and the exit status is 1.\n";
 
 static void trace_push(struct rtrace *tr, unsigned char kind, unsigned long id)
 {
@@ -1247,6 +1462,65 @@ static void replay_run(int b, const struct rtrace *tr, double overhead,
 	rg_region_destroy(r);
 }
 
+/* Replay @tr on backend @b with the current policy: one row. */
+static void replay_backend(struct rb_ctx *ctx, const struct opts *o,
+			   const struct rtrace *tr, double overhead, int b,
+			   struct result res[NB], int *ref, double *va,
+			   double *vf, struct rb_table *t)
+{
+	struct result *r = &res[b];
+	unsigned long na = 0, nf = 0, skipped = 0;
+	uint64_t begin = rb_now_ns();
+	int runs = 0;
+
+	if (!o->use[b] || !rg_region_backend_has_policy(
+				  (enum rg_region_backend)b, cur_policy))
+		return;
+	if (b == RG_REGION_IDA && tr->capacity > (unsigned long)INT_MAX) {
+		rb_table_note(t, "ida skipped: capacity above INT_MAX");
+		return;
+	}
+	while (runs < ctx->runs) {
+		replay_run(b, tr, overhead, r, &va[runs], &vf[runs], &na, &nf,
+			   &skipped);
+		runs++;
+		if ((double)(rb_now_ns() - begin) > o->budget_s * 1e9)
+			break;
+	}
+	if (runs < ctx->runs)
+		rb_table_note(t, "%s: time budget reached after %d of %d runs",
+			      rg_region_backend_name((enum rg_region_backend)b),
+			      runs, ctx->runs);
+	r->capacity = tr->capacity;
+	r->alloc_ms = rb_median(va, runs) / 1e6;
+	r->free_ms = rb_median(vf, runs) / 1e6;
+	r->alloc_ns = na ? r->alloc_ms * 1e6 / (double)na : 0;
+	r->free_ns = nf ? r->free_ms * 1e6 / (double)nf : 0;
+	r->done = true;
+	add_row(t, W_REPLAY, b, r);
+	if (*ref < 0) {
+		*ref = b;
+		rb_table_note(t,
+			      "%s fit: %lu allocations, %lu frees, %lu frees "
+			      "skipped (their allocation had failed)",
+			      rg_region_policy_name(cur_policy), na, nf,
+			      skipped);
+	} else if (r->hash != res[*ref].hash) {
+		mismatches++;
+		fprintf(stderr,
+			"regionbench replay: MISMATCH: %s and %s placed "
+			"different regions (%s fit)\n",
+			rg_region_backend_name((enum rg_region_backend)b),
+			rg_region_backend_name((enum rg_region_backend) * ref),
+			rg_region_policy_name(cur_policy));
+		rb_table_note(
+			t, "MISMATCH: %s and %s differ (%s fit)",
+			rg_region_backend_name((enum rg_region_backend)b),
+			rg_region_backend_name((enum rg_region_backend) * ref),
+			rg_region_policy_name(cur_policy));
+	}
+}
+
 static int run_replay(struct rb_ctx *ctx, int argc, char **argv)
 {
 	static struct result res[NB];
@@ -1269,61 +1543,17 @@ static int run_replay(struct rb_ctx *ctx, int argc, char **argv)
 	rb_table_param(t, "trace", "%s", ctx->args[0]);
 	rb_table_param(t, "operations", "%lu", tr.nops);
 	rb_table_param(t, "runs", "%d", ctx->runs);
-	for (int b = 0; b < NB; b++) {
-		struct result *r = &res[b];
-		unsigned long na = 0, nf = 0, skipped = 0;
-		uint64_t begin = rb_now_ns();
-		int runs = 0;
-
-		if (!o.use[b])
+	rb_table_param(t, "policies", "%s", policy_list(&o));
+	for (int p = 0; p < NP; p++) {
+		if (!o.pol[p])
 			continue;
-		if (b == RG_REGION_IDA &&
-		    tr.capacity > (unsigned long)INT_MAX) {
-			rb_table_note(t, "ida skipped: capacity above INT_MAX");
-			continue;
-		}
-		while (runs < ctx->runs) {
-			replay_run(b, &tr, overhead, r, &va[runs], &vf[runs],
-				   &na, &nf, &skipped);
-			runs++;
-			if ((double)(rb_now_ns() - begin) > o.budget_s * 1e9)
-				break;
-		}
-		if (runs < ctx->runs)
-			rb_table_note(t,
-				      "%s: time budget reached after %d of %d "
-				      "runs",
-				      rg_region_backend_name(
-					      (enum rg_region_backend)b),
-				      runs, ctx->runs);
-		r->capacity = tr.capacity;
-		r->alloc_ms = rb_median(va, runs) / 1e6;
-		r->free_ms = rb_median(vf, runs) / 1e6;
-		r->alloc_ns = na ? r->alloc_ms * 1e6 / (double)na : 0;
-		r->free_ns = nf ? r->free_ms * 1e6 / (double)nf : 0;
-		r->done = true;
-		add_row(t, W_REPLAY, b, r);
-		if (ref < 0) {
-			ref = b;
-			rb_table_note(t,
-				      "%lu allocations, %lu frees, %lu frees "
-				      "skipped (their allocation had failed)",
-				      na, nf, skipped);
-		} else if (r->hash != res[ref].hash) {
-			mismatches++;
-			fprintf(stderr,
-				"regionbench replay: MISMATCH: %s and %s "
-				"placed different regions\n",
-				rg_region_backend_name(
-					(enum rg_region_backend)b),
-				rg_region_backend_name(
-					(enum rg_region_backend)ref));
-			rb_table_note(t, "MISMATCH: %s and %s differ",
-				      rg_region_backend_name(
-					      (enum rg_region_backend)b),
-				      rg_region_backend_name(
-					      (enum rg_region_backend)ref));
-		}
+		cur_policy = (enum rg_region_policy)p;
+		memset(res, 0, sizeof(res));
+		note_lacking(t, &o);
+		ref = -1;
+		for (int b = 0; b < NB; b++)
+			replay_backend(ctx, &o, &tr, overhead, b, res, &ref, va,
+				       vf, t);
 	}
 	rb_table_note(t,
 		      "Replay times each maximal group of consecutive "

@@ -54,6 +54,9 @@ expect 2 "regionbench: --workload: 'nope' is not one of fill, churn, big" region
 expect 2 "regionbench: --format: 'xml' is not one of table, csv, json" --format xml ida
 expect 2 "regionbench: --backends: 'nope' is not one of bitmap, ida, maple, hbitmap" regions --backends maple,nope
 expect 2 "regionbench: --backends: '' is not one of bitmap, ida, maple, hbitmap" replay --backends=maple,,ida -
+expect 2 "regionbench: --policy: 'worst' is not one of first, best, top, next" regions --policy first,worst
+expect 2 "regionbench: --policy: 'worst' is not one of first, best, top, next" replay --policy=worst -
+expect 2 "regionbench: --occupancy: '0' is not an integer in 1..99" regions --workload aligned --occupancy 90,0
 
 
 # Missing values, flags with values, unknown options and commands.
@@ -166,6 +169,26 @@ printf 'capacity 16\nalloc 3\n' | "$rb" --runs 1 --format json replay \
 checks=$((checks + 1))
 if [ "$(cat "$tmp/out")" != '"backend": "ida" "backend": "hbitmap" ' ]; then
 	echo "FAIL: --backends hbitmap,ida gave: $(cat "$tmp/out")"
+	fails=$((fails + 1))
+fi
+
+# --policy runs each policy on the backends that offer it; --workload
+# aligned is churn with power-of-two sizes aligned to their size.
+expect 0 '"policies": "best,top"' --quick --runs 1 --format json regions \
+	--workload aligned --capacity 10000 --iterations 2000 --occupancy 90 \
+	--policy top,best
+expect 0 '"backend": "hbitmap", "capacity": 10000, "policy": "top"' \
+	--quick --runs 1 --format json regions --workload aligned \
+	--capacity 10000 --iterations 2000 --occupancy 80,90 --policy top
+expect 0 '"align": "size"' --quick --runs 1 --format json regions \
+	--workload aligned --capacity 10000 --iterations 2000 --occupancy 90
+printf 'capacity 16\nalloc 3\n' | "$rb" --runs 1 --format json replay \
+	--policy best,next - 2>/dev/null | grep -o '"policy": "[a-z]*"' |
+	sort | uniq -c | tr -s ' \n' ' ' >"$tmp/out"
+checks=$((checks + 1))
+# best fit: bitmap and hbitmap; next fit: all but ida.
+if [ "$(cat "$tmp/out")" != ' 2 "policy": "best" 3 "policy": "next" ' ]; then
+	echo "FAIL: replay --policy best,next gave: $(cat "$tmp/out")"
 	fails=$((fails + 1))
 fi
 
