@@ -85,7 +85,12 @@ RG_API struct rg_hbitmap *rg_hbitmap_create(uint64_t capacity);
  * pool cannot grow and a node is needed, the index is dropped and the next
  * rg_hbitmap_alloc_best() rebuilds it from the bitmap (O(capacity / 64)),
  * which is the only call that can then return -ENOMEM. rg_hbitmap_resize()
- * drops it the same way. Without the flag nothing of it exists.
+ * drops it the same way. Such an instance does not keep the first-fit
+ * summaries current: best fit, top-down, free and reserve change only the
+ * bits and the index, and rg_hbitmap_alloc() or rg_hbitmap_alloc_range()
+ * rebuild the summaries first when they are behind (O(capacity / 64));
+ * the largest free run comes from the index. Without the flag nothing of
+ * it exists.
  *
  * Context: any thread.
  * Return: the new allocator, or NULL with errno set to EINVAL (@capacity is

@@ -52,6 +52,9 @@ void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		       uint64_t s, uint64_t n) RGI_HIDDEN;
 /* The bitmap changed wholesale (resize): forget the runs, rebuild later. */
 void rgi_hb_runs_reset(struct rgi_hb_runs *ix) RGI_HIDDEN;
+/* Length of the longest free run (a scan of @w if the index is dropped). */
+uint64_t rgi_hb_runs_largest(const struct rgi_hb_runs *ix, const uint64_t *w,
+			     uint64_t cap) RGI_HIDDEN;
 /* Bytes the index holds. */
 size_t rgi_hb_runs_bytes(const struct rgi_hb_runs *ix) RGI_HIDDEN;
 /* Check the index against the bitmap: 0 or -EINVAL with *reason. */

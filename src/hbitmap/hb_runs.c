@@ -586,6 +586,30 @@ void rgi_hb_runs_reset(struct rgi_hb_runs *ix)
 	drop(ix);
 }
 
+uint64_t rgi_hb_runs_largest(const struct rgi_hb_runs *ix, const uint64_t *w,
+			     uint64_t cap)
+{
+	uint64_t best = 0, a, b;
+	unsigned wi, c;
+	uint32_t t;
+
+	if (ix->stale) { /* dropped: scan the bitmap */
+		for (a = next_clear(w, cap, 0); a < cap;
+		     a = next_clear(w, cap, b)) {
+			b = rgi_hb_next_set(w, cap, a);
+			best = b - a > best ? b - a : best;
+		}
+		return best;
+	}
+	if (!ix->top)
+		return 0;
+	wi = 31u - (unsigned)__builtin_clz(ix->top);
+	c = (wi << 6) + 63u - (unsigned)__builtin_clzll(ix->l1[wi]);
+	for (t = ix->root[c]; ix->node[t].r;)
+		t = ix->node[t].r;
+	return ix->node[t].len;
+}
+
 size_t rgi_hb_runs_bytes(const struct rgi_hb_runs *ix)
 {
 	return sizeof(*ix) + (size_t)ix->ncap * sizeof(struct run) +

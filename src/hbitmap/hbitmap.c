@@ -177,6 +177,7 @@ struct rg_hbitmap {
 	uint64_t before_suffix;
 	uint64_t before_lim; /* fast path needs n > this; max if unknown */
 	struct rgi_hb_runs *runs; /* best-fit index (RG_HBITMAP_BEST_FIT) */
+	bool sum_stale; /* best fit: summaries behind the bits, rebuilt lazily */
 };
 
 /* A search request and the scan state it carries. */
@@ -1864,13 +1865,44 @@ static HB_NOINLINE int hb_alloc_seq(struct rg_hbitmap *hb, uint64_t n,
 }
 
 /*
- * Best-fit instances: every change of bits is reported to the index. These
- * wrap the plain paths (the index hook is the only difference).
+ * Best-fit instances: every change of bits is reported to the index, and
+ * the summaries are not kept up to date: best fit, top-down, free and
+ * reserve change only bits (and the index) and mark them stale; a call
+ * that needs them (first fit, a window) rebuilds them first, in
+ * O(capacity / 64). So a best-fit instance pays nothing for the first-fit
+ * structure unless it uses it.
  */
+static void hb_bits_only(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
+			 bool set)
+{
+	if (!hb->sum_stale) {
+		hb->sum_stale = true;
+		hb->pend = HB_NONE; /* the rebuild recomputes it */
+		hb->pend_alloc = false;
+		hb_before_reset(hb);
+	}
+	hb_bits(hb->words, s, s + n, set);
+	if (set)
+		hb->free_units -= n;
+	else
+		hb->free_units += n;
+}
+
+static void hb_sync(struct rg_hbitmap *hb)
+{
+	if (hb->sum_stale) {
+		hb_build(hb, false);
+		hb->sum_stale = false;
+	}
+}
+
 static HB_NOINLINE int hb_alloc_indexed(struct rg_hbitmap *hb, uint64_t n,
 					uint64_t align, uint64_t *start)
 {
-	int err = hb_alloc_search(hb, n, align, start);
+	int err;
+
+	hb_sync(hb);
+	err = hb_alloc_search(hb, n, align, start);
 
 	if (!err)
 		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, *start, n);
@@ -1894,7 +1926,7 @@ int rg_hbitmap_alloc_best(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 			       &a);
 	if (err)
 		return err;
-	hb_mutate(hb, a, n, true, false);
+	hb_bits_only(hb, a, n, true);
 	rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
 	*start = a;
 	return 0;
@@ -1927,6 +1959,8 @@ int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	if (min >= hi || hi - min < n)
 		return -ENOSPC;
 	hb_req_init(&r, n, align, min, hi);
+	if (hb->runs)
+		hb_sync(hb);
 	hb_flush(hb);
 	a = hb_search(hb, &r);
 	if (a == HB_NONE)
@@ -1949,9 +1983,12 @@ int rg_hbitmap_alloc_rev(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	a = rgi_hb_find_rev(hb->words, hb->capacity, n, align - 1);
 	if (a == RGI_HB_NONE)
 		return -ENOSPC;
-	hb_mutate(hb, a, n, true, false);
-	if (hb->runs)
+	if (hb->runs) {
+		hb_bits_only(hb, a, n, true);
 		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
+	} else {
+		hb_mutate(hb, a, n, true, false);
+	}
 	*start = a;
 	return 0;
 }
@@ -2010,7 +2047,7 @@ static HB_NOINLINE int hb_free_indexed(struct rg_hbitmap *hb, uint64_t start,
 {
 	if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
 		return -ENOENT;
-	hb_mutate(hb, start, n, false, false);
+	hb_bits_only(hb, start, n, false);
 	rgi_hb_runs_freed(hb->runs, hb->words, hb->capacity, start, n);
 	return 0;
 }
@@ -2040,9 +2077,12 @@ int rg_hbitmap_reserve(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 		return -EINVAL;
 	if (!hb_bits_are(hb->words, start, start + n, false))
 		return -EBUSY;
-	hb_mutate(hb, start, n, true, false);
-	if (hb->runs)
+	if (hb->runs) {
+		hb_bits_only(hb, start, n, true);
 		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, start, n);
+	} else {
+		hb_mutate(hb, start, n, true, false);
+	}
 	return 0;
 }
 
@@ -2076,6 +2116,7 @@ int rg_hbitmap_resize(struct rg_hbitmap *hb, uint64_t capacity)
 		hb->free_units -= old - capacity; /* the cut units were free */
 	hb_set_padding(hb);
 	hb_build(hb, false);
+	hb->sum_stale = false;
 	if (hb->runs)
 		rgi_hb_runs_reset(hb->runs); /* rebuilt by the next best fit */
 	return 0;
@@ -2125,6 +2166,8 @@ uint64_t rg_hbitmap_largest_free_run(const struct rg_hbitmap *hb)
 
 	if (!hb)
 		return 0;
+	if (hb->sum_stale)
+		return rgi_hb_runs_largest(hb->runs, hb->words, hb->capacity);
 	r = hb_live_root(hb);
 	return hb_max3(r.p, r.s, r.inner);
 }
@@ -2303,9 +2346,28 @@ static int hb_validate_core(const struct rg_hbitmap *hb, const char **reason)
 	return 0;
 }
 
+/* Stale summaries (best fit): the free count and the padding only. */
+static int hb_validate_bits(const struct rg_hbitmap *hb, const char **reason)
+{
+	uint64_t used = 0, nw = (hb->capacity + 63) >> 6;
+
+	for (uint64_t i = 0; i < nw; i++)
+		used += (uint64_t)__builtin_popcountll(hb->words[i]);
+	if (hb->capacity & 63)
+		used -= 64 - (hb->capacity & 63); /* padding of the last word */
+	if (hb->capacity < hb->nblocks << HB_BLOCK_SHIFT &&
+	    !hb_bits_are(hb->words, hb->capacity, hb->nblocks << HB_BLOCK_SHIFT,
+			 true))
+		HB_FAIL("padding bits past the capacity are not all set");
+	if (used + hb->free_units != hb->capacity)
+		HB_FAIL("free-unit count disagrees with the bitmap");
+	return 0;
+}
+
 int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 {
-	int err = hb_validate_core(hb, reason);
+	int err = hb && hb->sum_stale ? hb_validate_bits(hb, reason) :
+					hb_validate_core(hb, reason);
 
 	if (err || !hb->runs)
 		return err;
@@ -2314,12 +2376,13 @@ int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 
 void rg_hbitmap_dump(const struct rg_hbitmap *hb, FILE *f)
 {
-	struct hb_sum r;
+	struct hb_sum r = { 0, 0, 0 };
 	uint64_t u = 0, runs = 0;
 
 	if (!hb || !f)
 		return;
-	r = hb_live_root(hb);
+	if (!hb->sum_stale)
+		r = hb_live_root(hb);
 	fprintf(f,
 		"hbitmap capacity %llu free %llu blocks %llu levels %u "
 		"bytes %zu\n",
@@ -2327,9 +2390,13 @@ void rg_hbitmap_dump(const struct rg_hbitmap *hb, FILE *f)
 		(unsigned long long)hb->free_units,
 		(unsigned long long)hb->nblocks, hb->nlevels,
 		rg_hbitmap_bytes(hb));
-	fprintf(f, "  root prefix %llu suffix %llu inner %llu\n",
-		(unsigned long long)r.p, (unsigned long long)r.s,
-		(unsigned long long)r.inner);
+	if (hb->sum_stale)
+		fprintf(f, "  summaries stale (best fit; rebuilt by the next "
+			   "first-fit call)\n");
+	else
+		fprintf(f, "  root prefix %llu suffix %llu inner %llu\n",
+			(unsigned long long)r.p, (unsigned long long)r.s,
+			(unsigned long long)r.inner);
 	if (hb->pend != HB_NONE)
 		fprintf(f,
 			"  pending block %llu (alloc %d, before %s %llu/%llu)\n",

@@ -485,6 +485,18 @@ static void test_policies(void **state)
 	assert_int_equal(rg_hbitmap_alloc_best(bf, 76, 1, &s), 0);
 	assert_int_equal(s, 24);
 	check_valid(bf);
+	/* a capacity of whole blocks has no padding to check */
+	{
+		struct rg_hbitmap *w =
+			rg_hbitmap_create_flags(1024, RG_HBITMAP_BEST_FIT);
+
+		assert_non_null(w);
+		assert_int_equal(rg_hbitmap_reserve(w, 1000, 24), 0);
+		check_valid(w);
+		assert_int_equal(rg_hbitmap_free(w, 1023, 1), 0);
+		check_valid(w);
+		rg_hbitmap_destroy(w);
+	}
 	/* resize drops the index; the next best fit rebuilds it */
 	assert_int_equal(rg_hbitmap_resize(bf, 200), 0);
 	check_valid(bf);
