@@ -160,9 +160,11 @@ RG_API int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n,
  * @start: receives the first unit of the run on success.
  *
  * Top-down first fit: the highest start s with s % align == 0 and the
- * units [s, s + n) free. A scan of the bitmap's words from the top down to
- * the first free run that holds the request: fast while the top has room,
- * O(capacity / 64) word reads in the worst case.
+ * units [s, s + n) free. The summaries are searched from the top, the
+ * mirror of rg_hbitmap_alloc(): with @align == 1, O(64 log capacity) word
+ * operations. On best-fit instances (RG_HBITMAP_BEST_FIT), whose summaries
+ * may be stale, the bitmap's words are scanned from the top instead:
+ * O(capacity / 64) in the worst case.
  *
  * Context: caller serialises calls on @hb; never allocates memory.
  * Return: 0 on success; -EINVAL if @n is 0 or larger than the capacity or

@@ -44,8 +44,8 @@
  *	ida	first
  *	maple	first, top, next (top: the tree's reverse gap search)
  *	hbitmap	first, best, top, next (best: an index of free runs by size
- *		beside the bitmap, see rg_hbitmap_create_flags(); top: a
- *		reverse scan of the bitmap's words)
+ *		beside the bitmap, see rg_hbitmap_create_flags(); top: the
+ *		summaries searched from the top, rg_hbitmap_alloc_rev())
  *
  * Units, not regions, are what the structure tracks: rg_region_free() frees
  * any range whose units are all allocated (by one or several rg_region_alloc

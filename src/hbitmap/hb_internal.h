@@ -19,11 +19,11 @@
 #define RGI_HB_NONE UINT64_MAX
 
 /*
- * Highest s with (s & mask) == 0, s + n <= cap and units [s, s + n) free,
- * or RGI_HB_NONE. A scan of the words from the top.
+ * Highest s with (s & mask) == 0, lo <= s, s + n <= hi and units
+ * [s, s + n) free, or RGI_HB_NONE. A scan of the words from hi down.
  */
-uint64_t rgi_hb_find_rev(const uint64_t *w, uint64_t cap, uint64_t n,
-			 uint64_t mask) RGI_HIDDEN;
+uint64_t rgi_hb_find_rev(const uint64_t *w, uint64_t lo, uint64_t hi,
+			 uint64_t n, uint64_t mask) RGI_HIDDEN;
 
 /* Highest allocated unit below x, or RGI_HB_NONE. */
 uint64_t rgi_hb_prev_set(const uint64_t *w, uint64_t x) RGI_HIDDEN;

@@ -4,13 +4,14 @@
  *
  * Word scans over the bitmap (1 = allocated, padding past the capacity
  * set) that the summaries do not serve: the previous and next allocated
- * unit around a position, and the top-down search. The top-down search
- * walks the free runs from the top of the bitmap downwards (previous clear
- * bit, then previous set bit below it) and returns the highest aligned
- * start in the first run that holds one: the highest start that fits
- * overall, since every start in a lower run is lower. It costs
- * O(distance / 64) words from the top to that run, so it is fast while the
- * top has room and O(capacity / 64) in the worst case. Nothing allocates.
+ * unit around a position, and the top-down search inside a window. That
+ * search walks the free runs from the top of the window downwards
+ * (previous clear bit, then previous set bit below it) and returns the
+ * highest aligned start in the first run that holds one: the highest start
+ * that fits overall, since every start in a lower run is lower. It costs
+ * O(distance / 64) words from the top to that run: hbitmap.c uses it
+ * inside one block, and on best-fit instances (whose summaries may be
+ * stale) for the whole bitmap. Nothing allocates.
  */
 #include "hb_internal.h"
 
@@ -63,17 +64,17 @@ static uint64_t prev_clear(const uint64_t *w, uint64_t x)
 	return (i << 6) + 63 - (uint64_t)__builtin_clzll(v);
 }
 
-uint64_t rgi_hb_find_rev(const uint64_t *w, uint64_t cap, uint64_t n,
-			 uint64_t mask)
+uint64_t rgi_hb_find_rev(const uint64_t *w, uint64_t lo, uint64_t hi,
+			 uint64_t n, uint64_t mask)
 {
-	uint64_t x = cap, last, first, s;
+	uint64_t x = hi, last, first, s;
 
 	for (;;) {
 		last = prev_clear(w, x);
-		if (last == RGI_HB_NONE || last + 1 < n)
+		if (last == RGI_HB_NONE || last < lo || last + 1 - lo < n)
 			return RGI_HB_NONE;
 		first = rgi_hb_prev_set(w, last);
-		first = first == RGI_HB_NONE ? 0 : first + 1;
+		first = first == RGI_HB_NONE || first < lo ? lo : first + 1;
 		s = (last + 1 - n) & ~mask;
 		if (last + 1 - first >= n && s >= first)
 			return s;

@@ -1972,6 +1972,70 @@ int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	return 0;
 }
 
+/*
+ * Top-down search: the highest aligned fit lying wholly inside node @idx of
+ * level @k, or HB_NONE. The children are visited from the last down while
+ * the free run open at the bottom of the child above is carried: a child
+ * not entirely free closes it with its suffix (that run is tried first, it
+ * is the highest left), then its inner runs are searched if they could
+ * hold n (a block by a word scan), then its prefix opens the next run. A
+ * run found inside a child by the recursion is its highest, and any part
+ * of it that reaches past the child was tried with the extended run, so
+ * the first fit found is the highest. Summaries must be flushed.
+ */
+static uint64_t hb_rev_node(const struct rg_hbitmap *hb, unsigned k,
+			    uint64_t idx, uint64_t n, uint64_t mask)
+{
+	const struct hb_node *nd = &hb->lv[k][idx];
+	unsigned sh = hb_child_shift(k);
+	uint64_t csz = 1ULL << sh, base = idx << (sh + HB_FAN_SHIFT);
+	uint64_t open = 0, top, lo, t, r;
+
+	for (int j = 63; j >= 0; j--) {
+		uint64_t c = (idx << HB_FAN_SHIFT) + (uint64_t)j;
+		uint64_t cs = base + (uint64_t)j * csz;
+		struct hb_sum sm;
+
+		if (!((nd->any >> j) & 1)) {
+			/* allocated (or absent): close the open run */
+			lo = cs + csz;
+			if (open >= n) {
+				t = (lo + open - n) & ~mask;
+				if (t >= lo)
+					return t;
+			}
+			open = 0;
+			continue;
+		}
+		if ((nd->all >> j) & 1) {
+			open += csz;
+			continue;
+		}
+		sm = hb_child(hb, k, c);
+		top = cs + csz + open;
+		lo = cs + csz - sm.s;
+		if (top - lo >= n) {
+			t = (top - n) & ~mask;
+			if (t >= lo)
+				return t;
+		}
+		if (sm.inner >= n) {
+			r = k ? hb_rev_node(hb, k - 1, c, n, mask) :
+				rgi_hb_find_rev(hb->words, cs, cs + csz, n,
+						mask);
+			if (r != HB_NONE)
+				return r;
+		}
+		open = sm.p;
+	}
+	if (open >= n) {
+		t = (base + open - n) & ~mask;
+		if (t >= base)
+			return t;
+	}
+	return HB_NONE;
+}
+
 int rg_hbitmap_alloc_rev(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 			 uint64_t *start)
 {
@@ -1980,7 +2044,13 @@ int rg_hbitmap_alloc_rev(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	if (unlikely(!hb || n == 0 || n > hb->capacity || hb_bad_align(align) ||
 		     !start))
 		return -EINVAL;
-	a = rgi_hb_find_rev(hb->words, hb->capacity, n, align - 1);
+	if (hb->runs) {
+		/* the summaries may be stale: a word scan from the top */
+		a = rgi_hb_find_rev(hb->words, 0, hb->capacity, n, align - 1);
+	} else {
+		hb_flush(hb);
+		a = hb_rev_node(hb, hb->nlevels - 1, 0, n, align - 1);
+	}
 	if (a == RGI_HB_NONE)
 		return -ENOSPC;
 	if (hb->runs) {
