@@ -71,6 +71,8 @@ struct rgi_hb_runs {
 	uint32_t ncap; /* nodes in the pool, node 0 included */
 	uint32_t tbits; /* table of 2^tbits slots */
 	uint32_t free_head, nfree, count;
+	uint32_t last; /* the node rgi_hb_runs_best() returned, or 0 */
+	size_t bytes;
 	bool stale;
 	uint8_t top; /* bit i: l1[i] != 0 */
 	uint64_t l1[NWORDS];
@@ -132,15 +134,27 @@ static void split(struct run *nd, uint32_t t, const struct run *x, uint32_t *lo,
 	}
 }
 
-static uint32_t erase(struct run *nd, uint32_t t, uint32_t x)
+/* Insert node @x (children cleared) into the treap at *@root. */
+static void insert(struct run *nd, uint32_t *root, uint32_t x)
 {
-	if (t == x)
-		return merge(nd, nd[t].l, nd[t].r);
-	if (key_less(&nd[x], &nd[t]))
-		nd[t].l = erase(nd, nd[t].l, x);
-	else
-		nd[t].r = erase(nd, nd[t].r, x);
-	return t;
+	uint32_t px = prio(x), *link = root, t;
+
+	/* down the search path while the nodes outrank x */
+	while ((t = *link) && prio(t) > px)
+		link = key_less(&nd[x], &nd[t]) ? &nd[t].l : &nd[t].r;
+	split(nd, t, &nd[x], &nd[x].l, &nd[x].r);
+	*link = x;
+}
+
+/* Remove node @x from the treap at *@root. */
+static void erase(struct run *nd, uint32_t *root, uint32_t x)
+{
+	uint32_t *link = root;
+
+	while (*link != x)
+		link = key_less(&nd[x], &nd[*link]) ? &nd[*link].l :
+						      &nd[*link].r;
+	*link = merge(nd, nd[x].l, nd[x].r);
 }
 
 static inline bool fits(const struct run *x, uint64_t n, uint64_t mask)
@@ -154,8 +168,19 @@ static inline bool fits(const struct run *x, uint64_t n, uint64_t mask)
 static uint32_t first_fit(const struct run *nd, uint32_t t, uint64_t n,
 			  uint64_t mask)
 {
-	uint32_t f;
+	uint32_t f = 0;
 
+	if (!mask) { /* every run of len >= n fits: the lower bound */
+		while (t) {
+			if (nd[t].len >= n) {
+				f = t;
+				t = nd[t].l;
+			} else {
+				t = nd[t].r;
+			}
+		}
+		return f;
+	}
 	while (t) {
 		if (nd[t].len < n) {
 			t = nd[t].r;
@@ -267,15 +292,44 @@ static void run_add(struct rgi_hb_runs *ix, uint32_t x)
 {
 	struct run *nd = ix->node;
 	unsigned c = run_class(nd[x].len);
-	uint32_t lo, hi;
 
 	nd[x].l = nd[x].r = 0;
-	split(nd, ix->root[c], &nd[x], &lo, &hi);
-	ix->root[c] = merge(nd, merge(nd, lo, x), hi);
+	insert(nd, &ix->root[c], x);
 	class_mark(ix, c);
 	tab_put(ix, x << 1);
 	tab_put(ix, (x << 1) | 1);
 	ix->count++;
+}
+
+/*
+ * Give indexed node @x the run [s, s + len): it moves between trees, but
+ * only the hash entries of the ends that change are rewritten.
+ */
+static void run_reshape(struct rgi_hb_runs *ix, uint32_t x, uint64_t s,
+			uint64_t len)
+{
+	struct run *nd = ix->node;
+	unsigned c = run_class(nd[x].len), c2 = run_class(len);
+	bool new_start = nd[x].start != s;
+	bool new_end = nd[x].start + nd[x].len != s + len;
+
+	erase(nd, &ix->root[c], x);
+	if (new_start)
+		tab_del(ix, tab_find(ix, start_key(nd[x].start)));
+	if (new_end)
+		tab_del(ix, tab_find(ix, end_key(nd[x].start + nd[x].len)));
+	nd[x].start = s;
+	nd[x].len = len;
+	nd[x].l = nd[x].r = 0;
+	insert(nd, &ix->root[c2], x);
+	if (c2 != c) {
+		class_mark(ix, c);
+		class_mark(ix, c2);
+	}
+	if (new_start)
+		tab_put(ix, x << 1);
+	if (new_end)
+		tab_put(ix, (x << 1) | 1);
 }
 
 /* Take node @x out of the index (it stays allocated). */
@@ -284,7 +338,7 @@ static void run_remove(struct rgi_hb_runs *ix, uint32_t x)
 	struct run *nd = ix->node;
 	unsigned c = run_class(nd[x].len);
 
-	ix->root[c] = erase(nd, ix->root[c], x);
+	erase(nd, &ix->root[c], x);
 	class_mark(ix, c);
 	tab_del(ix, tab_find(ix, start_key(nd[x].start)));
 	tab_del(ix, tab_find(ix, end_key(nd[x].start + nd[x].len)));
@@ -358,6 +412,8 @@ static int pool_grow(struct rgi_hb_runs *ix, uint64_t want)
 	ix->node = nd;
 	ix->tab = tab;
 	ix->tbits = tbits;
+	ix->bytes = sizeof(*ix) + (size_t)ncap * sizeof(*nd) +
+		    ((size_t)1 << tbits) * sizeof(*tab);
 	for (uint32_t i = ix->ncap ? ix->ncap : 1; i < ncap; i++) {
 		nd[i].start = 0;
 		nd[i].len = 0;
@@ -384,6 +440,7 @@ static inline void keep_spare(struct rgi_hb_runs *ix)
 static void drop(struct rgi_hb_runs *ix)
 {
 	ix->stale = true;
+	ix->last = 0;
 	ix->count = 0;
 	ix->top = 0;
 	memset(ix->l1, 0, sizeof(ix->l1));
@@ -493,6 +550,7 @@ int rgi_hb_runs_best(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		k = (wi << 6) + (unsigned)__builtin_ctzll(bits);
 		x = first_fit(ix->node, ix->root[k], n, mask);
 		if (x) {
+			ix->last = x;
 			*start = (ix->node[x].start + mask) & ~mask;
 			return 0;
 		}
@@ -505,40 +563,42 @@ void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		       uint64_t s, uint64_t n)
 {
 	uint64_t a = s, e = s + n, b;
-	uint32_t x;
+	uint32_t x = ix->last;
 
+	(void)cap;
 	if (ix->stale)
 		return;
-	if (s && unit_free(w, s - 1)) {
-		a = rgi_hb_prev_set(w, s - 1);
-		a = a == RGI_HB_NONE ? 0 : a + 1;
+	ix->last = 0;
+	if (x) { /* from best fit: the run is known */
+		a = ix->node[x].start;
+	} else {
+		if (s && unit_free(w, s - 1)) {
+			a = rgi_hb_prev_set(w, s - 1);
+			a = a == RGI_HB_NONE ? 0 : a + 1;
+		}
+		x = lookup(ix, start_key(a));
 	}
-	x = lookup(ix, start_key(a));
-	if (unlikely(!x || ix->node[x].len < e - a)) {
+	if (unlikely(!x || ix->node[x].start != a || ix->node[x].len < e - a)) {
 		drop(ix); /* cannot happen while the index is valid */
 		return;
 	}
 	b = a + ix->node[x].len;
-	run_remove(ix, x);
-	if (a < s && e < b && !ix->nfree) {
-		node_put(ix, x);
-		drop(ix);
-		keep_spare(ix);
-		return;
-	}
-	if (a < s) {
-		ix->node[x].len = s - a;
-		run_add(ix, x);
-		if (e < b)
-			run_new(ix, e, b - e);
+	if (a < s && e < b) { /* split in two: one node more */
+		if (unlikely(!ix->nfree)) {
+			drop(ix);
+			keep_spare(ix);
+			return;
+		}
+		run_reshape(ix, x, a, s - a);
+		run_new(ix, e, b - e);
+	} else if (a < s) {
+		run_reshape(ix, x, a, s - a);
 	} else if (e < b) {
-		ix->node[x].start = e;
-		ix->node[x].len = b - e;
-		run_add(ix, x);
+		run_reshape(ix, x, e, b - e);
 	} else {
+		run_remove(ix, x);
 		node_put(ix, x);
 	}
-	(void)cap;
 	keep_spare(ix);
 }
 
@@ -546,10 +606,11 @@ void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		       uint64_t s, uint64_t n)
 {
 	uint64_t e = s + n, a = s, b = e;
-	uint32_t l = 0, r = 0, x;
+	uint32_t l = 0, r = 0;
 
 	if (ix->stale)
 		return;
+	ix->last = 0;
 	if (s && unit_free(w, s - 1)) {
 		l = lookup(ix, end_key(s));
 		if (unlikely(!l)) {
@@ -557,7 +618,6 @@ void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 			return;
 		}
 		a = ix->node[l].start;
-		run_remove(ix, l);
 	}
 	if (e < cap && unit_free(w, e)) {
 		r = lookup(ix, start_key(e));
@@ -566,15 +626,13 @@ void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 			return;
 		}
 		b = e + ix->node[r].len;
-		run_remove(ix, r);
 	}
-	x = l ? l : r;
-	if (l && r)
+	if (l && r) { /* three runs become one */
+		run_remove(ix, r);
 		node_put(ix, r);
-	if (x) {
-		ix->node[x].start = a;
-		ix->node[x].len = b - a;
-		run_add(ix, x);
+		run_reshape(ix, l, a, b - a);
+	} else if (l || r) {
+		run_reshape(ix, l ? l : r, a, b - a);
 	} else if (!run_new(ix, a, b - a)) {
 		drop(ix);
 	}
@@ -612,8 +670,7 @@ uint64_t rgi_hb_runs_largest(const struct rgi_hb_runs *ix, const uint64_t *w,
 
 size_t rgi_hb_runs_bytes(const struct rgi_hb_runs *ix)
 {
-	return sizeof(*ix) + (size_t)ix->ncap * sizeof(struct run) +
-	       ((size_t)1 << ix->tbits) * sizeof(uint32_t);
+	return ix->bytes;
 }
 
 /* Check a treap: order, class, heap; counts its nodes into *nodes. */
