@@ -256,7 +256,8 @@ void rb_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * - bars (@x a text column, @bars true): one group of bars per value of
  *   @x; one bar per @series value (for @y[0]), or per @y column when
  *   @series is NULL.
- * Cells that are missing ("-") are left out. Log axes get a tick at every
+ * Cells that are missing ("-") are left out; lines of the series named in
+ * @dashed are drawn dashed (one that would hide another). Log axes get a tick at every
  * power of 10, labelled 10^k; the title names the seed, runs and date.
  */
 struct rb_plot {
@@ -267,6 +268,7 @@ struct rb_plot {
 	const char *y[4]; /* column keys, NULL-terminated */
 	const char *xlabel, *ylabel;
 	const char *skip; /* comma list of @x values left out, or NULL */
+	const char *dashed; /* lines: comma list of series drawn dashed */
 	bool bars, logx, logy;
 };
 

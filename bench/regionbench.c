@@ -807,20 +807,25 @@ static const char *col_header(struct rb_table *t, const char *key)
 	return t->cols[rb_col_index(t, key)].header;
 }
 
+/* Whether @v is one of the comma list @list (NULL: empty). */
+static bool in_list(const char *list, const char *v)
+{
+	size_t l = strlen(v);
+
+	for (const char *s = list; s && *s; s += strcspn(s, ",")) {
+		s += *s == ',';
+		if (!strncmp(s, v, l) && (s[l] == ',' || !s[l]))
+			return true;
+	}
+	return false;
+}
+
 /* Whether row @r is in the chart: its x is present and not skipped. */
 static bool plot_row(struct rb_table *t, int r, const struct rb_plot *p)
 {
 	const char *x = cell(t, r, p->x);
-	size_t l = x ? strlen(x) : 0;
 
-	if (!x)
-		return false;
-	for (const char *s = p->skip; s && *s; s += strcspn(s, ",")) {
-		s += *s == ',';
-		if (!strncmp(s, x, l) && (s[l] == ',' || !s[l]))
-			return false;
-	}
-	return true;
+	return x && !in_list(p->skip, x);
 }
 
 /* Write the data file; returns the number of series (lines or bars). */
@@ -966,7 +971,13 @@ void rb_plot_table(struct rb_ctx *ctx, struct rb_table *t,
 					"%s'%s.dat' index %d using 1:%d with "
 					"linespoints lc %d dt %d title '%s%s%s'",
 					sep, base, i / ny, i % ny + 2,
-					i / ny + 1, i % ny + 1, ser[i / ny],
+					i / ny + 1,
+					i % ny + 1 +
+						(in_list(p->dashed,
+							 ser[i / ny]) ?
+							 ny :
+							 0),
+					ser[i / ny],
 					ny > 1 && ser[i / ny][0] ? " " : "",
 					ny > 1 ? col_header(t, p->y[i % ny]) :
 						 "");

@@ -869,6 +869,8 @@ static void plot_failures(struct rb_ctx *ctx, const struct opts *o,
 			      .x = "occupancy",
 			      .series = "policy",
 			      .y = { "failures" },
+			      /* it coincides with first fit on churn */
+			      .dashed = "top fit",
 			      .xlabel = "occupancy before the churn (% of "
 					"capacity)",
 			      .ylabel = "failed allocations",
