@@ -78,13 +78,14 @@ RG_API struct rg_hbitmap *rg_hbitmap_create(uint64_t capacity);
  *
  * The index holds one 24-byte node per free run in a pool that doubles
  * when fewer than two nodes are spare, plus a hash table of 4-byte slots
- * (four to eight per node) that finds a run by its start or end; its bytes
+ * (four per pool node) that finds a run by its start or end; its bytes
  * are part of rg_hbitmap_bytes(). Every call on such an instance updates
  * it (O(log runs); a reservation or an allocation that does not start a
  * run also scans back to the run's start), and none fails for it: when the
  * pool cannot grow and a node is needed, the index is dropped and the next
  * rg_hbitmap_alloc_best() rebuilds it from the bitmap (O(capacity / 64)),
- * which is the only call that can then return -ENOMEM. rg_hbitmap_resize()
+ * which is the only call that can then return -ENOMEM (also when more
+ * than 2^29 free runs would need indexing). rg_hbitmap_resize()
  * drops it the same way. Such an instance does not keep the first-fit
  * summaries current: best fit, top-down, free and reserve change only the
  * bits and the index, and rg_hbitmap_alloc() or rg_hbitmap_alloc_range()
