@@ -38,31 +38,34 @@ static void hb_fini(struct rg_region *r)
 	rg_hbitmap_destroy(r->priv);
 }
 
+/* The policies other than first fit. */
+static RGI_NOINLINE int hb_alloc_policy(struct rg_region *r, unsigned long n,
+					uint64_t align, uint64_t *s)
+{
+	int err = -ENOSPC;
+
+	switch (r->policy) {
+	case RG_REGION_BEST_FIT:
+		return rg_hbitmap_alloc_best(r->priv, n, align, s);
+	case RG_REGION_TOP_DOWN:
+		return rg_hbitmap_alloc_rev(r->priv, n, align, s);
+	default: /* next fit */
+		if (r->next)
+			err = rg_hbitmap_alloc_range(r->priv, n, align, r->next,
+						     r->capacity - 1, s);
+		if (err == -ENOSPC)
+			err = rg_hbitmap_alloc(r->priv, n, align, s);
+		return err;
+	}
+}
+
 static int hb_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
 		    unsigned long *start)
 {
 	uint64_t s, align = (uint64_t)mask + 1;
-	int err;
-
-	switch (r->policy) {
-	case RG_REGION_BEST_FIT:
-		err = rg_hbitmap_alloc_best(r->priv, n, align, &s);
-		break;
-	case RG_REGION_TOP_DOWN:
-		err = rg_hbitmap_alloc_rev(r->priv, n, align, &s);
-		break;
-	case RG_REGION_NEXT_FIT:
-		err = -ENOSPC;
-		if (r->next)
-			err = rg_hbitmap_alloc_range(r->priv, n, align, r->next,
-						     r->capacity - 1, &s);
-		if (err == -ENOSPC)
-			err = rg_hbitmap_alloc(r->priv, n, align, &s);
-		break;
-	default:
-		err = rg_hbitmap_alloc(r->priv, n, align, &s);
-		break;
-	}
+	int err = likely(r->policy == RG_REGION_FIRST_FIT) ?
+			  rg_hbitmap_alloc(r->priv, n, align, &s) :
+			  hb_alloc_policy(r, n, align, &s);
 
 	if (!err)
 		*start = (unsigned long)s;
