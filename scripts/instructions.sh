@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# Instructions per free+alloc pair of one backend and placement policy
-# under churn, counted by callgrind, so that a figure can be repeated
-# exactly on a noisy machine:
+# Instructions per operation of one backend and placement policy, counted
+# by callgrind, so that a figure can be repeated exactly on a noisy machine:
 #
 #   scripts/instructions.sh [-C BUILDDIR] [-c CAPACITY] [-o OCCUPANCY]
 #                           WORKLOAD BACKEND POLICY
 #
-#   WORKLOAD  churn or aligned (regionbench regions --workload)
-#   BACKEND   bitmap, maple or hbitmap
+#   WORKLOAD  churn or aligned: instructions per free+alloc pair;
+#             fill or big: instructions per allocation and per free
+#             (regionbench regions --workload)
+#   BACKEND   bitmap, ida, maple or hbitmap
 #   POLICY    first, best, top or next
 #   defaults: BUILDDIR build/release, CAPACITY 1e6, OCCUPANCY 90
 #
-# regionbench runs the same seeded churn twice, for N1 and N2 iterations,
-# under valgrind --tool=callgrind with collection switched on only inside
-# rg_region_alloc() and rg_region_free() (callees included). The fill and
-# the first N1 iterations are identical in both runs, so
-# (I(N2) - I(N1)) / (N2 - N1) is the cost of one steady-state iteration,
-# one free and one allocation, without the benchmark's own work.
+# Collection is switched on only inside rg_region_alloc() and
+# rg_region_free() (callees included), so the benchmark's own work is not
+# counted. Churn: regionbench runs the same seeded churn twice, for N1 and
+# N2 iterations; the fill and the first N1 iterations are identical in both
+# runs, so (I(N2) - I(N1)) / (N2 - N1) is the cost of one steady-state
+# iteration, one free and one allocation. Fill and big: one fill (until the
+# first failure) and the frees of every region, counted once with only
+# rg_region_alloc() collected and once with only rg_region_free(), each
+# divided by the number of regions.
 set -eu
 cd "$(dirname "$0")/.."
 B=build/release
@@ -36,7 +40,7 @@ while getopts "C:c:o:" opt; do
 done
 shift $((OPTIND - 1))
 if [ $# -ne 3 ]; then
-	sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 WL=$1 BACKEND=$2 POLICY=$3
@@ -45,21 +49,46 @@ command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind" >&2; 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-count() { # iterations -> collected instructions
-	valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$1" \
-		--toggle-collect=rg_region_alloc --toggle-collect=rg_region_free \
-		"$B/bench/regionbench" --runs 1 --format csv regions \
-		--workload "$WL" --backends "$BACKEND" --policy "$POLICY" \
-		--capacity "$CAP" --occupancy "$OCC" --iterations "$1" \
-		--budget 86400 >"$tmp/out.$1" 2>"$tmp/err.$1" ||
-		{ cat "$tmp/err.$1" >&2; exit 1; }
-	awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$1"
+run() { # tag toggle-functions... (regionbench arguments in $ARGS)
+	local tag=$1
+	shift
+	local toggles=()
+	for f in "$@"; do toggles+=("--toggle-collect=$f"); done
+	valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$tag" \
+		"${toggles[@]}" "$B/bench/regionbench" --runs 1 --format csv \
+		regions --workload "$WL" --backends "$BACKEND" --policy "$POLICY" \
+		--capacity "$CAP" "${ARGS[@]}" --budget 86400 \
+		>"$tmp/out.$tag" 2>"$tmp/err.$tag" ||
+		{ cat "$tmp/err.$tag" >&2; exit 1; }
+	awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$tag"
 }
-i1=$(count "$N1")
-i2=$(count "$N2")
-awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" -v w="$WL" \
-	-v be="$BACKEND" -v p="$POLICY" -v c="$CAP" -v o="$OCC" 'BEGIN {
-	printf "%s %s %s fit, capacity %s, %s%%: %.0f instructions per " \
-	       "free+alloc pair ((%s - %s) / (%d - %d))\n",
-	       w, be, p, c, o, (b - a) / (n2 - n1), b, a, n2, n1
-}'
+case $WL in
+churn | aligned)
+	ARGS=(--occupancy "$OCC" --iterations "$N1")
+	i1=$(run n1 rg_region_alloc rg_region_free)
+	ARGS=(--occupancy "$OCC" --iterations "$N2")
+	i2=$(run n2 rg_region_alloc rg_region_free)
+	awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" -v w="$WL" \
+		-v be="$BACKEND" -v p="$POLICY" -v c="$CAP" -v o="$OCC" 'BEGIN {
+		printf "%s %s %s fit, capacity %s, %s%%: %.0f instructions per " \
+		       "free+alloc pair ((%s - %s) / (%d - %d))\n",
+		       w, be, p, c, o, (b - a) / (n2 - n1), b, a, n2, n1
+	}'
+	;;
+fill | big)
+	ARGS=()
+	ia=$(run alloc rg_region_alloc)
+	if=$(run free rg_region_free)
+	regions=$(awk -F, 'NR == 2 { print $7 }' "$tmp/out.alloc")
+	awk -v a="$ia" -v f="$if" -v r="$regions" -v w="$WL" \
+		-v be="$BACKEND" -v p="$POLICY" -v c="$CAP" 'BEGIN {
+		printf "%s %s %s fit, capacity %s: %d regions, %.0f " \
+		       "instructions per allocation (%s / %d), %.0f per free " \
+		       "(%s / %d)\n", w, be, p, c, r, a / r, a, r, f / r, f, r
+	}'
+	;;
+*)
+	echo "instructions.sh: workload $WL: churn, aligned, fill or big" >&2
+	exit 2
+	;;
+esac
