@@ -49,8 +49,14 @@
  * because growing failed, the index is dropped (marked stale) and the next
  * best-fit allocation rebuilds it from the bitmap in O(capacity / 64),
  * which is the one call that can return -ENOMEM for it. Resize also drops
- * it. Bytes: the handle, 24 bytes per pool node and 4 per table slot, at
- * most 16 slots per 4 nodes: about 40 to 80 bytes per free run.
+ * it. Bytes: the handle (about 2 KB: the class roots and masks), 24 bytes
+ * per pool node and four 4-byte table slots per pool node: 40 bytes per
+ * node, 40 to 80 per free run as the pool is between half and fully used.
+ *
+ * Updates. A run that shrinks or grows at one end keeps its node: it moves
+ * to its new class's treap and only the hash entry of the end that moved
+ * is rewritten. The run a best-fit search returned is handed to the update
+ * that follows, so it is not looked up again.
  */
 #include <errno.h>
 #include <string.h>
