@@ -485,6 +485,30 @@ static void test_policies(void **state)
 	assert_int_equal(rg_hbitmap_alloc_best(bf, 76, 1, &s), 0);
 	assert_int_equal(s, 24);
 	check_valid(bf);
+	/* first fit in a window on a best-fit instance: both stay exact */
+	{
+		struct rg_hbitmap *w =
+			rg_hbitmap_create_flags(200, RG_HBITMAP_BEST_FIT);
+
+		assert_non_null(w);
+		assert_int_equal(rg_hbitmap_reserve(w, 0, 200), 0);
+		assert_int_equal(rg_hbitmap_free(w, 10, 10), 0);
+		assert_int_equal(rg_hbitmap_free(w, 100, 50), 0);
+		assert_int_equal(rg_hbitmap_alloc_best(w, 10, 1, &s), 0);
+		assert_int_equal(s, 10);
+		assert_int_equal(rg_hbitmap_alloc_range(w, 5, 1, 120, 199, &s),
+				 0);
+		assert_int_equal(s, 120);
+		check_valid(w);
+		assert_int_equal(rg_hbitmap_largest_free_run(w), 25);
+		assert_int_equal(rg_hbitmap_alloc_best(w, 20, 1, &s), 0);
+		assert_int_equal(s, 100);
+		assert_int_equal(rg_hbitmap_alloc(w, 25, 1, &s), 0);
+		assert_int_equal(s, 125);
+		check_valid(w);
+		assert_int_equal(rg_hbitmap_largest_free_run(w), 0);
+		rg_hbitmap_destroy(w);
+	}
 	/* a capacity of whole blocks has no padding to check */
 	{
 		struct rg_hbitmap *w =
