@@ -278,21 +278,17 @@ static uint32_t lookup(const struct rgi_hb_runs *ix, uint64_t key)
 
 /* ---- runs in and out ------------------------------------------------------ */
 
-static void class_mark(struct rgi_hb_runs *ix, unsigned c)
+static inline void class_mark(struct rgi_hb_runs *ix, unsigned c)
 {
-	bool any = ix->root[c] != 0;
-	uint64_t bit = 1ull << (c & 63);
+	uint64_t bit = 1ull << (c & 63), *w = &ix->l1[c >> 6];
 
-	if (any)
-		ix->l1[c >> 6] |= bit;
-	else
-		ix->l1[c >> 6] &= ~bit;
-	if (ix->l1[c >> 6])
+	if (ix->root[c]) {
+		*w |= bit;
 		ix->top |= (uint8_t)(1u << (c >> 6));
-	else
+	} else if (!(*w &= ~bit)) {
 		ix->top &= (uint8_t) ~(1u << (c >> 6));
+	}
 }
-
 /* Index node @x, whose start and len are set. */
 static void run_add(struct rgi_hb_runs *ix, uint32_t x)
 {

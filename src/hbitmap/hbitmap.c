@@ -1881,7 +1881,16 @@ static void hb_bits_only(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
 		hb->pend_alloc = false;
 		hb_before_reset(hb);
 	}
-	hb_bits(hb->words, s, s + n, set);
+	if (((s ^ (s + n - 1)) >> 6) == 0) { /* one word: the usual case */
+		uint64_t m = (~0ULL >> (64 - n)) << (s & 63);
+
+		if (set)
+			hb->words[s >> 6] |= m;
+		else
+			hb->words[s >> 6] &= ~m;
+	} else {
+		hb_bits(hb->words, s, s + n, set);
+	}
 	if (set)
 		hb->free_units -= n;
 	else
