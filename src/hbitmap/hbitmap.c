@@ -1870,7 +1870,9 @@ static HB_NOINLINE int hb_alloc_seq(struct rg_hbitmap *hb, uint64_t n,
  * reserve change only bits (and the index) and mark them stale; a call
  * that needs them (first fit, a window) rebuilds them first, in
  * O(capacity / 64). So a best-fit instance pays nothing for the first-fit
- * structure unless it uses it.
+ * structure unless it uses it. Such an instance never keeps a pending
+ * block (first fit flushes it), so the plain fast paths, which test for
+ * one first, never see it and test for the index only when they miss.
  */
 static void hb_bits_only(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
 			 bool set)
@@ -1912,7 +1914,7 @@ static HB_NOINLINE int hb_alloc_indexed(struct rg_hbitmap *hb, uint64_t n,
 
 	hb_sync(hb);
 	err = hb_alloc_search(hb, n, align, start);
-
+	hb_flush(hb); /* no pending block: the plain fast paths stay off */
 	if (!err)
 		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, *start, n);
 	return err;
@@ -1947,10 +1949,10 @@ int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	if (unlikely(!hb || n == 0 || n > hb->capacity || hb_bad_align(align) ||
 		     !start))
 		return -EINVAL;
+	if (likely(hb->pend_alloc)) /* never on best-fit instances */
+		return hb_alloc_seq(hb, n, align, start);
 	if (unlikely(hb->runs))
 		return hb_alloc_indexed(hb, n, align, start);
-	if (likely(hb->pend_alloc))
-		return hb_alloc_seq(hb, n, align, start);
 	return hb_alloc_search(hb, n, align, start);
 }
 
@@ -1975,8 +1977,10 @@ int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	if (a == HB_NONE)
 		return -ENOSPC;
 	hb_mutate(hb, a, n, true, true);
-	if (hb->runs)
+	if (hb->runs) {
+		hb_flush(hb); /* keep best-fit instances without one */
 		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
+	}
 	*start = a;
 	return 0;
 }
@@ -2137,13 +2141,16 @@ int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 
 	if (unlikely(hb_bad_range(hb, start, n)))
 		return -EINVAL;
-	if (unlikely(hb->runs))
-		return hb_free_indexed(hb, start, n);
 	if (likely(n <= 64 && b == ((e - 1) >> HB_BLOCK_SHIFT))) {
+		/* best-fit instances never have a pending block */
 		if (likely(b == hb->pend))
 			return hb_free_short(hb, start, n, false);
+		if (unlikely(hb->runs))
+			return hb_free_indexed(hb, start, n);
 		return hb_free_short_switch(hb, start, n);
 	}
+	if (unlikely(hb->runs))
+		return hb_free_indexed(hb, start, n);
 	if (unlikely(!hb_bits_are(hb->words, start, e, true)))
 		return -ENOENT;
 	hb_mutate(hb, start, n, false, false);
@@ -2450,6 +2457,11 @@ int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 
 	if (err || !hb->runs)
 		return err;
+	if (hb->pend != HB_NONE || hb->pend_alloc) {
+		if (reason)
+			*reason = "best-fit instance has a pending block";
+		return -EINVAL;
+	}
 	return rgi_hb_runs_validate(hb->runs, hb->words, hb->capacity, reason);
 }
 

@@ -19,10 +19,11 @@
  * backend's alloc places by r->policy, exactly as enum rg_region_policy
  * defines it, so every backend offering a policy gives the same answer.
  * Next fit's cursor (the end of the last allocation, wrapped to 0 at the
- * capacity) lives here, in r->next; reserve and free do not move it.
- * Units, not regions, are tracked: a free of any fully allocated range
- * succeeds, so no backend stores region boundaries beyond what its
- * structure has anyway.
+ * capacity) lives here, in r->next, moved by the backends' next-fit paths
+ * (rgi_next_fit_done), so other policies pay nothing for it; reserve and
+ * free do not move it. Units, not regions, are tracked: a free of any fully
+ * allocated range succeeds, so no backend stores region boundaries beyond
+ * what its structure has anyway.
  *
  * Never allocates after creation except inside backends (maple and ida
  * nodes from slab caches; hbitmap and bitmap allocate only at creation).
@@ -257,8 +258,6 @@ int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 	if (likely(!err)) {
 		RGI_DEBUG_ASSERT(s < r->capacity && n <= r->capacity - s);
 		*start = s;
-		if (r->policy == RG_REGION_NEXT_FIT)
-			r->next = s + n < r->capacity ? s + n : 0;
 	}
 	return mutation_done(r, err, r->free_units - n);
 }

@@ -92,6 +92,8 @@ static int bm_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
 		return -ENOSPC;
 	rg_bitmap_set_range(map, s, n);
 	*start = s;
+	if (r->policy == RG_REGION_NEXT_FIT)
+		rgi_next_fit_done(r, s, n);
 	return 0;
 }
 

@@ -55,6 +55,8 @@ static RGI_NOINLINE int hb_alloc_policy(struct rg_region *r, unsigned long n,
 						     r->capacity - 1, s);
 		if (err == -ENOSPC)
 			err = rg_hbitmap_alloc(r->priv, n, align, s);
+		if (!err)
+			rgi_next_fit_done(r, (unsigned long)*s, n);
 		return err;
 	}
 }

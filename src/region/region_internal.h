@@ -34,7 +34,8 @@ struct rgi_region_ops {
 	/*
 	 * The start r->policy names among those s with (s & mask) == 0 and
 	 * s .. s + n - 1 free (next fit: from r->next, which is below the
-	 * capacity): 0, -ENOSPC or -ENOMEM. 1 <= n <= capacity.
+	 * capacity, and on success moved by rgi_next_fit_done()): 0, -ENOSPC
+	 * or -ENOMEM. 1 <= n <= capacity.
 	 */
 	int (*alloc)(struct rg_region *r, unsigned long n, unsigned long mask,
 		     unsigned long *start);
@@ -83,6 +84,13 @@ extern const struct rgi_region_ops rgi_region_hbitmap_ops RGI_HIDDEN;
 static inline unsigned long rgi_align_up(unsigned long x, unsigned long mask)
 {
 	return (x + mask) & ~mask;
+}
+
+/* Next fit placed [s, s + n): the cursor moves to its end (0 at the top). */
+static inline void rgi_next_fit_done(struct rg_region *r, unsigned long s,
+				     unsigned long n)
+{
+	r->next = s + n < r->capacity ? s + n : 0;
 }
 
 #endif /* RGI_REGION_INTERNAL_H */

@@ -169,12 +169,14 @@ static int mp_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
 	case RG_REGION_TOP_DOWN:
 		return mp_alloc_top(mt, max, n, mask, start);
 	case RG_REGION_NEXT_FIT:
-		if (r->next) {
+		err = -ENOSPC;
+		if (r->next)
 			err = mp_alloc_first(mt, r->next, max, n, mask, start);
-			if (err != -ENOSPC)
-				return err;
-		}
-		/* fall through */
+		if (err == -ENOSPC)
+			err = mp_alloc_first(mt, 0, max, n, mask, start);
+		if (!err)
+			rgi_next_fit_done(r, *start, n);
+		return err;
 	default:
 		return mp_alloc_first(mt, 0, max, n, mask, start);
 	}
