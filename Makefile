@@ -64,3 +64,12 @@ SECONDS ?= 60
 .PHONY: fuzz
 fuzz:
 	@bash scripts/fuzz.sh $(SECONDS)
+
+# make soak MINUTES=N: every module at once from 2 x nproc threads for N
+# minutes (ownership checks, checkpoints, flat resident memory); the RSS
+# curve is plotted to $(B)/release/soak-rss.png (or SOAK_PNG=FILE).
+MINUTES ?= 10
+SOAK_PNG ?= $(B)/release/soak-rss.png
+.PHONY: soak
+soak: build
+	@bash scripts/soak.sh $(B)/release $(MINUTES) $(SOAK_PNG)
