@@ -316,7 +316,6 @@ int rg_region_validate(struct rg_region *r, const char **reason)
 {
 	const char *why = NULL;
 	unsigned long used = 0;
-	int err;
 
 	if (!r) {
 		if (reason)
@@ -328,7 +327,7 @@ int rg_region_validate(struct rg_region *r, const char **reason)
 		why = "ops table does not match the backend";
 	else if (r->free_units > r->capacity)
 		why = "more free units than the capacity";
-	else if ((err = r->ops->validate(r, &used, &why)) != 0) {
+	else if (r->ops->validate(r, &used, &why) != 0) {
 		if (!why)
 			why = "backend structure is invalid";
 	} else if (used != r->capacity - r->free_units)
