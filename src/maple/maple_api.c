@@ -1053,13 +1053,14 @@ mas_next_slot(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
 static RGI_ALWAYS_INLINE void *
 mas_prev_slot(struct rg_ma_state *mas, unsigned long min, bool any, bool rcu)
 {
-	void *e;
+	void *e = NULL;
 
 	if (mas_slot_first(mas) <= min) {
 		mas->status = RG_MAS_UNDERFLOW;
 		return NULL;
 	}
 	for (;;) {
+		/* cannot fail: the current range starts above min */
 		mas_step(mas, false, rcu, &e);
 		if (e || any)
 			return e;
