@@ -73,3 +73,10 @@ SOAK_PNG ?= $(B)/release/soak-rss.png
 .PHONY: soak
 soak: build
 	@bash scripts/soak.sh $(B)/release $(MINUTES) $(SOAK_PNG)
+
+# make coverage: the whole suite built with gcc --coverage ($(B)/coverage),
+# then line and branch coverage of src/ (gcovr).
+.PHONY: coverage
+coverage:
+	@bash scripts/deps.sh qa
+	@bash scripts/coverage.sh $(B)/coverage

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# make coverage: build the whole suite with gcc --coverage in its own build
+# dir, run every test, and print line and branch coverage of src/ only
+# (tests, bench and examples are not counted), per file and in total.
+# Usage: coverage.sh [BUILD_DIR]. Also writes BUILD_DIR/coverage.txt (the
+# uncovered line numbers per file) and BUILD_DIR/coverage.html.
+set -u
+cd "$(dirname "$0")/.."
+d=${1:-build/coverage}
+
+if [ ! -f "$d/build.ninja" ]; then
+	mkdir -p "$(dirname "$d")"
+	meson setup "$d" -Dbuildtype=debug -Db_coverage=true \
+		>"$d.setup.log" 2>&1 || { cat "$d.setup.log"; exit 1; }
+fi
+ninja -C "$d" >"$d.ninja.log" 2>&1 || { tail -n 40 "$d.ninja.log"; exit 1; }
+# Counters from an earlier run would add up: start from zero.
+find "$d" -name '*.gcda' -delete
+meson test -C "$d" --num-processes 2 >"$d.test.log" 2>&1
+rc=$?
+grep -E '^(Ok|Fail|Timeout):' "$d.test.log"
+[ $rc -eq 0 ] || { echo "coverage: some tests failed, see $d.test.log"; exit 1; }
+
+root=$(pwd)
+gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
+	-o "$d/coverage.txt" --txt
+gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
+	--html-details -o "$d/coverage.html" >/dev/null
+gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
+	--branches -o "$d/coverage-branches.txt" --txt
+cat "$d/coverage.txt"
+gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
+	--print-summary -o /dev/null
+echo "coverage: uncovered lines per file in $d/coverage.txt, branches in" \
+	"$d/coverage-branches.txt, annotated sources in $d/coverage.html"
