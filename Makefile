@@ -80,3 +80,9 @@ soak: build
 coverage:
 	@bash scripts/deps.sh qa
 	@bash scripts/coverage.sh $(B)/coverage
+
+# make analyze: gcc -fanalyzer and cppcheck over src/, clean or failing.
+.PHONY: analyze
+analyze:
+	@bash scripts/deps.sh qa
+	@bash scripts/analyze.sh $(B)/analyze
