@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Behaviour that the module tests did not reach (found with make coverage):
+ * the fault-injection counters, statistics before first use, validators
+ * catching corrupted structures (through public fields and calls only),
+ * paused and exhausted Maple Tree iteration, the IDA's range end inside an
+ * absent chunk, aligned zero-area searches against the naive search, the
+ * bitmap dump's line breaks and constructors failing under fault injection.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libregion.h>
+
+#include "rg_test.h"
+
+/* Runs first: the process-wide node caches do not exist yet. */
+static void test_stats_before_first_use(void **state)
+{
+	struct rg_slab_stats st;
+
+	(void)state;
+	memset(&st, 0xff, sizeof(st));
+	assert_int_equal(rg_mtree_node_stats(&st), 0);
+	assert_int_equal(st.objects_in_use, 0);
+	assert_int_equal(st.bytes_held, 0);
+	memset(&st, 0xff, sizeof(st));
+	assert_int_equal(rg_xa_node_cache_stats(&st), 0);
+	assert_int_equal(st.bytes_held, 0);
+	memset(&st, 0xff, sizeof(st));
+	assert_int_equal(rg_ida_bitmap_cache_stats(&st), 0);
+	assert_int_equal(st.bytes_held, 0);
+	assert_int_equal(rg_mtree_node_stats(NULL), -EINVAL);
+	assert_int_equal(rg_xa_node_cache_stats(NULL), -EINVAL);
+	assert_int_equal(rg_ida_bitmap_cache_stats(NULL), -EINVAL);
+}
+
+static void test_fault_counters(void **state)
+{
+	struct rg_slab_cache *c = rg_slab_create("cov", 64, 0, 0, NULL);
+	unsigned long before;
+	void *p;
+
+	(void)state;
+	assert_non_null(c);
+	rg_fault_inject(0);
+	assert_false(rg_fault_fired());
+	before = rg_fault_attempts();
+	p = rg_slab_alloc(c);
+	assert_non_null(p);
+	assert_true(rg_fault_attempts() > before);
+	assert_false(rg_fault_fired());
+	rg_slab_free(c, p);
+
+	/* The next attempt fails, once, and says so. */
+	rg_fault_inject(1);
+	assert_false(rg_fault_fired());
+	p = rg_slab_alloc(c);
+	assert_null(p);
+	assert_int_equal(errno, ENOMEM);
+	assert_true(rg_fault_fired());
+	p = rg_slab_alloc(c);
+	assert_non_null(p);
+	rg_slab_free(c, p);
+	rg_fault_inject(0);
+	assert_int_equal(rg_slab_destroy(c), 0);
+}
+
+/* Expect validation to fail with exactly @why. */
+static void expect_ida_invalid(struct rg_ida *ida, const char *why)
+{
+	const char *reason = NULL;
+
+	assert_int_equal(rg_ida_validate(ida, &reason), -EINVAL);
+	assert_non_null(reason);
+	assert_string_equal(reason, why);
+}
+
+static void expect_ida_valid(struct rg_ida *ida)
+{
+	const char *reason = NULL;
+
+	assert_int_equal(rg_ida_validate(ida, &reason), 0);
+}
+
+/*
+ * The IDA's chunks live in its public xarray: entries stored there behind
+ * its back are what a stray write would leave, and validate must name them.
+ */
+static void test_ida_validate_catches_corruption(void **state)
+{
+	static unsigned long fake_bitmap[RG_IDA_BITMAP_BITS / 64]
+		__attribute__((aligned(64)));
+	RG_DEFINE_IDA(ida);
+	unsigned int id;
+	void *keep;
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rg_ida_alloc(&ida, &id), 0);
+	expect_ida_valid(&ida);
+
+	/* A value chunk with no ID in it. */
+	assert_int_equal(rg_xa_store(&ida.xa, 5, rg_xa_mk_value(0), NULL), 0);
+	expect_ida_invalid(&ida, "empty value chunk not released");
+	rg_xa_erase(&ida.xa, 5);
+	expect_ida_valid(&ida);
+
+	/* A value chunk that is not marked as having free IDs. */
+	assert_int_equal(rg_xa_store(&ida.xa, 5, rg_xa_mk_value(1), NULL), 0);
+	/* (a new entry starts unmarked; the IDA sets the mark itself) */
+	expect_ida_invalid(&ida, "value chunk without the free mark");
+	rg_xa_erase(&ida.xa, 5);
+	expect_ida_valid(&ida);
+
+	/* A chunk past the last ID. */
+	assert_int_equal(rg_xa_store(&ida.xa, (RG_IDA_MAX / 1024UL) + 1,
+				     rg_xa_mk_value(1), NULL),
+			 0);
+	expect_ida_invalid(&ida, "chunk beyond INT_MAX");
+	rg_xa_erase(&ida.xa, (RG_IDA_MAX / 1024UL) + 1);
+	expect_ida_valid(&ida);
+
+	/* A pointer that cannot be a bitmap, then an empty "bitmap". */
+	assert_int_equal(rg_xa_store(&ida.xa, 6, (char *)fake_bitmap + 4, NULL),
+			 0);
+	expect_ida_invalid(&ida, "chunk is not a bitmap pointer");
+	assert_int_equal(rg_xa_store(&ida.xa, 6, fake_bitmap, NULL), 0);
+	expect_ida_invalid(&ida, "empty bitmap chunk not released");
+	/* A bitmap with free IDs but without the free mark. */
+	fake_bitmap[0] = 1;
+	expect_ida_invalid(&ida, "free mark disagrees with bitmap");
+	rg_xa_erase(&ida.xa, 6);
+	expect_ida_valid(&ida);
+
+	/* The array's flags and the cached hint. */
+	ida.xa.flags = RG_XA_FLAGS_ALLOC1;
+	expect_ida_invalid(&ida, "IDA xarray is not a plain allocating array");
+	ida.xa.flags = RG_XA_FLAGS_ALLOC;
+	expect_ida_valid(&ida);
+	keep = ida.hint_leaf;
+	ida.hint_slot = NULL;
+	ida.hint_leaf = &ida;
+	expect_ida_invalid(&ida, "cached leaf without a slot");
+	ida.hint_leaf = NULL;
+	expect_ida_valid(&ida);
+	(void)keep;
+
+	for (unsigned int i = 0; i < 3; i++)
+		assert_int_equal(rg_ida_free(&ida, i), 0);
+	assert_true(rg_ida_is_empty(&ida));
+	rg_ida_destroy(&ida);
+}
+
+static void test_ida_range_ends_before_next_chunk(void **state)
+{
+	RG_DEFINE_IDA(ida);
+	unsigned int id;
+
+	(void)state;
+	/* Chunk 0 full: the lowest candidate is 1024, past max. */
+	for (unsigned int i = 0; i < RG_IDA_BITMAP_BITS; i++) {
+		assert_int_equal(rg_ida_alloc(&ida, &id), 0);
+		assert_int_equal(id, i);
+	}
+	id = 12345;
+	assert_int_equal(rg_ida_alloc_range(&ida, 100, 1023, &id), -ENOSPC);
+	assert_int_equal(id, 12345);
+	expect_ida_valid(&ida);
+	assert_int_equal(rg_ida_alloc_range(&ida, 100, 1024, &id), 0);
+	assert_int_equal(id, 1024);
+	assert_false(rg_ida_exists(&ida, RG_IDA_MAX + 1U));
+	assert_false(rg_ida_exists(&ida, UINT_MAX));
+	rg_ida_destroy(&ida);
+	assert_true(rg_ida_is_empty(&ida));
+}
+
+/* Paused and exhausted iteration at both ends of the index space. */
+static void test_maple_iteration_ends(void **state)
+{
+	static int a, b, c;
+	struct rg_maple_tree mt;
+
+	(void)state;
+	assert_int_equal(rg_mtree_init(&mt, 0), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 0, 9, &a), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 30, 39, &b), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 50, ULONG_MAX, &c), 0);
+
+	rg_mtree_lock(&mt);
+	{
+		RG_MA_STATE(mas, &mt, 60, 60);
+
+		/* Paused on the last range: nothing after it, twice. */
+		assert_ptr_equal(rg_mas_walk(&mas), &c);
+		rg_mas_pause(&mas);
+		assert_null(rg_mas_next(&mas, ULONG_MAX));
+		assert_int_equal(mas.status, RG_MAS_OVERFLOW);
+		assert_null(rg_mas_next(&mas, ULONG_MAX));
+		assert_int_equal(mas.status, RG_MAS_OVERFLOW);
+	}
+	{
+		RG_MA_STATE(mas, &mt, 5, 5);
+
+		/* Paused on the first range: nothing before it, twice. */
+		assert_ptr_equal(rg_mas_walk(&mas), &a);
+		rg_mas_pause(&mas);
+		assert_null(rg_mas_prev(&mas, 0));
+		assert_int_equal(mas.status, RG_MAS_UNDERFLOW);
+		assert_null(rg_mas_prev(&mas, 0));
+		assert_int_equal(mas.status, RG_MAS_UNDERFLOW);
+		/* From the underflow, forward reads the range at index first. */
+		assert_ptr_equal(rg_mas_next(&mas, ULONG_MAX), &a);
+		assert_int_equal(mas.index, 0);
+		assert_int_equal(mas.last, 9);
+		assert_ptr_equal(rg_mas_next(&mas, ULONG_MAX), &b);
+		assert_int_equal(mas.index, 30);
+		assert_int_equal(mas.last, 39);
+	}
+	{
+		RG_MA_STATE(mas, &mt, 35, 35);
+
+		/* Paused, backwards with a floor above the previous range. */
+		assert_ptr_equal(rg_mas_walk(&mas), &b);
+		rg_mas_pause(&mas);
+		assert_null(rg_mas_prev(&mas, 20));
+		assert_int_equal(mas.status, RG_MAS_UNDERFLOW);
+	}
+	{
+		RG_MA_STATE(mas, &mt, 35, 35);
+
+		/* The range before it ends below the floor. */
+		assert_ptr_equal(rg_mas_walk(&mas), &b);
+		rg_mas_pause(&mas);
+		assert_null(rg_mas_prev(&mas, 30));
+		assert_int_equal(mas.status, RG_MAS_UNDERFLOW);
+	}
+	rg_mtree_unlock(&mt);
+	rg_mtree_destroy(&mt);
+}
+
+/* The aligned zero-area search agrees with the naive one everywhere. */
+static void test_bitmap_zero_area_vs_naive(void **state)
+{
+	RG_DECLARE_BITMAP(map, 256);
+	struct rg_rand rng;
+
+	(void)state;
+	rg_rand_seed(&rng, rg_test_seed());
+	for (int round = 0; round < (RG_THOROUGH ? 4000 : 20000); round++) {
+		unsigned long size = 1 + rg_rand_below(&rng, 256);
+		unsigned long density = rg_rand_below(&rng, 8);
+
+		memset(map, 0, sizeof(map));
+		for (unsigned long i = 0; i < size; i++)
+			if (rg_rand_below(&rng, 8) < density)
+				rg_bitmap_set(map, i);
+		for (int q = 0; q < 8; q++) {
+			unsigned long start = rg_rand_below(&rng, size + 1);
+			unsigned long nr = 1 + rg_rand_below(&rng, 24);
+			unsigned long mask =
+				(1UL << rg_rand_below(&rng, 5)) - 1;
+			unsigned long off = rg_rand_below(&rng, 8);
+
+			assert_int_equal(
+				rg_bitmap_find_next_zero_area_off(
+					map, size, start, nr, mask, off),
+				rg_bitmap_find_next_zero_area_naive(
+					map, size, start, nr, mask, off));
+		}
+	}
+}
+
+static void test_bitmap_dump_lines(void **state)
+{
+	RG_DECLARE_BITMAP(map, 128);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int lines = 0;
+
+	(void)state;
+	memset(map, 0, sizeof(map));
+	/* 9 runs: 8 on the first line, the ninth on the second. */
+	for (unsigned long i = 0; i < 9; i++)
+		rg_bitmap_set(map, i * 10);
+	rg_bitmap_set_range(map, 100, 5);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	rg_bitmap_dump(map, 128, f);
+	fclose(f);
+	for (size_t i = 0; i < len; i++)
+		lines += buf[i] == '\n';
+	assert_int_equal(lines, 3);
+	assert_non_null(strstr(buf, "weight=14"));
+	assert_non_null(strstr(buf, "  0 10 20 30 40 50 60 70\n"));
+	assert_non_null(strstr(buf, "  80 100-104\n"));
+	free(buf);
+}
+
+/* Constructors fail cleanly at every allocation they make. */
+static void test_region_create_under_faults(void **state)
+{
+	(void)state;
+	for (unsigned int b = 0; b < RG_REGION_NR_BACKENDS; b++) {
+		struct rg_region *r = NULL;
+		unsigned long n;
+
+		for (n = 1; n < 100; n++) {
+			rg_fault_inject(n);
+			errno = 0;
+			r = rg_region_create_backend(b, 5000, RG_REGION_LOCKED);
+			if (!rg_fault_fired())
+				break;
+			assert_null(r);
+			assert_int_equal(errno, ENOMEM);
+		}
+		rg_fault_inject(0);
+		assert_non_null(r);
+		assert_int_equal(rg_region_validate(r, NULL), 0);
+		rg_region_destroy(r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats_before_first_use),
+		cmocka_unit_test(test_fault_counters),
+		cmocka_unit_test(test_ida_validate_catches_corruption),
+		cmocka_unit_test(test_ida_range_ends_before_next_chunk),
+		cmocka_unit_test(test_maple_iteration_ends),
+		cmocka_unit_test(test_bitmap_zero_area_vs_naive),
+		cmocka_unit_test(test_bitmap_dump_lines),
+		cmocka_unit_test(test_region_create_under_faults),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
