@@ -3,9 +3,10 @@
  * Behaviour that the module tests did not reach (found with make coverage):
  * the fault-injection counters, statistics before first use, validators
  * catching corrupted structures (through public fields and calls only),
- * paused and exhausted Maple Tree iteration, the IDA's range end inside an
- * absent chunk, aligned zero-area searches against the naive search, the
- * bitmap dump's line breaks and constructors failing under fault injection.
+ * paused and exhausted Maple Tree iteration, allocating beside a root
+ * entry, the IDA's range end inside an absent chunk, aligned zero-area
+ * searches against the naive search, the bitmap dump's line breaks and
+ * constructors failing under fault injection.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,9 +34,6 @@ static void test_stats_before_first_use(void **state)
 	memset(&st, 0xff, sizeof(st));
 	assert_int_equal(rg_ida_bitmap_cache_stats(&st), 0);
 	assert_int_equal(st.bytes_held, 0);
-	assert_int_equal(rg_mtree_node_stats(NULL), -EINVAL);
-	assert_int_equal(rg_xa_node_cache_stats(NULL), -EINVAL);
-	assert_int_equal(rg_ida_bitmap_cache_stats(NULL), -EINVAL);
 }
 
 static void test_fault_counters(void **state)
@@ -242,6 +240,30 @@ static void test_maple_iteration_ends(void **state)
 	rg_mtree_destroy(&mt);
 }
 
+/* An allocation tree whose only entry is index 0, held in the root. */
+static void test_maple_alloc_beside_root_entry(void **state)
+{
+	static int a, b;
+	struct rg_maple_tree mt;
+	unsigned long start = 777;
+
+	(void)state;
+	assert_int_equal(rg_mtree_init(&mt, RG_MT_FLAGS_ALLOC_RANGE), 0);
+	assert_int_equal(rg_mtree_store(&mt, 0, &a), 0);
+	assert_int_equal(rg_mtree_alloc_range(&mt, &start, &b, 1, 0, 0),
+			 -EBUSY);
+	assert_int_equal(rg_mtree_alloc_range(&mt, &start, &b, 6, 0, 5),
+			 -EBUSY);
+	assert_int_equal(start, 777);
+	assert_int_equal(rg_mtree_validate(&mt, NULL), 0);
+	assert_int_equal(rg_mtree_alloc_range(&mt, &start, &b, 5, 0, 5), 0);
+	assert_int_equal(start, 1);
+	assert_ptr_equal(rg_mtree_load(&mt, 0), &a);
+	assert_ptr_equal(rg_mtree_load(&mt, 5), &b);
+	assert_int_equal(rg_mtree_validate(&mt, NULL), 0);
+	rg_mtree_destroy(&mt);
+}
+
 /* The aligned zero-area search agrees with the naive one everywhere. */
 static void test_bitmap_zero_area_vs_naive(void **state)
 {
@@ -333,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_ida_validate_catches_corruption),
 		cmocka_unit_test(test_ida_range_ends_before_next_chunk),
 		cmocka_unit_test(test_maple_iteration_ends),
+		cmocka_unit_test(test_maple_alloc_beside_root_entry),
 		cmocka_unit_test(test_bitmap_zero_area_vs_naive),
 		cmocka_unit_test(test_bitmap_dump_lines),
 		cmocka_unit_test(test_region_create_under_faults),
