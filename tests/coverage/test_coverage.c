@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,64 @@ static void test_bitmap_dump_lines(void **state)
 	free(buf);
 }
 
+struct reports {
+	int n;
+	const void *obj;
+	char what[64];
+};
+
+static void note_report(const char *cache, const void *obj, const char *what,
+			void *arg)
+{
+	struct reports *r = arg;
+
+	(void)cache;
+	r->n++;
+	r->obj = obj;
+	snprintf(r->what, sizeof(r->what), "%s", what);
+}
+
+/*
+ * Debug caches: a write just before an object (its left red zone) and a
+ * free of a pointer into a slab's header are reported, and the offending
+ * free is ignored, so the cache stays valid.
+ */
+static void test_slab_debug_reports(void **state)
+{
+	struct rg_slab_cache *c = rg_slab_create(
+		"cov-debug", 48, 0, RG_SLAB_RED_ZONE | RG_SLAB_CHECK, NULL);
+	struct rg_slab_stats st;
+	struct reports r = { 0 };
+	unsigned char *p;
+	char *header;
+
+	(void)state;
+	assert_non_null(c);
+	rg_slab_set_report_hook(note_report, &r);
+	p = rg_slab_alloc(c);
+	assert_non_null(p);
+	p[-1] ^= 0xff;
+	rg_slab_free(c, p);
+	assert_int_equal(r.n, 1);
+	assert_ptr_equal(r.obj, p);
+	assert_string_equal(r.what, "red zone overwritten");
+	p[-1] ^= 0xff;
+
+	/* The slab of an object is its address rounded down to 64 KiB+. */
+	header = (char *)((uintptr_t)p & ~(uintptr_t)((64UL << 10) - 1));
+	rg_slab_free(c, header + 8);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.what, "pointer not from cache");
+	assert_int_equal(rg_slab_validate(c, NULL), 0);
+	assert_int_equal(rg_slab_get_stats(c, &st), 0);
+	assert_int_equal(st.objects_in_use, 1);
+
+	rg_slab_free(c, p);
+	assert_int_equal(r.n, 2);
+	rg_slab_set_report_hook(NULL, NULL);
+	assert_int_equal(rg_slab_destroy(c), 0);
+}
+
 /* Constructors fail cleanly at every allocation they make. */
 static void test_region_create_under_faults(void **state)
 {
@@ -358,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_maple_alloc_beside_root_entry),
 		cmocka_unit_test(test_bitmap_zero_area_vs_naive),
 		cmocka_unit_test(test_bitmap_dump_lines),
+		cmocka_unit_test(test_slab_debug_reports),
 		cmocka_unit_test(test_region_create_under_faults),
 	};
 
