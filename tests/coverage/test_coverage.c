@@ -241,6 +241,55 @@ static void test_maple_iteration_ends(void **state)
 	rg_mtree_destroy(&mt);
 }
 
+/* rg_mas_find() and rg_mas_find_rev() resumed after a pause. */
+static void test_maple_find_after_pause(void **state)
+{
+	static int a, b, c;
+	struct rg_maple_tree mt;
+
+	(void)state;
+	assert_int_equal(rg_mtree_init(&mt, 0), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 0, 9, &a), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 30, 39, &b), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 50, 59, &c), 0);
+
+	rg_mtree_lock(&mt);
+	{
+		RG_MA_STATE(mas, &mt, 0, 0);
+
+		/* Forward: each pause resumes after the range found. */
+		assert_ptr_equal(rg_mas_find(&mas, ULONG_MAX), &a);
+		rg_mas_pause(&mas);
+		assert_ptr_equal(rg_mas_find(&mas, ULONG_MAX), &b);
+		assert_int_equal(mas.index, 30);
+		assert_int_equal(mas.last, 39);
+		rg_mas_pause(&mas);
+		/* A limit inside the paused range: nothing more. */
+		assert_null(rg_mas_find(&mas, 35));
+	}
+	{
+		RG_MA_STATE(mas, &mt, 59, 59);
+
+		/* Backward: each pause resumes before the range found. */
+		assert_ptr_equal(rg_mas_find_rev(&mas, 0), &c);
+		rg_mas_pause(&mas);
+		assert_ptr_equal(rg_mas_find_rev(&mas, 0), &b);
+		rg_mas_pause(&mas);
+		assert_ptr_equal(rg_mas_find_rev(&mas, 0), &a);
+		assert_int_equal(mas.index, 0);
+		rg_mas_pause(&mas);
+		assert_null(rg_mas_find_rev(&mas, 0));
+		assert_int_equal(mas.status, RG_MAS_UNDERFLOW);
+		assert_null(rg_mas_find_rev(&mas, 0));
+		assert_int_equal(mas.status, RG_MAS_UNDERFLOW);
+		/* Forward from the underflow: the range at index first. */
+		assert_ptr_equal(rg_mas_find(&mas, ULONG_MAX), &a);
+		assert_ptr_equal(rg_mas_find(&mas, ULONG_MAX), &b);
+	}
+	rg_mtree_unlock(&mt);
+	rg_mtree_destroy(&mt);
+}
+
 /* An allocation tree whose only entry is index 0, held in the root. */
 static void test_maple_alloc_beside_root_entry(void **state)
 {
@@ -414,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_ida_validate_catches_corruption),
 		cmocka_unit_test(test_ida_range_ends_before_next_chunk),
 		cmocka_unit_test(test_maple_iteration_ends),
+		cmocka_unit_test(test_maple_find_after_pause),
 		cmocka_unit_test(test_maple_alloc_beside_root_entry),
 		cmocka_unit_test(test_bitmap_zero_area_vs_naive),
 		cmocka_unit_test(test_bitmap_dump_lines),
