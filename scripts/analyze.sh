@@ -15,7 +15,7 @@ fail=0
 echo "=== gcc -fanalyzer (src/)"
 if [ ! -f "$d/build.ninja" ]; then
 	mkdir -p "$(dirname "$d")"
-	meson setup "$d" -Dbuildtype=debug -Dc_args=-fanalyzer \
+	meson setup "$d" -Dbuildtype=debug -Dc_args=-fanalyzer -Dwerror=true \
 		>"$d.setup.log" 2>&1 || { cat "$d.setup.log"; exit 1; }
 fi
 if ninja -C "$d" libregion.a >"$d.ninja.log" 2>&1; then

@@ -12,7 +12,8 @@ d=${1:-build/coverage}
 
 if [ ! -f "$d/build.ninja" ]; then
 	mkdir -p "$(dirname "$d")"
-	meson setup "$d" -Dbuildtype=debug -Db_coverage=true \
+	meson setup "$d" -Dbuildtype=debug -Db_coverage=true -Dwerror=true \
+		-Dtests=enabled \
 		>"$d.setup.log" 2>&1 || { cat "$d.setup.log"; exit 1; }
 fi
 ninja -C "$d" >"$d.ninja.log" 2>&1 || { tail -n 40 "$d.ninja.log"; exit 1; }
