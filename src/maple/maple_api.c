@@ -1071,20 +1071,28 @@ mas_prev_slot(struct rg_ma_state *mas, unsigned long min, bool any, bool rcu)
 	}
 }
 
+/*
+ * A next (prev) whose state already reaches its limit: it overflows
+ * (underflows) where it stands; a state that stood on no range yet (a
+ * start, a pause, an error) stands on index..last from now on.
+ */
+static void *mas_at_limit(struct rg_ma_state *mas, unsigned char status)
+{
+	if (mas->status != RG_MAS_ACTIVE && mas->status != RG_MAS_OVERFLOW &&
+	    mas->status != RG_MAS_UNDERFLOW)
+		mas_uncache(mas);
+	mas->status = status;
+	return NULL;
+}
+
 /* rg_mas_next() and rg_mas_next_range(). */
 static RGI_ALWAYS_INLINE void *
 mas_next_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
 {
 	void *e;
 
-	if (mas->last >= max) {
-		if (mas->status != RG_MAS_ACTIVE &&
-		    mas->status != RG_MAS_OVERFLOW &&
-		    mas->status != RG_MAS_UNDERFLOW)
-			mas_uncache(mas);
-		mas->status = RG_MAS_OVERFLOW;
-		return NULL;
-	}
+	if (mas->last >= max)
+		return mas_at_limit(mas, RG_MAS_OVERFLOW);
 	switch (mas->status) {
 	case RG_MAS_ACTIVE:
 		break;
@@ -1121,14 +1129,8 @@ mas_prev_gen(struct rg_ma_state *mas, unsigned long min, bool any, bool rcu)
 {
 	void *e;
 
-	if (mas->index <= min) {
-		if (mas->status != RG_MAS_ACTIVE &&
-		    mas->status != RG_MAS_OVERFLOW &&
-		    mas->status != RG_MAS_UNDERFLOW)
-			mas_uncache(mas);
-		mas->status = RG_MAS_UNDERFLOW;
-		return NULL;
-	}
+	if (mas->index <= min)
+		return mas_at_limit(mas, RG_MAS_UNDERFLOW);
 	switch (mas->status) {
 	case RG_MAS_ACTIVE:
 		break;
