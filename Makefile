@@ -10,8 +10,8 @@
 # make bench-kernel: the kernel's own Maple Tree (built from Debian's
 # linux-source-6.1, installed on demand) next to libregion's, in one run;
 # make test-kernel [KERNEL=6.12|6.1]: the kernel's own test programs
-# (lib/test_ida.c, lib/test_maple_tree.c, lib/test_bitmap.c) built against
-# <region/linux.h>.
+# (lib/test_ida.c, lib/test_maple_tree.c, lib/test_bitmap.c,
+# tools/testing/radix-tree/idr-test.c) built against <region/linux.h>.
 
 PREFIX ?= /usr/local
 KERNEL ?= 6.12

@@ -98,4 +98,40 @@ for p in "${progs[@]%.c}"; do
 	echo "test-kernel: $p ($ver): $total checks, $((total - passed)) failed"
 	[ "$passed" -eq "$total" ] || fail=1
 done
+
+# tools/testing/radix-tree/idr-test.c: the IDR and IDA checks of the
+# kernel's radix-tree suite (it includes lib/test_ida.c, so both keep their
+# places in the tree). Its #include "test.h" finds the harness pieces of
+# tests/kernel/shim/radix-tree, which count every assert() and BUG_ON().
+tree=$out/tree
+mkdir -p "$tree"
+tar -xJf "$tarball" -C "$tree" --strip-components=1 --wildcards \
+	'*/tools/testing/radix-tree/idr-test.c' '*/lib/test_ida.c'
+p=idr-test
+src=$tree/tools/testing/radix-tree/$p.c
+if ! disable "$p" "$src"; then
+	fail=1
+elif ! ${CC:-cc} -std=gnu11 -O1 -g -w -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined \
+	-include tests/kernel/shim/kshim.h -Itests/kernel/shim/radix-tree \
+	-Itests/kernel/shim -Itests/kernel/shim/lib -Iinclude \
+	-o "$out/$p" "$src" "$lib/libregion.a" -lurcu -lpthread -lm \
+	2>"$out/$p.build.log"; then
+	echo "test-kernel: $p ($ver): does not build:"
+	head -n 40 "$out/$p.build.log"
+	fail=1
+else
+	rc=0
+	"$out/$p" >"$out/$p.log" 2>&1 || rc=$?
+	line=$(grep -Eo "^$p: [0-9]+ of [0-9]+ tests passed" "$out/$p.log" || true)
+	if [ $rc -ne 0 ] || [ -z "$line" ]; then
+		echo "test-kernel: $p ($ver): did not finish (exit $rc):"
+		tail -n 20 "$out/$p.log"
+		fail=1
+	else
+		read -r _ passed _ total _ <<<"$line"
+		echo "test-kernel: $p ($ver): $total checks, $((total - passed)) failed"
+		[ "$passed" -eq "$total" ] || fail=1
+	fi
+fi
 exit $fail
