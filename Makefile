@@ -7,8 +7,9 @@
 #   make bench  install missing packages, build optimised, run the default
 #               benchmarks
 # Also: make build, make install (PREFIX=/usr/local), make clean, and
-# make bench-kernel: the kernel's own Maple Tree (built from Debian's
-# linux-source-6.1, installed on demand) next to libregion's, in one run;
+# make bench-kernel [KERNEL=6.12|6.1]: the kernel's own Maple Tree, IDA,
+# xarray and bitmap zero-area search (built from Debian's linux-source,
+# installed on demand) next to libregion's, in one run;
 # make test-kernel [KERNEL=6.12|6.1]: the kernel's own test programs
 # (lib/test_ida.c, lib/test_maple_tree.c, lib/test_bitmap.c,
 # tools/testing/radix-tree/idr-test.c) built against <region/linux.h>.
@@ -45,7 +46,7 @@ bench: deps-bench build
 	@bash scripts/bench.sh $(B)/release
 
 bench-kernel: build
-	@bash bench/peers/kernel-maple.sh $(B)/release
+	@KERNEL=$(KERNEL) bash bench/peers/kernel-bench.sh $(B)/release
 
 # The kernel's own test programs against <region/linux.h> (KERNEL=6.12|6.1).
 test-kernel: build

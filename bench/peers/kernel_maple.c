@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * The kernel's own Maple Tree as a regionbench peer (not part of the
- * library or its build). bench/peers/kernel-maple.sh compiles this driver
- * inside tools/testing/radix-tree of Debian's linux-source-6.1, where the
- * kernel's userspace test shim (malloc-backed kmem_cache, pthread locks,
- * liburcu) lets lib/maple_tree.c run in a process; the driver includes that
- * file at build time, so the kernel's code is never copied into libregion.
+ * library or its build). bench/peers/kernel-bench.sh compiles this driver
+ * inside tools/testing/radix-tree of Debian's linux-source (6.12 by
+ * default, or 6.1), where the kernel's userspace test shim (malloc-backed
+ * kmem_cache, pthread locks, liburcu) lets lib/maple_tree.c run in a
+ * process; the driver includes that file at build time, so the kernel's
+ * code is never copied into libregion.
  *
  * It runs the workloads of `regionbench maple` with the same generator and
  * seed, so both see identical ranges in identical order: store_range of
@@ -27,7 +28,10 @@
 #define MODULE_AUTHOR(x)
 #define MODULE_LICENSE(x)
 #define dump_stack() assert(0)
-/* The 6.1 tools headers lack this one. */
+/* The 6.1 tools headers lack this one, the 6.12 harness test.h __init. */
+#ifndef __init
+#define __init
+#endif
 #ifndef fallthrough
 #define fallthrough __attribute__((__fallthrough__))
 #endif
@@ -49,9 +53,12 @@ static volatile unsigned long sink;
 /* Same draws in the same order as bench/maple.c make_workload(). */
 static void run_ranges(unsigned long n, uint64_t seed)
 {
-	unsigned long *first = calloc(n, sizeof(long)), *last = calloc(n, sizeof(long));
-	unsigned long *perm = calloc(n, sizeof(long)), *probe = calloc(n, sizeof(long));
-	unsigned long *ins = calloc(n, sizeof(long)), *del = calloc(n, sizeof(long));
+	unsigned long *first = calloc(n, sizeof(long)),
+		      *last = calloc(n, sizeof(long));
+	unsigned long *perm = calloc(n, sizeof(long)),
+		      *probe = calloc(n, sizeof(long));
+	unsigned long *ins = calloc(n, sizeof(long)),
+		      *del = calloc(n, sizeof(long));
 	struct maple_tree mt;
 	struct rg_rand r;
 	uint64_t t0, t1;
@@ -142,7 +149,8 @@ static void run_fill(unsigned long units, uint64_t seed)
 		starts[nr++] = at;
 	}
 	t1 = now_ns();
-	bytes = (unsigned long)(nr_allocated - before) * sizeof(struct maple_node);
+	bytes = (unsigned long)(nr_allocated - before) *
+		sizeof(struct maple_node);
 	printf("kernel,alloc_range,%lu,%.1f,%lu\n", units,
 	       nr ? (double)(t1 - t0) / nr : 0, bytes);
 	t0 = now_ns();
@@ -170,11 +178,20 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'n': n = strtoul(optarg, NULL, 0); break;
-		case 'u': units = strtoul(optarg, NULL, 0); break;
-		case 'r': runs = strtoul(optarg, NULL, 0); break;
-		case 's': seed = strtoull(optarg, NULL, 0); break;
-		default: return 2;
+		case 'n':
+			n = strtoul(optarg, NULL, 0);
+			break;
+		case 'u':
+			units = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			runs = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		default:
+			return 2;
 		}
 	}
 	maple_tree_init();

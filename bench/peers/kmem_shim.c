@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * A kmem_cache for the kernel's Maple Tree in userspace (bench/peers):
- * aligned malloc for new objects, an unbounded LIFO free list under a
- * pthread mutex, bulk calls under one lock, and the live-object counters
+ * A kmem_cache for the kernel's Maple Tree, IDA and xarray in userspace
+ * (bench/peers): aligned malloc for new objects, an unbounded LIFO free
+ * list under a pthread mutex, bulk calls under one lock, and the counters
  * the radix-tree test programs declare. It replaces the test suite's own
- * shim (tools/testing/radix-tree/linux.c), whose 6.1 bulk allocation
- * mallocs size x n bytes per object and whose frees of aligned caches
- * poison and free() every object: that measures glibc, not the tree.
+ * shim (linux.c in tools/testing/radix-tree, or tools/testing/shared in
+ * 6.12), whose 6.1 bulk allocation mallocs size x n bytes per object and
+ * whose frees of aligned caches (in 6.12 too) poison and free() every
+ * object: that measures glibc, not the tree.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -71,8 +72,7 @@ static void prepare(struct kmem_cache *c, void *p, int gfp)
 		memset(p, 0, c->size);
 }
 
-void *kmem_cache_alloc_lru(struct kmem_cache *c, struct list_lru *lru,
-			   int gfp)
+void *kmem_cache_alloc_lru(struct kmem_cache *c, struct list_lru *lru, int gfp)
 {
 	void *p;
 
