@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * One driver for the kernel's IDA, xarray and bitmap zero-area search and
- * libregion's (not part of the library or its build). It is written
- * against the kernel's names only (ida_alloc, xa_store, ...,
+ * libregion's (not part of the library; the tests build and run its
+ * libregion side small, bench/meson.build). It is written against the
+ * kernel's names only (ida_alloc, xa_store, ...,
  * bitmap_find_next_zero_area_off), so the same source compiles twice:
  *   - with -DRG_PEER_LIBREGION against <region/linux.h> and libregion.a;
  *   - inside tools/testing/radix-tree of Debian's linux-source, against the
