@@ -12,7 +12,8 @@
 #                (tests/man reads the installed man pages with man(1))
 #   bench        lib + gnuplot; the benchmark peers jemalloc, mimalloc and
 #                GLib are optional: skipped with a note when not installable
-#   kernel-peer  the kernel source the Maple Tree peer is built from
+#   kernel-peer  the kernel source make bench-kernel builds its peers
+#                from by default (linux-source-6.12)
 #   kernel-source-VERSION
 #                linux-source-VERSION, whose own test programs make
 #                test-kernel builds against libregion
@@ -40,7 +41,7 @@ for g in "${groups[@]}"; do
 		required+=("${lib[@]}" gnuplot-nox)
 		optional+=(libjemalloc-dev libmimalloc-dev libglib2.0-dev)
 		;;
-	kernel-peer | --kernel-peer) required+=(linux-source-6.1 xz-utils) ;;
+	kernel-peer | --kernel-peer) required+=(linux-source-6.12 xz-utils) ;;
 	kernel-source-*)
 		required+=("linux-source-${g#kernel-source-}" xz-utils)
 		;;
