@@ -438,17 +438,13 @@ static void test_region_create_under_faults(void **state)
 	for (unsigned int b = 0; b < RG_REGION_NR_BACKENDS; b++) {
 		struct rg_region *r = NULL;
 		unsigned long n;
+		int err;
 
-		for (n = 1; n < 100; n++) {
-			rg_fault_inject(n);
-			errno = 0;
-			r = rg_region_create_backend(b, 5000, RG_REGION_LOCKED);
-			if (!rg_fault_fired())
-				break;
-			assert_null(r);
-			assert_int_equal(errno, ENOMEM);
-		}
-		rg_fault_inject(0);
+		RG_FAULT_LOOP(n, err,
+			      RG_PTR_ERR(r = rg_region_create_backend(
+						 b, 5000, RG_REGION_LOCKED)),
+			      (void)0);
+		assert_int_equal(err, 0);
 		assert_non_null(r);
 		assert_int_equal(rg_region_validate(r, NULL), 0);
 		rg_region_destroy(r);

@@ -21,17 +21,12 @@ static void test_zalloc_faults(void **state)
 		unsigned long n, failures = 0;
 		unsigned long *map;
 
-		for (n = 1;; n++) {
-			rg_fault_inject(n);
-			errno = 0;
-			map = rg_bitmap_zalloc(sizes[s]);
-			if (!rg_fault_fired())
-				break;
-			assert_null(map);
-			assert_int_equal(errno, ENOMEM);
-			failures++;
-		}
-		rg_fault_inject(0);
+		int err;
+
+		RG_FAULT_LOOP(n, err,
+			      RG_PTR_ERR(map = rg_bitmap_zalloc(sizes[s])),
+			      failures++);
+		assert_int_equal(err, 0);
 		assert_non_null(map);
 		assert_int_equal(failures, 1); /* one allocation per call */
 		assert_int_equal(rg_bitmap_weight(map, sizes[s]), 0);

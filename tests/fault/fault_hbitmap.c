@@ -17,16 +17,6 @@
 #include "rg_test.h"
 #include "region/hbitmap.h"
 
-static void check_valid(const struct rg_hbitmap *hb)
-{
-	const char *why = NULL;
-
-	if (rg_hbitmap_validate(hb, &why)) {
-		fprintf(stderr, "validate: %s\n", why);
-		fail();
-	}
-}
-
 static void test_create(void **state)
 {
 	static const uint64_t caps[] = { 1, 513, 100000, 3000000 };
@@ -34,26 +24,16 @@ static void test_create(void **state)
 	for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
 		unsigned long n, failures = 0;
 
-		for (n = 1;; n++) {
-			struct rg_hbitmap *hb;
+		struct rg_hbitmap *hb;
+		int err;
 
-			errno = 0;
-			rg_fault_inject(n);
-			hb = rg_hbitmap_create(caps[c]);
-			if (hb && !rg_fault_fired()) {
-				rg_fault_inject(0);
-				check_valid(hb);
-				assert_int_equal(rg_hbitmap_free_units(hb),
-						 caps[c]);
-				rg_hbitmap_destroy(hb);
-				break;
-			}
-			rg_fault_inject(0);
-			assert_null(hb);
-			assert_int_equal(errno, ENOMEM);
-			failures++;
-			assert_true(n < 100);
-		}
+		RG_FAULT_LOOP(n, err,
+			      RG_PTR_ERR(hb = rg_hbitmap_create(caps[c])),
+			      failures++);
+		assert_int_equal(err, 0);
+		RG_ASSERT_VALID(hb);
+		assert_int_equal(rg_hbitmap_free_units(hb), caps[c]);
+		rg_hbitmap_destroy(hb);
 		/* every allocation point was made to fail once */
 		assert_true(failures >= 2);
 	}
@@ -73,25 +53,17 @@ static void resize_loop(struct rg_hbitmap *hb, uint64_t cap)
 {
 	unsigned long n, failures = 0;
 
-	for (n = 1;; n++) {
-		uint64_t before = fingerprint(hb);
-		int err;
+	uint64_t before = fingerprint(hb);
+	int err;
 
-		rg_fault_inject(n);
-		err = rg_hbitmap_resize(hb, cap);
-		if (err == 0 && !rg_fault_fired()) {
-			rg_fault_inject(0);
-			break;
-		}
-		rg_fault_inject(0);
-		assert_int_equal(err, -ENOMEM);
-		check_valid(hb);
+	RG_FAULT_LOOP(n, err, rg_hbitmap_resize(hb, cap), {
+		RG_ASSERT_VALID(hb);
 		assert_int_equal(fingerprint(hb), before);
 		failures++;
-		assert_true(n < 100);
-	}
+	});
+	assert_int_equal(err, 0);
 	assert_true(failures >= 1);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	assert_int_equal(rg_hbitmap_capacity(hb), cap);
 }
 
@@ -119,26 +91,17 @@ static void test_resize(void **state)
 static void test_create_best(void **state)
 {
 	unsigned long n, failures = 0;
+	struct rg_hbitmap *hb;
+	int err;
 
 	(void)state;
-	for (n = 1;; n++) {
-		struct rg_hbitmap *hb;
-
-		errno = 0;
-		rg_fault_inject(n);
-		hb = rg_hbitmap_create_flags(100000, RG_HBITMAP_BEST_FIT);
-		if (hb && !rg_fault_fired()) {
-			rg_fault_inject(0);
-			check_valid(hb);
-			rg_hbitmap_destroy(hb);
-			break;
-		}
-		rg_fault_inject(0);
-		assert_null(hb);
-		assert_int_equal(errno, ENOMEM);
-		failures++;
-		assert_true(n < 100);
-	}
+	RG_FAULT_LOOP(n, err,
+		      RG_PTR_ERR(hb = rg_hbitmap_create_flags(
+					 100000, RG_HBITMAP_BEST_FIT)),
+		      failures++);
+	assert_int_equal(err, 0);
+	RG_ASSERT_VALID(hb);
+	rg_hbitmap_destroy(hb);
 	/* handle, bitmap, index, its pool and its table */
 	assert_true(failures >= 5);
 }
@@ -239,7 +202,7 @@ static void test_best_churn(void **state)
 			}
 		}
 		rg_fault_inject(0);
-		check_valid(hb);
+		RG_ASSERT_VALID(hb);
 	}
 	printf("# best fit under faults: %lu allocations, %lu -ENOMEM, %lu "
 	       "frees, %zu -> %zu bytes\n",

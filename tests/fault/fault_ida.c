@@ -34,16 +34,6 @@ static void in_use(size_t *nodes, size_t *bitmaps)
 	*bitmaps = st.objects_in_use;
 }
 
-static void check_valid(struct rg_ida *ida)
-{
-	const char *why = NULL;
-
-	if (rg_ida_validate(ida, &why)) {
-		rg_ida_dump(ida, stderr);
-		fail_msg("validate: %s", why);
-	}
-}
-
 static void take(struct rg_ida *ida, struct state *s, unsigned int min,
 		 unsigned int want)
 {
@@ -62,42 +52,29 @@ static unsigned int fault_loop(struct rg_ida *ida, struct state *s,
 	size_t bytes = rg_ida_bytes(ida), bms = rg_ida_bitmap_count(ida);
 	size_t xnodes = rg_xa_node_count(&ida->xa);
 	unsigned int failures = 0, id;
+	unsigned long n;
+	int err;
 
 	in_use(&nodes0, &bitmaps0);
-	for (unsigned long n = 1;; n++) {
-		int err;
-		bool fired;
-
-		id = 0xdead;
-		rg_fault_inject(n);
-		err = rg_ida_alloc_range(ida, min, max, &id);
-		fired = rg_fault_fired();
-		rg_fault_inject(0);
-		if (!fired) {
-			if (err)
-				fail_msg("alloc [%u, %u]: %d without a fault",
-					 min, max, err);
-			break;
-		}
-		if (err != -ENOMEM)
-			fail_msg("alloc [%u, %u], fault %lu: %d, want -ENOMEM",
-				 min, max, n, err);
-		assert_int_equal(id, 0xdead);
-		check_valid(ida);
-		assert_int_equal(rg_ida_bytes(ida), bytes);
-		assert_int_equal(rg_ida_bitmap_count(ida), bms);
-		assert_int_equal(rg_xa_node_count(&ida->xa), xnodes);
-		for (size_t k = 0; k < s->n; k++)
-			assert_true(rg_ida_exists(ida, s->ids[k]));
-		assert_false(rg_ida_exists(ida, want));
-		in_use(&nodes1, &bitmaps1);
-		assert_int_equal(nodes1, nodes0);
-		assert_int_equal(bitmaps1, bitmaps0);
-		failures++;
-		assert_true(n < 100);
-	}
+	RG_FAULT_LOOP(
+		n, err, (id = 0xdead, rg_ida_alloc_range(ida, min, max, &id)), {
+			assert_int_equal(id, 0xdead);
+			RG_ASSERT_VALID(ida);
+			assert_int_equal(rg_ida_bytes(ida), bytes);
+			assert_int_equal(rg_ida_bitmap_count(ida), bms);
+			assert_int_equal(rg_xa_node_count(&ida->xa), xnodes);
+			for (size_t k = 0; k < s->n; k++)
+				assert_true(rg_ida_exists(ida, s->ids[k]));
+			assert_false(rg_ida_exists(ida, want));
+			in_use(&nodes1, &bitmaps1);
+			assert_int_equal(nodes1, nodes0);
+			assert_int_equal(bitmaps1, bitmaps0);
+			failures++;
+		});
+	if (err)
+		fail_msg("alloc [%u, %u]: %d without a fault", min, max, err);
 	assert_int_equal(id, want);
-	check_valid(ida);
+	RG_ASSERT_VALID(ida);
 	s->ids[s->n++] = id;
 	in_use(&nodes1, &bitmaps1);
 	assert_int_equal(nodes1 - nodes0, rg_xa_node_count(&ida->xa) - xnodes);
@@ -174,7 +151,7 @@ static void test_sequential(void **state)
 			assert_int_equal(id, i);
 		}
 	}
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	rg_ida_destroy(&ida);
 }
 

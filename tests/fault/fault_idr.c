@@ -54,11 +54,9 @@ static void same(struct rg_idr *idr, const struct model *m,
 		 unsigned long free_id)
 {
 	unsigned long id, tmp, nonnull = 0;
-	const char *why = NULL;
 	void *p, *old;
 
-	if (rg_idr_validate(idr, &why))
-		fail_msg("validate: %s", why);
+	RG_ASSERT_VALID(idr);
 	for (size_t k = 0; k < m->n; k++) {
 		assert_ptr_equal(rg_idr_find(idr, m->id[k]), m->ptr[k]);
 		/* Replacing with the same pointer proves the ID allocated. */
@@ -119,34 +117,22 @@ static unsigned int fault_loop(struct rg_idr *idr, struct model *m, enum op op,
 {
 	size_t base = nodes_in_use(), bytes = rg_idr_bytes(idr);
 	unsigned int failures = 0, cursor;
+	unsigned long n;
+	int err;
 
 	if (op == OP_CYCLIC)
 		rg_idr_set_cursor(idr, (unsigned int)target);
 	cursor = rg_idr_get_cursor(idr);
-	for (unsigned long n = 1;; n++) {
-		bool fired;
-		int err;
-
-		rg_fault_inject(n);
-		err = do_op(idr, op, target);
-		fired = rg_fault_fired();
-		rg_fault_inject(0);
-		if (!fired) {
-			if (err)
-				fail_msg("%s at %lu: %d without a fault",
-					 op_name[op], target, err);
-			break;
-		}
-		if (err != -ENOMEM)
-			fail_msg("%s at %lu, fault %lu: %d, want -ENOMEM",
-				 op_name[op], target, n, err);
+	RG_FAULT_LOOP(n, err, do_op(idr, op, target), {
 		same(idr, m, target);
 		assert_int_equal(rg_idr_get_cursor(idr), cursor);
 		assert_int_equal(rg_idr_bytes(idr), bytes);
 		assert_int_equal(nodes_in_use(), base);
 		failures++;
-		assert_true(n < 100);
-	}
+	});
+	if (err)
+		fail_msg("%s at %lu: %d without a fault", op_name[op], target,
+			 err);
 	model_add(m, target, op == OP_ALLOC_NULL ? NULL : P(target));
 	same(idr, m, target + 1);
 	if (op == OP_CYCLIC)

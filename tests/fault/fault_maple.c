@@ -79,14 +79,6 @@ static unsigned long live_nodes(void)
 	return st.objects_in_use;
 }
 
-static void check(struct rg_maple_tree *mt)
-{
-	const char *why;
-
-	if (rg_mtree_validate(mt, &why))
-		fail_msg("invalid tree after a failed call: %s", why);
-}
-
 enum op {
 	OP_STORE_RANGE,
 	OP_STORE,
@@ -192,7 +184,8 @@ static void faulty(struct rg_maple_tree *mt, enum op op, unsigned long a,
 {
 	static unsigned long calls;
 	struct snap before = { 0 }, after = { 0 };
-	unsigned long nodes;
+	unsigned long nodes, nth, nx;
+	int err;
 	size_t bytes = rg_mtree_bytes(mt);
 	/*
 	 * RCU mode: earlier stores' nodes come back asynchronously; count the
@@ -205,33 +198,20 @@ static void faulty(struct rg_maple_tree *mt, enum op op, unsigned long a,
 		rg_mtree_rcu_barrier();
 	nodes = live_nodes();
 	snap_take(mt, &before);
-	for (unsigned long nth = 1;; nth++) {
-		unsigned long nx = *next;
-		int r;
-
-		rg_fault_inject(nth);
-		r = do_op(mt, op, a, b, e, &nx);
-		if (!r) {
-			bool fired = rg_fault_fired();
-
-			rg_fault_inject(0);
-			/* A failed allocation never turns into a success. */
-			assert_false(fired);
-			*next = nx;
-			break;
-		}
-		rg_fault_inject(0);
-		assert_true(r == 1);
-		failures++;
-		check(mt);
-		if (count)
-			assert_int_equal(live_nodes(), nodes);
-		assert_int_equal(rg_mtree_bytes(mt), bytes);
-		snap_take(mt, &after);
-		snap_same(&before, &after);
-		assert_true(nth < 100);
-	}
-	check(mt);
+	/* A failed allocation never turns into a success. */
+	RG_FAULT_LOOP(nth, err,
+		      (nx = *next, do_op(mt, op, a, b, e, &nx) ? -ENOMEM : 0), {
+			      failures++;
+			      RG_ASSERT_VALID(mt);
+			      if (count)
+				      assert_int_equal(live_nodes(), nodes);
+			      assert_int_equal(rg_mtree_bytes(mt), bytes);
+			      snap_take(mt, &after);
+			      snap_same(&before, &after);
+		      });
+	assert_int_equal(err, 0);
+	*next = nx;
+	RG_ASSERT_VALID(mt);
 	snap_free(&before);
 	snap_free(&after);
 }

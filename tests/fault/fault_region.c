@@ -53,10 +53,8 @@ static void check_unchanged(struct rg_region *r,
 			    enum rg_region_backend b)
 {
 	struct rg_region_stats st;
-	const char *why = NULL;
 
-	if (rg_region_validate(r, &why))
-		fail_msg("validate after a failed call: %s", why);
+	RG_ASSERT_VALIDF(r, "%s", "after a failed call");
 	for (unsigned long u = 0; u < CAP; u++)
 		if ((rg_region_test(r, u) == 1) != before[u])
 			fail_msg("unit %lu changed by a failed call", u);
@@ -153,6 +151,7 @@ static void test_calls(void **state)
 					  rg_rand_range(&rng, 1, 30) :
 					  rg_rand_range(&rng, 100, 1500);
 		unsigned long align = rg_rand_below(&rng, 3) ? 0 : 4;
+		unsigned long k;
 		int ret;
 
 		/* Frees of whole or partial allocated runs mostly succeed. */
@@ -165,28 +164,13 @@ static void test_calls(void **state)
 			n = rg_rand_range(&rng, 1, n);
 		}
 		snapshot(r, before, &st0);
-		for (unsigned long k = 1;; k++) {
-			rg_fault_inject(k);
-			ret = one_call(r, kind, a, n, align);
-			if (!rg_fault_fired())
-				break;
-			rg_fault_inject(0);
-			if (index && ret != -ENOMEM) {
-				/* the index failed to grow after the call */
-				const char *why = NULL;
-
-				if (rg_region_validate(r, &why))
-					fail_msg("validate: %s", why);
-				break;
-			}
-			if (ret != -ENOMEM)
-				fail_msg("call %u(%lu, %lu) with fault %lu "
-					 "returned %d",
-					 kind, a, n, k, ret);
-			check_unchanged(r, &st0, b);
-			injected++;
-		}
-		rg_fault_inject(0);
+		/* With an index, the index may fail to grow after the call. */
+		RG_FAULT_LOOP_ABSORB(k, ret, one_call(r, kind, a, n, align),
+				     index, {
+					     check_unchanged(r, &st0, b);
+					     injected++;
+				     });
+		RG_ASSERT_VALID(r);
 		assert_true(ret == 0 || ret == -ENOSPC || ret == -ENOENT ||
 			    ret == -EBUSY);
 	}

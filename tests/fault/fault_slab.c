@@ -16,12 +16,7 @@
 static void check(struct rg_slab_cache *c, size_t want_in_use)
 {
 	struct rg_slab_stats st;
-	const char *why = NULL;
-
-	if (rg_slab_validate(c, &why)) {
-		fprintf(stderr, "validate: %s\n", why);
-		fail();
-	}
+	RG_ASSERT_VALID(c);
 	rg_slab_get_stats(c, &st);
 	assert_int_equal(st.objects_in_use, want_in_use);
 }

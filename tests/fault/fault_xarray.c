@@ -65,10 +65,8 @@ static struct snap snap_before, snap_after;
 static void same(struct rg_xarray *xa, const struct snap *a)
 {
 	struct snap *bp = &snap_after;
-	const char *why = NULL;
 
-	if (rg_xa_validate(xa, &why))
-		fail_msg("validate after failure: %s", why);
+	RG_ASSERT_VALIDF(xa, "%s", "after a failure");
 	take(xa, bp);
 	assert_int_equal(a->n, bp->n);
 	assert_int_equal(a->nodes, bp->nodes);
@@ -115,33 +113,19 @@ static unsigned int fault_loop(struct rg_xarray *xa, enum op op,
 	size_t base = nodes_in_use();
 	unsigned int failures = 0;
 	struct snap *before = &snap_before;
-	const char *why = NULL;
+	unsigned long n;
+	int err;
 
 	take(xa, before);
-	for (unsigned long n = 1;; n++) {
-		int err;
-		bool fired;
-
-		rg_fault_inject(n);
-		err = do_op(xa, op, index);
-		fired = rg_fault_fired();
-		rg_fault_inject(0);
-		if (!fired) {
-			if (err)
-				fail_msg("%s at %lu: %d without a fault",
-					 op_name[op], index, err);
-			break;
-		}
-		if (err != -ENOMEM)
-			fail_msg("%s at %lu, fault %lu: %d, want -ENOMEM",
-				 op_name[op], index, n, err);
+	RG_FAULT_LOOP(n, err, do_op(xa, op, index), {
 		same(xa, before);
 		assert_int_equal(nodes_in_use(), base);
 		failures++;
-		assert_true(n < 100);
-	}
-	if (rg_xa_validate(xa, &why))
-		fail_msg("validate after success: %s", why);
+	});
+	if (err)
+		fail_msg("%s at %lu: %d without a fault", op_name[op], index,
+			 err);
+	RG_ASSERT_VALIDF(xa, "%s", "after success");
 	if (op != OP_RESERVE)
 		assert_non_null(rg_xa_load(xa, index));
 	assert_int_equal(nodes_in_use(),

@@ -105,17 +105,6 @@ static uint64_t model_largest(const struct model *m)
 	return best;
 }
 
-static void check_valid(const struct rg_hbitmap *hb)
-{
-	const char *why = NULL;
-
-	if (rg_hbitmap_validate(hb, &why)) {
-		fprintf(stderr, "validate: %s\n", why);
-		rg_hbitmap_dump(hb, stderr);
-		fail();
-	}
-}
-
 static void check_stats(const struct rg_hbitmap *hb, const struct model *m)
 {
 	assert_int_equal(rg_hbitmap_free_units(hb), m->cap - m->used_units);
@@ -320,11 +309,11 @@ static void stress_run(uint64_t cap, uint64_t ops, uint64_t seed,
 			do_free(hb, &m, &r, &st);
 		}
 		if (validate_every && op % validate_every == 0)
-			check_valid(hb);
+			RG_ASSERT_VALID(hb);
 		if (stats_every && op % stats_every == 0)
 			check_stats(hb, &m);
 	}
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	check_stats(hb, &m);
 	printf("# cap %llu ops %llu: %llu allocs, %llu ENOSPC, %llu frees, "
 	       "%llu reserves, %llu EBUSY, %llu ENOENT\n",
@@ -407,17 +396,17 @@ static void fill_reverse(uint64_t cap, unsigned validate_every)
 		starts[cnt] = s;
 		sizes[cnt++] = n;
 		if (validate_every && cnt % validate_every == 0)
-			check_valid(hb);
+			RG_ASSERT_VALID(hb);
 	}
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	assert_int_equal(rg_hbitmap_free_units(hb), cap - expect);
 	while (cnt--) {
 		assert_int_equal(rg_hbitmap_free(hb, starts[cnt], sizes[cnt]),
 				 0);
 		if (validate_every && cnt % validate_every == 0)
-			check_valid(hb);
+			RG_ASSERT_VALID(hb);
 	}
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	assert_int_equal(rg_hbitmap_free_units(hb), cap);
 	assert_int_equal(rg_hbitmap_largest_free_run(hb), cap);
 	free(starts);

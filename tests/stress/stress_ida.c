@@ -67,16 +67,6 @@ static unsigned int ref_lowest_free(struct window *w, unsigned int min,
 	return UINT_MAX;
 }
 
-static void check_valid(struct rg_ida *ida, unsigned long op)
-{
-	const char *why = NULL;
-
-	if (rg_ida_validate(ida, &why)) {
-		rg_ida_dump(ida, stderr);
-		fail_msg("op %lu: validate: %s", op, why ? why : "?");
-	}
-}
-
 static void check_all(struct rg_ida *ida)
 {
 	unsigned int total = 0;
@@ -232,13 +222,13 @@ static void run(unsigned long ops)
 			}
 		}
 		if (RG_THOROUGH || op % 2048 == 0)
-			check_valid(&ida, op);
+			RG_ASSERT_VALIDF(&ida, "op %lu", op);
 		if (op % 50000 == 0)
 			check_all(&ida);
 		if (op % 1000 == 0 && rg_ida_bitmap_count(&ida) > peak_bitmaps)
 			peak_bitmaps = rg_ida_bitmap_count(&ida);
 	}
-	check_valid(&ida, op);
+	RG_ASSERT_VALIDF(&ida, "op %lu", op);
 	check_all(&ida);
 	rg_ida_destroy(&ida);
 	assert_true(rg_ida_is_empty(&ida));

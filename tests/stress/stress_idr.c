@@ -142,14 +142,6 @@ static unsigned long pick_id(int w)
 	return id;
 }
 
-static void check_valid(struct rg_idr *idr)
-{
-	const char *why = NULL;
-
-	if (rg_idr_validate(idr, &why))
-		fail_msg("op %lu: validate: %s", ops, why ? why : "?");
-}
-
 /* Walk the whole IDR and compare with the model. */
 static void compare_all(struct rg_idr *idr)
 {
@@ -397,12 +389,12 @@ static void run_round(unsigned long nops)
 		if (nr_used > peak_used)
 			peak_used = nr_used;
 		if (RG_THOROUGH || k % 1000 == 0)
-			check_valid(&idr);
+			RG_ASSERT_VALIDF(&idr, "op %lu", ops);
 		if (k % 4096 == 0)
 			compare_all(&idr);
 	}
 	compare_all(&idr);
-	check_valid(&idr);
+	RG_ASSERT_VALIDF(&idr, "op %lu", ops);
 	rg_idr_destroy(&idr);
 	assert_true(rg_idr_is_empty(&idr));
 }

@@ -30,18 +30,6 @@ static void *new_entry(void)
 	return rg_mt_mk_value(next_val++ & (LONG_MAX >> 1));
 }
 
-static void check_valid(struct rg_maple_tree *mt)
-{
-	const char *why = NULL;
-
-	if (rg_mtree_validate(mt, &why)) {
-		fprintf(stderr, "validate: %s\n", why);
-		rg_mtree_dump(mt, stderr);
-		fail_msg("invalid tree: %s (seed %llu)", why,
-			 (unsigned long long)seed);
-	}
-}
-
 static void check_overuse(struct rg_maple_tree *mt)
 {
 	struct rg_mtree_stats st;
@@ -378,11 +366,11 @@ static void run_model_a(unsigned int flags, unsigned long ops,
 		}
 		check_overuse(&mt);
 		if (RG_THOROUGH || op % 64 == 0) {
-			check_valid(&mt);
+			RG_ASSERT_VALID(&mt);
 			ma_compare(&mt, &m);
 		}
 	}
-	check_valid(&mt);
+	RG_ASSERT_VALID(&mt);
 	ma_compare(&mt, &m);
 	{
 		struct rg_mtree_stats st;
@@ -466,7 +454,7 @@ static void run_spanning(unsigned int flags, unsigned long ops,
 				ma_store(&m, pos, pos + len - 1, e);
 				pos += len + rg_rand_below(&r, 2);
 			}
-			check_valid(&mt);
+			RG_ASSERT_VALID(&mt);
 		}
 		span = (dense * 4) >> rg_rand_below(&r, 14);
 		f = rg_rand_below(&r, dense * 4);
@@ -478,7 +466,7 @@ static void run_spanning(unsigned int flags, unsigned long ops,
 			assert_int_equal(rg_mtree_store_range(&mt, f, l, e), 0);
 		ma_store(&m, f, l, e);
 		check_overuse(&mt);
-		check_valid(&mt);
+		RG_ASSERT_VALID(&mt);
 		if (RG_THOROUGH || op % 16 == 0)
 			ma_compare(&mt, &m);
 	}
@@ -724,9 +712,9 @@ static void run_model_b(unsigned int flags, unsigned long target,
 		mb_store(&m, pos, pos + len - 1, e);
 		pos += len;
 		if (k % check_every == check_every - 1)
-			check_valid(&mt);
+			RG_ASSERT_VALID(&mt);
 	}
-	check_valid(&mt);
+	RG_ASSERT_VALID(&mt);
 	mb_compare(&mt, &m);
 	for (unsigned long op = 0; op < ops; op++) {
 		unsigned int what = (unsigned int)rg_rand_below(&r, 100);
@@ -850,11 +838,11 @@ static void run_model_b(unsigned int flags, unsigned long target,
 		}
 		check_overuse(&mt);
 		if (op % check_every == check_every - 1) {
-			check_valid(&mt);
+			RG_ASSERT_VALID(&mt);
 			mb_compare(&mt, &m);
 		}
 	}
-	check_valid(&mt);
+	RG_ASSERT_VALID(&mt);
 	mb_compare(&mt, &m);
 	rg_mtree_get_stats(&mt, &st);
 	printf("# model B flags %#x target %lu%s: %lu ranges, height %lu, "

@@ -39,10 +39,7 @@ static unsigned long n_alloc_ok, n_alloc_fail, n_free_ok, n_free_bad, n_res_ok,
 static void check_valid_all(void)
 {
 	for (int b = 0; b < nr; b++) {
-		const char *why = NULL;
-
-		if (rg_region_validate(rs[b], &why))
-			fail_msg("%s: validate: %s", rname[b], why);
+		RG_ASSERT_VALIDF(rs[b], "%s", rname[b]);
 	}
 }
 
@@ -461,13 +458,8 @@ static void run_large(enum rg_region_policy p)
 			live[nlive++][1] = n;
 		}
 		if (k % 512 == 0)
-			for (int b = 0; b < nl; b++) {
-				const char *why = NULL;
-
-				if (rg_region_validate(lr[b], &why))
-					fail_msg("%s: validate: %s", ln[b],
-						 why);
-			}
+			for (int b = 0; b < nl; b++)
+				RG_ASSERT_VALIDF(lr[b], "%s", ln[b]);
 	}
 	for (int b = 0; b < nl; b++)
 		rg_region_destroy(lr[b]);

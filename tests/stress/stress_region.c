@@ -37,10 +37,7 @@ static unsigned long n_alloc_ok, n_alloc_fail, n_free_ok, n_free_bad, n_res_ok,
 static void check_valid_all(void)
 {
 	for (int b = 0; b < nr; b++) {
-		const char *why = NULL;
-
-		if (rg_region_validate(rs[b], &why))
-			fail_msg("%s: validate: %s", rname[b], why);
+		RG_ASSERT_VALIDF(rs[b], "%s", rname[b]);
 	}
 }
 

@@ -107,16 +107,6 @@ static void *rand_entry(void)
 	return rg_rand_below(&rng, 2) ? P(k) : rg_xa_mk_value(k);
 }
 
-static void check_valid(struct rg_xarray *xa, unsigned long op)
-{
-	const char *why = NULL;
-
-	if (rg_xa_validate(xa, &why)) {
-		rg_xa_dump(xa, stderr);
-		fail_msg("op %lu: validate: %s", op, why ? why : "?");
-	}
-}
-
 /* Whole-contents comparison: entries in order, marks, emptiness. */
 static void check_contents(struct rg_xarray *xa, struct ref *r, bool alloc)
 {
@@ -316,11 +306,11 @@ static void run(bool alloc, unsigned long ops, size_t target)
 			r.n = 0;
 		}
 		if (RG_THOROUGH || op % 4096 == 0)
-			check_valid(&xa, op);
+			RG_ASSERT_VALIDF(&xa, "op %lu", op);
 		if (op % (RG_THOROUGH ? 5000 : 20000) == 0)
 			check_contents(&xa, &r, alloc);
 	}
-	check_valid(&xa, op);
+	RG_ASSERT_VALIDF(&xa, "op %lu", op);
 	check_contents(&xa, &r, alloc);
 	rg_xa_destroy(&xa);
 	free(r.v);

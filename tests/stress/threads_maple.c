@@ -490,12 +490,9 @@ static void check_model(void)
 {
 	RG_MA_STATE(mas, &tree, 0, 0);
 	unsigned long i = 0;
-	const char *why;
 	void *e;
 
-	if (rg_mtree_validate(&tree, &why))
-		fail_msg("invalid tree: %s (seed %llu)", why,
-			 (unsigned long long)seed);
+	RG_ASSERT_VALID(&tree);
 	rg_mtree_lock(&tree);
 	for (e = rg_mas_find_range(&mas, U - 1); mas.status == RG_MAS_ACTIVE;
 	     e = rg_mas_next_range(&mas, U - 1)) {
@@ -541,11 +538,7 @@ static void end(uint64_t s)
 	if (rg_mtree_height(&tree) > max_height)
 		max_height = rg_mtree_height(&tree);
 	if (SLOW || nstores % 4096 == 0) {
-		const char *why;
-
-		if (rg_mtree_validate(&tree, &why))
-			fail_msg("invalid tree: %s (seed %llu)", why,
-				 (unsigned long long)seed);
+		RG_ASSERT_VALID(&tree);
 		if (nstores % (SLOW ? 256 : 16384) == 0)
 			check_model();
 	}

@@ -9,23 +9,12 @@
 #include "rg_test.h"
 #include "region/hbitmap.h"
 
-static void check_valid(const struct rg_hbitmap *hb)
-{
-	const char *why = NULL;
-
-	if (rg_hbitmap_validate(hb, &why)) {
-		fprintf(stderr, "validate: %s\n", why);
-		rg_hbitmap_dump(hb, stderr);
-		fail();
-	}
-}
-
 static struct rg_hbitmap *mk(uint64_t cap)
 {
 	struct rg_hbitmap *hb = rg_hbitmap_create(cap);
 
 	assert_non_null(hb);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	return hb;
 }
 
@@ -94,7 +83,7 @@ static void test_alloc_bad(void **state)
 	assert_int_equal(s, 0);
 	assert_int_equal(rg_hbitmap_alloc(hb, 1, 1, &s), -ENOSPC);
 	assert_int_equal(rg_hbitmap_largest_free_run(hb), 0);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	rg_hbitmap_destroy(hb);
 }
 
@@ -112,7 +101,7 @@ static void test_alloc_first_fit(void **state)
 	assert_int_equal(rg_hbitmap_free(hb, 100, 10), 0);
 	assert_int_equal(rg_hbitmap_free(hb, 300, 20), 0);
 	assert_int_equal(rg_hbitmap_free(hb, 980, 10), 0);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	assert_int_equal(rg_hbitmap_alloc(hb, 15, 1, &s), 0);
 	assert_int_equal(s, 300);
 	assert_int_equal(rg_hbitmap_alloc(hb, 10, 1, &s), 0);
@@ -121,7 +110,7 @@ static void test_alloc_first_fit(void **state)
 	assert_int_equal(s, 315);
 	assert_int_equal(rg_hbitmap_alloc(hb, 11, 1, &s), 0);
 	assert_int_equal(s, 1000); /* 980..989 too short */
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	rg_hbitmap_destroy(hb);
 }
 
@@ -158,7 +147,7 @@ static void test_alloc_align(void **state)
 	assert_int_equal(rg_hbitmap_alloc(hb, 700, 2048, &s), -ENOSPC);
 	assert_int_equal(rg_hbitmap_alloc(hb, 500, 1024, &s), 0);
 	assert_int_equal(s, 4096);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	rg_hbitmap_destroy(hb);
 }
 
@@ -195,7 +184,7 @@ static void test_alloc_range(void **state)
 	assert_int_equal(s, 2995);
 	assert_int_equal(rg_hbitmap_alloc_range(hb, 600, 512, 1, 2999, &s), 0);
 	assert_int_equal(s, 1024);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	rg_hbitmap_destroy(hb);
 }
 
@@ -222,7 +211,7 @@ static void test_free_bad(void **state)
 	assert_int_equal(rg_hbitmap_free(hb, 0, 10), 0);
 	assert_int_equal(rg_hbitmap_free(hb, 30, 70), 0);
 	assert_int_equal(rg_hbitmap_free_units(hb), 1000);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	rg_hbitmap_destroy(hb);
 }
 
@@ -246,7 +235,7 @@ static void test_reserve(void **state)
 	assert_int_equal(s, 0);
 	assert_int_equal(rg_hbitmap_reserve(hb, 1999, 1), 0);
 	assert_int_equal(rg_hbitmap_largest_free_run(hb), 499);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	rg_hbitmap_destroy(hb);
 }
 
@@ -263,7 +252,7 @@ static void test_spanning(void **state)
 	assert_int_equal(rg_hbitmap_largest_free_run(hb), 90);
 	assert_int_equal(rg_hbitmap_alloc(hb, 20, 1, &s), 0);
 	assert_int_equal(s, 32768 - 10);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	/* a run over many blocks */
 	assert_int_equal(rg_hbitmap_free(hb, 40000, 20000), 0);
 	assert_int_equal(rg_hbitmap_alloc(hb, 19999, 1, &s), 0);
@@ -272,7 +261,7 @@ static void test_spanning(void **state)
 	assert_int_equal(s, 32768 * 3 + 10);
 	assert_int_equal(rg_hbitmap_alloc(hb, 1, 1, &s), 0);
 	assert_int_equal(s, 59999);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	rg_hbitmap_destroy(hb);
 }
 
@@ -290,7 +279,7 @@ static void test_resize(void **state)
 	assert_int_equal(rg_hbitmap_resize(hb, 995), -EBUSY);
 	assert_int_equal(rg_hbitmap_capacity(hb), 1000);
 	assert_int_equal(rg_hbitmap_resize(hb, 100000), 0);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	assert_int_equal(rg_hbitmap_capacity(hb), 100000);
 	assert_int_equal(rg_hbitmap_free_units(hb), 100000 - 20);
 	assert_int_equal(rg_hbitmap_test(hb, 995), 1);
@@ -300,7 +289,7 @@ static void test_resize(void **state)
 	assert_int_equal(rg_hbitmap_free(hb, 1000, 990), 0);
 	assert_int_equal(rg_hbitmap_free(hb, 990, 10), 0);
 	assert_int_equal(rg_hbitmap_resize(hb, 11), 0);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	assert_int_equal(rg_hbitmap_free_units(hb), 1);
 	assert_int_equal(rg_hbitmap_alloc(hb, 1, 1, &s), 0);
 	assert_int_equal(s, 10);
@@ -341,7 +330,7 @@ static void test_big_capacity(void **state)
 	assert_int_equal(rg_hbitmap_alloc(hb, (1ULL << 31) + 2, 1, &s),
 			 -ENOSPC);
 	assert_int_equal(rg_hbitmap_largest_free_run(hb), (1ULL << 31) + 1);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	assert_int_equal(rg_hbitmap_alloc(hb, (1ULL << 31) + 1, 1, &s), 0);
 	assert_int_equal(s, 5);
 	assert_int_equal(rg_hbitmap_free(hb, 5, (1ULL << 31) + 1), 0);
@@ -430,7 +419,7 @@ static void regress_hbitmap_null_arguments(void **state)
 	assert_int_equal(rg_hbitmap_validate(NULL, &why), -EINVAL);
 	assert_non_null(why);
 	assert_int_equal(rg_hbitmap_free_units(hb), 990);
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	rg_hbitmap_destroy(hb);
 }
 
@@ -457,7 +446,7 @@ static void test_policies(void **state)
 	assert_int_equal(s, 88);
 	assert_int_equal(rg_hbitmap_alloc_rev(hb, 3, 1, &s), 0);
 	assert_int_equal(s, 85); /* [98, 100) is too short */
-	check_valid(hb);
+	RG_ASSERT_VALID(hb);
 	rg_hbitmap_destroy(hb);
 
 	bf = rg_hbitmap_create_flags(100, RG_HBITMAP_BEST_FIT);
@@ -471,7 +460,7 @@ static void test_policies(void **state)
 	assert_int_equal(rg_hbitmap_free(bf, 20, 20), 0);
 	assert_int_equal(rg_hbitmap_free(bf, 50, 3), 0);
 	assert_int_equal(rg_hbitmap_free(bf, 60, 40), 0);
-	check_valid(bf);
+	RG_ASSERT_VALID(bf);
 	assert_int_equal(rg_hbitmap_alloc_best(bf, 3, 1, &s), 0);
 	assert_int_equal(s, 50);
 	assert_int_equal(rg_hbitmap_alloc_best(bf, 4, 4, &s), 0);
@@ -479,12 +468,12 @@ static void test_policies(void **state)
 	assert_int_equal(rg_hbitmap_alloc_best(bf, 5, 1, &s), 0);
 	assert_int_equal(s, 10);
 	assert_int_equal(rg_hbitmap_alloc_best(bf, 41, 1, &s), -ENOSPC);
-	check_valid(bf);
+	RG_ASSERT_VALID(bf);
 	/* freeing between two runs merges all three */
 	assert_int_equal(rg_hbitmap_free(bf, 40, 20), 0);
 	assert_int_equal(rg_hbitmap_alloc_best(bf, 76, 1, &s), 0);
 	assert_int_equal(s, 24);
-	check_valid(bf);
+	RG_ASSERT_VALID(bf);
 	/* first fit in a window on a best-fit instance: both stay exact */
 	{
 		struct rg_hbitmap *w =
@@ -499,13 +488,13 @@ static void test_policies(void **state)
 		assert_int_equal(rg_hbitmap_alloc_range(w, 5, 1, 120, 199, &s),
 				 0);
 		assert_int_equal(s, 120);
-		check_valid(w);
+		RG_ASSERT_VALID(w);
 		assert_int_equal(rg_hbitmap_largest_free_run(w), 25);
 		assert_int_equal(rg_hbitmap_alloc_best(w, 20, 1, &s), 0);
 		assert_int_equal(s, 100);
 		assert_int_equal(rg_hbitmap_alloc(w, 25, 1, &s), 0);
 		assert_int_equal(s, 125);
-		check_valid(w);
+		RG_ASSERT_VALID(w);
 		assert_int_equal(rg_hbitmap_largest_free_run(w), 0);
 		rg_hbitmap_destroy(w);
 	}
@@ -516,17 +505,17 @@ static void test_policies(void **state)
 
 		assert_non_null(w);
 		assert_int_equal(rg_hbitmap_reserve(w, 1000, 24), 0);
-		check_valid(w);
+		RG_ASSERT_VALID(w);
 		assert_int_equal(rg_hbitmap_free(w, 1023, 1), 0);
-		check_valid(w);
+		RG_ASSERT_VALID(w);
 		rg_hbitmap_destroy(w);
 	}
 	/* resize drops the index; the next best fit rebuilds it */
 	assert_int_equal(rg_hbitmap_resize(bf, 200), 0);
-	check_valid(bf);
+	RG_ASSERT_VALID(bf);
 	assert_int_equal(rg_hbitmap_alloc_best(bf, 100, 1, &s), 0);
 	assert_int_equal(s, 100);
-	check_valid(bf);
+	RG_ASSERT_VALID(bf);
 	rg_hbitmap_destroy(bf);
 }
 

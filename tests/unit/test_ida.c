@@ -16,16 +16,6 @@
 #include "region/xarray.h"
 #include "rg_test.h"
 
-static void check_valid(struct rg_ida *ida)
-{
-	const char *why = NULL;
-
-	if (rg_ida_validate(ida, &why)) {
-		rg_ida_dump(ida, stderr);
-		fail_msg("validate: %s", why ? why : "?");
-	}
-}
-
 static size_t bitmaps_in_use(void)
 {
 	struct rg_slab_stats st;
@@ -62,10 +52,10 @@ static void test_empty(void **state)
 	assert_int_equal(rg_ida_bytes(&ida), sizeof(ida));
 	assert_int_equal(rg_ida_free(&ida, 0), -ENOENT);
 	assert_false(rg_ida_exists(&ida, 0));
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	rg_ida_init(&b);
 	assert_true(rg_ida_is_empty(&b));
-	check_valid(&b);
+	RG_ASSERT_VALID(&b);
 	rg_ida_destroy(&b);
 	assert_int_equal(rg_ida_alloc_range(NULL, 0, 1, &id), -EINVAL);
 	assert_int_equal(rg_ida_alloc_range(&ida, 0, 1, NULL), -EINVAL);
@@ -85,9 +75,9 @@ static void test_sequential_reuse(void **state)
 		assert_int_equal(rg_ida_alloc(&ida, &id), 0);
 		assert_int_equal(id, i);
 		if (RG_THOROUGH && i % 97 == 0)
-			check_valid(&ida);
+			RG_ASSERT_VALID(&ida);
 	}
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	for (i = 0; i < 10000; i += 1111) {
 		assert_int_equal(rg_ida_free(&ida, i), 0);
 		assert_false(rg_ida_exists(&ida, i));
@@ -98,12 +88,12 @@ static void test_sequential_reuse(void **state)
 	assert_int_equal(rg_ida_free(&ida, 9000), 0);
 	assert_int_equal(rg_ida_free(&ida, 70), 0);
 	assert_int_equal(rg_ida_free(&ida, 3000), 0);
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	assert_int_equal(alloc_ok(&ida, 0, INT_MAX), 70);
 	assert_int_equal(alloc_ok(&ida, 0, INT_MAX), 3000);
 	assert_int_equal(alloc_ok(&ida, 0, INT_MAX), 9000);
 	assert_int_equal(alloc_ok(&ida, 0, INT_MAX), 10000);
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	rg_ida_destroy(&ida);
 	assert_true(rg_ida_is_empty(&ida));
 }
@@ -121,12 +111,12 @@ static void test_alloc_min_after_range(void **state)
 	assert_int_equal(id, 10000);
 	assert_int_equal(rg_ida_alloc_min(&ida, 5000, &id), 0);
 	assert_int_equal(id, 10001);
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	/* alloc_max inside the full range fails, above it succeeds. */
 	assert_int_equal(rg_ida_alloc_max(&ida, 9999, &id), -ENOSPC);
 	assert_int_equal(rg_ida_alloc_max(&ida, 10002, &id), 0);
 	assert_int_equal(id, 10002);
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	rg_ida_destroy(&ida);
 }
 
@@ -145,12 +135,12 @@ static void test_destroy_known(void **state)
 		assert_int_equal(id, ids[k]);
 		assert_true(rg_ida_exists(&ida, ids[k]));
 		assert_false(rg_ida_is_empty(&ida));
-		check_valid(&ida);
+		RG_ASSERT_VALID(&ida);
 		rg_ida_destroy(&ida);
 		assert_true(rg_ida_is_empty(&ida));
 		assert_false(rg_ida_exists(&ida, ids[k]));
 		assert_int_equal(rg_ida_bytes(&ida), sizeof(ida));
-		check_valid(&ida);
+		RG_ASSERT_VALID(&ida);
 		/* Still usable afterwards. */
 		assert_int_equal(rg_ida_alloc(&ida, &id), 0);
 		assert_int_equal(id, 0);
@@ -164,7 +154,7 @@ static void test_destroy_known(void **state)
 		for (k = 0; k < sizeof(ids) / sizeof(ids[0]); k++)
 			assert_int_equal(alloc_ok(&ida, ids[k], INT_MAX),
 					 ids[k]);
-		check_valid(&ida);
+		RG_ASSERT_VALID(&ida);
 		rg_ida_destroy(&ida);
 		assert_true(rg_ida_is_empty(&ida));
 	}
@@ -188,9 +178,9 @@ static void test_full_chunks(void **state)
 				rg_ida_alloc_range(&ida, b, b + 1023, &id), 0);
 			assert_int_equal(id, b + i);
 			if (RG_THOROUGH && (i < 70 || i % 64 == 0))
-				check_valid(&ida);
+				RG_ASSERT_VALID(&ida);
 		}
-		check_valid(&ida);
+		RG_ASSERT_VALID(&ida);
 		assert_int_equal(rg_ida_bitmap_count(&ida), 1);
 		assert_int_equal(rg_ida_alloc_range(&ida, b, b + 1023, &id),
 				 -ENOSPC);
@@ -199,14 +189,14 @@ static void test_full_chunks(void **state)
 		assert_int_equal(rg_ida_free(&ida, b + 1024), 0);
 		/* Freeing from a full chunk makes it findable again. */
 		assert_int_equal(rg_ida_free(&ida, b + 517), 0);
-		check_valid(&ida);
+		RG_ASSERT_VALID(&ida);
 		assert_int_equal(alloc_ok(&ida, b, INT_MAX), b + 517);
 		for (i = 0; i < 1024; i++)
 			assert_int_equal(rg_ida_free(&ida, b + i), 0);
 		assert_true(rg_ida_is_empty(&ida));
 		assert_int_equal(rg_ida_bitmap_count(&ida), 0);
 		assert_int_equal(rg_ida_bytes(&ida), sizeof(ida));
-		check_valid(&ida);
+		RG_ASSERT_VALID(&ida);
 	}
 }
 
@@ -227,7 +217,7 @@ static void test_enospc(void **state)
 	assert_int_equal(rg_ida_alloc_min(&ida, INT_MAX, &id), -ENOSPC);
 	assert_int_equal(rg_ida_alloc_min(&ida, INT_MAX - 1, &id), 0);
 	assert_int_equal(id, INT_MAX - 1);
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	assert_int_equal(rg_ida_free(&ida, INT_MAX), 0);
 	assert_int_equal(rg_ida_free(&ida, INT_MAX - 1), 0);
 	assert_true(rg_ida_is_empty(&ida));
@@ -238,7 +228,7 @@ static void test_enospc(void **state)
 	assert_int_equal(rg_ida_alloc_range(&ida, 100, 102, &id), -ENOSPC);
 	assert_int_equal(alloc_ok(&ida, 100, 103), 103);
 	assert_int_equal(alloc_ok(&ida, 0, 103), 0);
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	rg_ida_destroy(&ida);
 }
 
@@ -254,17 +244,17 @@ static void test_chunk_forms(void **state)
 	/* IDs 0..62 fit in a value entry in the xarray head: no memory. */
 	assert_int_equal(rg_ida_bitmap_count(&ida), 0);
 	assert_int_equal(rg_ida_bytes(&ida), sizeof(ida));
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	assert_int_equal(alloc_ok(&ida, 0, INT_MAX), 63);
 	assert_int_equal(rg_ida_bitmap_count(&ida), 1);
 	assert_int_equal(rg_ida_bytes(&ida), sizeof(ida) + 128);
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	/* A value chunk elsewhere needs xarray nodes but no bitmap. */
 	assert_int_equal(alloc_ok(&ida, 5 * 1024 + 3, INT_MAX), 5 * 1024 + 3);
 	assert_int_equal(rg_ida_bitmap_count(&ida), 1);
 	assert_int_equal(rg_ida_bytes(&ida),
 			 sizeof(ida) + 128 + rg_xa_node_size());
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	/* A new chunk whose first ID is at or above 63 starts as a bitmap. */
 	assert_int_equal(alloc_ok(&ida, 7 * 1024 + 500, INT_MAX),
 			 7 * 1024 + 500);
@@ -279,14 +269,14 @@ static void test_chunk_forms(void **state)
 	assert_int_equal(rg_ida_bitmap_count(&ida), 3);
 	for (i = 0; i < 64; i++)
 		assert_true(rg_ida_exists(&ida, 5 * 1024 + i));
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	/* Emptied chunks are released, value and bitmap alike. */
 	for (i = 0; i < 64; i++)
 		assert_int_equal(rg_ida_free(&ida, 5 * 1024 + i), 0);
 	assert_int_equal(rg_ida_bitmap_count(&ida), 2);
 	assert_int_equal(rg_ida_free(&ida, 7 * 1024 + 500), 0);
 	assert_int_equal(rg_ida_bitmap_count(&ida), 1);
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	assert_int_equal(rg_ida_bytes(&ida), sizeof(ida) + 128);
 	/* A bitmap chunk stays a bitmap when it drops back below 63. */
 	assert_int_equal(rg_ida_free(&ida, 63), 0);
@@ -300,7 +290,7 @@ static void test_chunk_forms(void **state)
 	assert_int_equal(rg_ida_bitmap_count(&ida), 0);
 	assert_int_equal(rg_ida_free(&ida, 2048 + 10), 0);
 	assert_true(rg_ida_is_empty(&ida));
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 }
 
 /* Dense memory: 128 bytes per 1024 IDs plus a node per 64 chunks. */
@@ -312,7 +302,7 @@ static void test_dense_memory(void **state)
 	(void)state;
 	for (i = 0; i < n; i++)
 		assert_int_equal(alloc_ok(&ida, 0, INT_MAX), i);
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	/* 128 chunks: two leaves and a root. */
 	assert_int_equal(rg_ida_bitmap_count(&ida), 128);
 	assert_int_equal(rg_ida_bytes(&ida),
@@ -341,14 +331,14 @@ static void test_free_errors(void **state)
 	assert_int_equal(rg_ida_bytes(&ida), before);
 	assert_true(rg_ida_exists(&ida, 4));
 	assert_true(rg_ida_exists(&ida, 700));
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	/* Double free. */
 	assert_int_equal(rg_ida_free(&ida, 700), 0);
 	assert_int_equal(rg_ida_free(&ida, 700), -ENOENT);
 	assert_int_equal(rg_ida_free(&ida, 4), 0);
 	assert_int_equal(rg_ida_free(&ida, 4), -ENOENT);
 	assert_true(rg_ida_is_empty(&ida));
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 }
 
 /* The hint never changes results: ranges above it, frees below it. */
@@ -368,12 +358,12 @@ static void test_hint(void **state)
 	assert_int_equal(alloc_ok(&ida, 0, INT_MAX), 10);
 	assert_int_equal(alloc_ok(&ida, 0, 103), 103);
 	assert_int_equal(alloc_ok(&ida, 0, INT_MAX), 104);
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	/* validate catches a hint above the lowest free ID. */
 	ida.free_lo = 1000;
 	assert_int_equal(rg_ida_validate(&ida, NULL), -EINVAL);
 	ida.free_lo = 0;
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	rg_ida_destroy(&ida);
 }
 
@@ -388,7 +378,7 @@ static void test_validate_catches(void **state)
 	assert_int_equal(rg_ida_validate(&ida, &why), -EINVAL);
 	assert_non_null(why);
 	ida.nr_bitmaps--;
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	rg_ida_destroy(&ida);
 }
 
@@ -472,7 +462,7 @@ static void regress_ida_null_arguments(void **state)
 	assert_non_null(why);
 	assert_true(rg_ida_exists(&ida, 0));
 	assert_false(rg_ida_exists(&ida, 1));
-	check_valid(&ida);
+	RG_ASSERT_VALID(&ida);
 	rg_ida_destroy(&ida);
 }
 

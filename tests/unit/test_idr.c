@@ -23,14 +23,6 @@
 /* A pointer the IDR refuses: its two top bits are 10. */
 #define BAD_PTR ((void *)(((uintptr_t)2 << (sizeof(uintptr_t) * 8 - 2)) | 8))
 
-static void check_valid(struct rg_idr *idr)
-{
-	const char *why = NULL;
-
-	if (rg_idr_validate(idr, &why))
-		fail_msg("validate: %s", why ? why : "?");
-}
-
 static size_t nodes_in_use(void)
 {
 	struct rg_slab_stats st;
@@ -71,7 +63,7 @@ static void test_empty(void **state)
 	assert_int_equal(rg_idr_get_cursor(&idr), 0);
 	assert_int_equal(rg_idr_bytes(&idr), sizeof(struct rg_idr));
 	assert_int_equal(count_entries(&idr), 0);
-	check_valid(&idr);
+	RG_ASSERT_VALID(&idr);
 	rg_idr_destroy(&idr);
 	assert_true(rg_idr_is_empty(&idr));
 }
@@ -85,7 +77,7 @@ static void test_sequential_reuse(void **state)
 	rg_idr_init(&idr);
 	for (int i = 0; i < 10000; i++)
 		assert_int_equal(rg_idr_alloc(&idr, P(i), 0, 20000), i);
-	check_valid(&idr);
+	RG_ASSERT_VALID(&idr);
 	assert_true(rg_idr_bytes(&idr) > sizeof(struct rg_idr));
 	/* [5, 30) is full. */
 	assert_int_equal(rg_idr_alloc(&idr, P(1), 5, 30), -ENOSPC);
@@ -95,7 +87,7 @@ static void test_sequential_reuse(void **state)
 		assert_null(rg_idr_find(&idr, i));
 	}
 	assert_null(rg_idr_remove(&idr, 3));
-	check_valid(&idr);
+	RG_ASSERT_VALID(&idr);
 	/* The lowest free ID comes back first. */
 	assert_int_equal(rg_idr_alloc(&idr, P(7), 0, 0), 0);
 	assert_int_equal(rg_idr_alloc(&idr, P(8), 100, 0), 100);
@@ -142,7 +134,7 @@ static void test_ranges(void **state)
 			(int)i);
 	assert_int_equal(rg_idr_alloc(&idr, P(1), INT_MAX - 1, 0), -ENOSPC);
 	assert_int_equal(rg_idr_alloc(&idr, P(1), INT_MAX - 3, -1), -ENOSPC);
-	check_valid(&idr);
+	RG_ASSERT_VALID(&idr);
 	assert_int_equal(count_entries(&idr), 4);
 	rg_idr_destroy(&idr);
 }
@@ -180,7 +172,7 @@ static void test_base(void **state)
 	assert_int_equal(u, UINT_MAX);
 	assert_int_equal(rg_idr_alloc_u32(&idr, P(5), &u, UINT_MAX), -ENOSPC);
 	assert_ptr_equal(rg_idr_find(&idr, UINT_MAX), P(5));
-	check_valid(&idr);
+	RG_ASSERT_VALID(&idr);
 	id = 0;
 	assert_null(rg_idr_get_next(&idr, &id));
 	assert_int_equal(id, 0);
@@ -236,7 +228,7 @@ static void test_u32(void **state)
 				assert_int_equal(sid, (int)id);
 				assert_int_equal(calls, 1);
 			}
-			check_valid(&idr);
+			RG_ASSERT_VALID(&idr);
 			assert_ptr_equal(rg_idr_remove(&idr, id), P(3));
 			assert_true(rg_idr_is_empty(&idr));
 		}
@@ -284,7 +276,7 @@ static void test_cyclic(void **state)
 	assert_ptr_equal(rg_idr_remove(&idr, 2), P(0x4001));
 	assert_int_equal(rg_idr_alloc_cyclic(&idr, P(9), 1, 0x4000), 4);
 	assert_int_equal(count_entries(&idr), 5);
-	check_valid(&idr);
+	RG_ASSERT_VALID(&idr);
 	rg_idr_destroy(&idr);
 
 	/* The kernel's case: wrap at INT_MAX to the start of the range. */
@@ -319,7 +311,7 @@ static void test_cyclic(void **state)
 	assert_int_equal(rg_idr_get_cursor(&idr), 11);
 	rg_idr_set_cursor(&idr, 20);
 	assert_int_equal(count_entries(&idr), 10);
-	check_valid(&idr);
+	RG_ASSERT_VALID(&idr);
 	rg_idr_destroy(&idr);
 }
 
@@ -372,7 +364,7 @@ static void test_null_entries(void **state)
 	rg_idr_destroy(&idr);
 	for (int i = 1; i < 10; i++)
 		assert_int_equal(rg_idr_alloc(&idr, NULL, 1, 0), i);
-	check_valid(&idr);
+	RG_ASSERT_VALID(&idr);
 	rg_idr_destroy(&idr);
 	assert_true(rg_idr_is_empty(&idr));
 }
@@ -406,7 +398,7 @@ static void test_any_pointer(void **state)
 				 0);
 		assert_ptr_equal(old, odd[i]);
 	}
-	check_valid(&idr);
+	RG_ASSERT_VALID(&idr);
 
 	/* Refused: nothing changes. */
 	bytes = rg_idr_bytes(&idr);
@@ -420,7 +412,7 @@ static void test_any_pointer(void **state)
 	assert_ptr_equal(rg_idr_find(&idr, 3), &name[3]);
 	assert_int_equal(rg_idr_bytes(&idr), bytes);
 	assert_int_equal(count_entries(&idr), 17);
-	check_valid(&idr);
+	RG_ASSERT_VALID(&idr);
 	rg_idr_destroy(&idr);
 }
 
@@ -527,7 +519,7 @@ static void test_iterators(void **state)
 		assert_null(rg_idr_remove(&idr, 8));
 		assert_null(rg_idr_remove(&idr, 5000));
 		assert_true(rg_idr_is_empty(&idr));
-		check_valid(&idr);
+		RG_ASSERT_VALID(&idr);
 		rg_idr_destroy(&idr);
 	}
 
@@ -588,7 +580,7 @@ static void test_null_args(void **state)
 	assert_null(rg_idr_get_next(&idr, NULL));
 	assert_null(rg_idr_get_next_ul(&idr, NULL));
 	assert_int_equal(rg_idr_for_each(&idr, NULL, NULL), -EINVAL);
-	check_valid(&idr);
+	RG_ASSERT_VALID(&idr);
 	rg_idr_destroy(&idr);
 }
 
@@ -600,7 +592,7 @@ static void test_validate_catches(void **state)
 	(void)state;
 	rg_idr_init_base(&idr, 16);
 	assert_int_equal(rg_idr_alloc(&idr, P(1), 0, 0), 16);
-	check_valid(&idr);
+	RG_ASSERT_VALID(&idr);
 	/* An index whose ID would pass UINT_MAX, planted in the xarray. */
 	assert_int_equal(
 		rg_xa_store(&idr.xa, (unsigned long)UINT_MAX - 15, P(2), NULL),
@@ -611,7 +603,7 @@ static void test_validate_catches(void **state)
 	assert_int_equal(
 		rg_xa_store(&idr.xa, (unsigned long)UINT_MAX - 16, P(2), NULL),
 		0);
-	check_valid(&idr);
+	RG_ASSERT_VALID(&idr);
 	rg_idr_destroy(&idr);
 }
 

@@ -17,16 +17,6 @@
 
 #define V(x) rg_mt_mk_value(x)
 
-static void check(struct rg_maple_tree *mt)
-{
-	const char *why = NULL;
-
-	if (rg_mtree_validate(mt, &why)) {
-		rg_mtree_dump(mt, stderr);
-		fail_msg("invalid tree: %s", why);
-	}
-}
-
 static unsigned long live_nodes(void)
 {
 	struct rg_slab_stats st;
@@ -54,7 +44,7 @@ static void expect_ranges(struct rg_maple_tree *mt, const unsigned long *r,
 	}
 	rg_mtree_unlock(mt);
 	assert_int_equal(i, n);
-	check(mt);
+	RG_ASSERT_VALID(mt);
 }
 
 static void test_init_and_empty(void **state)
@@ -71,13 +61,13 @@ static void test_init_and_empty(void **state)
 	assert_null(rg_mtree_load(&mt, 0));
 	assert_null(rg_mtree_load(&mt, ULONG_MAX));
 	assert_int_equal(rg_mtree_bytes(&mt), sizeof(mt));
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	rg_mtree_destroy(&mt);
 
 	assert_true(rg_mtree_empty(&st));
 	assert_int_equal(rg_mtree_store(&st, 5, V(5)), 0);
 	assert_ptr_equal(rg_mtree_load(&st, 5), V(5));
-	check(&st);
+	RG_ASSERT_VALID(&st);
 	rg_mtree_destroy(&st);
 	assert_true(rg_mtree_empty(&st));
 }
@@ -94,19 +84,19 @@ static void test_root_entry(void **state)
 	assert_int_equal(rg_mtree_bytes(&mt), sizeof(mt));
 	assert_ptr_equal(rg_mtree_load(&mt, 0), &x);
 	assert_null(rg_mtree_load(&mt, 1));
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	/* A second range needs a leaf and keeps index 0. */
 	assert_int_equal(rg_mtree_store(&mt, 7, V(7)), 0);
 	assert_int_equal(rg_mtree_height(&mt), 1);
 	assert_int_equal(rg_mtree_bytes(&mt), sizeof(mt) + 256);
 	assert_ptr_equal(rg_mtree_load(&mt, 0), &x);
 	assert_ptr_equal(rg_mtree_load(&mt, 7), V(7));
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	assert_ptr_equal(rg_mtree_erase(&mt, 7), V(7));
 	assert_ptr_equal(rg_mtree_erase(&mt, 0), &x);
 	assert_true(rg_mtree_empty(&mt));
 	assert_int_equal(rg_mtree_height(&mt), 0);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	/* Erasing the root entry directly. */
 	assert_int_equal(rg_mtree_store(&mt, 0, &x), 0);
 	assert_ptr_equal(rg_mtree_erase(&mt, 0), &x);
@@ -114,7 +104,7 @@ static void test_root_entry(void **state)
 	/* An entry whose low bits look like a node goes into a leaf. */
 	assert_int_equal(rg_mtree_store(&mt, 0, (void *)0x10002UL), 0);
 	assert_ptr_equal(rg_mtree_load(&mt, 0), (void *)0x10002UL);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	rg_mtree_destroy(&mt);
 }
 
@@ -151,7 +141,7 @@ static void test_bad_input(void **state)
 	assert_int_equal(rg_mtree_alloc_range(&mt, &start, V(1), 1, 0, 10),
 			 -EINVAL);
 	assert_true(rg_mtree_empty(&mt));
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	rg_mtree_destroy(&mt);
 }
 
@@ -189,7 +179,7 @@ static void test_store_overwrite(void **state)
 		assert_int_equal(rg_mtree_erase_err(&mt, 12, &old), 0);
 		assert_ptr_equal(old, V(1));
 	}
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	rg_mtree_destroy(&mt);
 }
 
@@ -204,7 +194,7 @@ static void test_edges(void **state)
 	assert_ptr_equal(rg_mtree_load(&mt, 0), V(1));
 	assert_ptr_equal(rg_mtree_load(&mt, ULONG_MAX), V(1));
 	assert_ptr_equal(rg_mtree_load(&mt, 1UL << 40), V(1));
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	idx = 0;
 	assert_ptr_equal(rg_mtree_find(&mt, &idx, ULONG_MAX), V(1));
 	assert_int_equal(idx, 0); /* wrapped past ULONG_MAX */
@@ -216,29 +206,29 @@ static void test_edges(void **state)
 	assert_ptr_equal(rg_mtree_load(&mt, 1), V(1));
 	assert_ptr_equal(rg_mtree_load(&mt, ULONG_MAX - 1), V(1));
 	assert_ptr_equal(rg_mtree_load(&mt, ULONG_MAX), V(3));
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	assert_ptr_equal(rg_mtree_erase(&mt, 5), V(1));
 	assert_null(rg_mtree_load(&mt, ULONG_MAX - 1));
 	assert_ptr_equal(rg_mtree_erase(&mt, ULONG_MAX), V(3));
 	assert_ptr_equal(rg_mtree_erase(&mt, 0), V(2));
 	assert_true(rg_mtree_empty(&mt));
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	/* Ranges ending at ULONG_MAX in a tree of many nodes. */
 	for (unsigned long i = 0; i < 1000; i++)
 		assert_int_equal(rg_mtree_store_range(&mt,
 						      ULONG_MAX - 2 * i - 1,
 						      ULONG_MAX - 2 * i, V(i)),
 				 0);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	assert_ptr_equal(rg_mtree_load(&mt, ULONG_MAX), V(0));
 	assert_ptr_equal(rg_mtree_load(&mt, ULONG_MAX - 1999), V(999));
 	assert_null(rg_mtree_load(&mt, ULONG_MAX - 2000));
 	assert_int_equal(rg_mtree_store_range(&mt, 0, ULONG_MAX - 10, NULL), 0);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	assert_ptr_equal(rg_mtree_load(&mt, ULONG_MAX - 9), V(4));
 	assert_null(rg_mtree_load(&mt, ULONG_MAX - 10));
 	rg_mtree_destroy(&mt);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 }
 
 static void test_insert(void **state)
@@ -259,7 +249,7 @@ static void test_insert(void **state)
 	assert_ptr_equal(rg_mtree_load(&mt, 20), V(1));
 	assert_ptr_equal(rg_mtree_load(&mt, 21), V(3));
 	assert_ptr_equal(rg_mtree_load(&mt, 9), V(4));
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	rg_mtree_destroy(&mt);
 }
 
@@ -336,7 +326,7 @@ static void test_gap_examples(void **state)
 		assert_int_equal(rg_mas_store_gfp(&mas, V(3), 0), 0);
 		rg_mtree_unlock(&mt);
 		assert_ptr_equal(rg_mtree_load(&mt, 2), V(3));
-		check(&mt);
+		RG_ASSERT_VALID(&mt);
 		rg_mtree_destroy(&mt);
 	}
 }
@@ -379,7 +369,7 @@ static void test_alloc_range(void **state)
 		total += size;
 	}
 	assert_true(total > 990);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	/* Free the range holding 500: the next small allocation goes there. */
 	{
 		RG_MA_STATE(mas, &mt, 500, 500);
@@ -390,7 +380,7 @@ static void test_alloc_range(void **state)
 		rg_mtree_unlock(&mt);
 		assert_non_null(was);
 		assert_ptr_equal(rg_mtree_erase(&mt, 500), was);
-		check(&mt);
+		RG_ASSERT_VALID(&mt);
 		assert_int_equal(
 			rg_mtree_alloc_range(&mt, &start, V(77), 1, 0, 999), 0);
 		assert_int_equal(start, mas.index);
@@ -399,7 +389,7 @@ static void test_alloc_range(void **state)
 				 0);
 		if (mas.last > mas.index)
 			assert_int_equal(start, mas.last);
-		check(&mt);
+		RG_ASSERT_VALID(&mt);
 	}
 	/* Fill to -EBUSY from the top, in an empty tree. */
 	rg_mtree_destroy(&mt);
@@ -416,7 +406,7 @@ static void test_alloc_range(void **state)
 		total -= size;
 	}
 	assert_true(total < 5);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	assert_int_equal(
 		rg_mtree_alloc_rrange(&mt, &start, V(1), 1, 0, ULONG_MAX), 0);
 	assert_int_equal(start, ULONG_MAX);
@@ -459,7 +449,7 @@ static void test_alloc_cyclic(void **state)
 		rg_mtree_alloc_cyclic(&mt, &start, V(4), 10, 19, &next), 1);
 	assert_int_equal(start, 11);
 	assert_int_equal(next, 12);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	/* Near ULONG_MAX next wraps to 0. */
 	next = ULONG_MAX;
 	assert_int_equal(
@@ -639,7 +629,7 @@ static int one_store(struct rg_maple_tree *mt, unsigned long first,
 			type = t;
 	*req = st.nodes_requested;
 	*used = st.nodes_used;
-	check(mt);
+	RG_ASSERT_VALID(mt);
 	return type;
 }
 
@@ -721,7 +711,7 @@ static void test_rcu_mode(void **state)
 			rg_mtree_store_range(&mt, 3 * i, 3 * i + 1, V(i)), 0);
 	assert_ptr_equal(rg_mtree_erase(&mt, 300), V(100));
 	assert_int_equal(rg_mtree_store_range(&mt, 100, 4000, NULL), 0);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	{
 		/* Preallocated for a one-leaf store, used for a spanning one. */
 		RG_MA_STATE(mas, &mt, 4501, 4501);
@@ -738,7 +728,7 @@ static void test_rcu_mode(void **state)
 		rg_mtree_unlock(&mt);
 		assert_ptr_equal(rg_mtree_load(&mt, 5000), V(8));
 		assert_ptr_equal(rg_mtree_load(&mt, 4099), V(1366));
-		check(&mt);
+		RG_ASSERT_VALID(&mt);
 	}
 	rg_mtree_destroy(&mt);
 	assert_true(rg_mtree_empty(&mt));
@@ -873,7 +863,7 @@ static void test_advanced_store(void **state)
 	assert_ptr_equal(rg_mtree_load(&mt, 1001 + 3 * 1999), V(1999));
 	assert_ptr_equal(rg_mtree_load(&mt, 6000), V(8));
 	assert_ptr_equal(rg_mtree_load(&mt, 20), V(2));
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	assert_int_equal(rg_mtree_get_stats(&mt, &st), 0);
 	assert_int_equal(st.overuse, 0);
 	assert_true(st.nodes_used <= st.nodes_requested);
@@ -932,7 +922,7 @@ static void test_stats_and_vacancy(void **state)
 	assert_true(st.hist[1] > 0);
 	assert_true(st.nodes_requested < 200 * 2);
 	assert_int_equal(st.overuse, 0);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	rg_mtree_destroy(&mt);
 	/* Flag at init time. */
 	rg_mtree_init(&mt, RG_MT_FLAGS_NO_VACANCY);
@@ -990,24 +980,24 @@ static void test_many_and_shrink(void **state)
 		assert_int_equal(rg_mtree_store_range(&mt, 2 * i, 2 * i, V(i)),
 				 0);
 	assert_true(rg_mtree_height(&mt) >= 4);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	assert_int_equal(live_nodes() - base,
 			 (rg_mtree_bytes(&mt) - sizeof(mt)) / 256);
 	/* Erase everything, odd order: the tree shrinks back to nothing. */
 	for (unsigned long i = 0; i < n; i += 2)
 		assert_ptr_equal(rg_mtree_erase(&mt, 2 * i), V(i));
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	for (unsigned long i = 1; i < n; i += 2)
 		assert_ptr_equal(rg_mtree_erase(&mt, 2 * i), V(i));
 	assert_true(rg_mtree_empty(&mt));
 	assert_int_equal(rg_mtree_height(&mt), 0);
 	assert_int_equal(live_nodes(), base);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	/* A spanning NULL store over most of a big tree. */
 	for (unsigned long i = 0; i < n; i++)
 		rg_mtree_store_range(&mt, 2 * i, 2 * i, V(i));
 	assert_int_equal(rg_mtree_store_range(&mt, 7, 2 * n - 8, NULL), 0);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	assert_ptr_equal(rg_mtree_load(&mt, 6), V(3));
 	assert_ptr_equal(rg_mtree_load(&mt, 2 * n - 6), V(n - 3));
 	assert_null(rg_mtree_load(&mt, 100));
@@ -1119,7 +1109,7 @@ static void regress_iter(unsigned int flags)
 		assert_ptr_equal(e, V(cases[c].next_value));
 		assert_int_equal(mas.index, cases[c].next_first);
 		rg_mtree_unlock(&mt);
-		check(&mt);
+		RG_ASSERT_VALID(&mt);
 		rg_mtree_destroy(&mt);
 	}
 }
@@ -1267,7 +1257,7 @@ static void regress_maple_zero_entry(void **state)
 	assert_int_equal(rg_mtree_insert_range(&mt, 0, 99, XA_ZERO_ENTRY), 0);
 	assert_int_equal(rg_mtree_insert_range(&mt, 50, 60, V(1)), -EEXIST);
 	assert_int_equal(rg_mtree_store_range(&mt, 200, 209, V(2)), 0);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	assert_null(rg_mtree_load(&mt, 0));
 	assert_null(rg_mtree_load(&mt, 99));
 	assert_ptr_equal(rg_mtree_find(&mt, &index, ULONG_MAX), V(2));
@@ -1287,12 +1277,12 @@ static void regress_maple_zero_entry(void **state)
 	assert_int_equal(rg_mtree_insert_range(&mt, 50, 60, V(1)), 0);
 	/* other reserved values are still refused */
 	assert_int_equal(rg_mtree_store(&mt, 300, (void *)1026UL), -EINVAL);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	rg_mtree_destroy(&mt);
 	/* a lone zero entry at index 0 (not storable in the root itself) */
 	assert_int_equal(rg_mtree_init(&mt, 0), 0);
 	assert_int_equal(rg_mtree_store(&mt, 0, XA_ZERO_ENTRY), 0);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	assert_null(rg_mtree_load(&mt, 0));
 	rg_mtree_lock(&mt);
 	rg_mas_set(&mas, 0);
@@ -1331,7 +1321,7 @@ static void regress_maple_erase_lone_full_range(void **state)
 								      ULONG_MAX,
 								      V(7)),
 						 0);
-			check(&mt);
+			RG_ASSERT_VALID(&mt);
 			if (way <= 1) {
 				assert_ptr_equal(rg_mtree_erase(&mt, 12345),
 						 V(7));
@@ -1362,7 +1352,7 @@ static void regress_maple_erase_lone_full_range(void **state)
 			}
 			assert_null(rg_mtree_load(&mt, 0));
 			assert_null(rg_mtree_load(&mt, ULONG_MAX));
-			check(&mt);
+			RG_ASSERT_VALID(&mt);
 			assert_true(rg_mtree_empty(&mt));
 			assert_int_equal(rg_mtree_height(&mt), 0);
 			assert_int_equal(rg_mtree_bytes(&mt), sizeof(mt));
@@ -1370,7 +1360,7 @@ static void regress_maple_erase_lone_full_range(void **state)
 			assert_int_equal(live_nodes(), base);
 			/* Still usable. */
 			assert_int_equal(rg_mtree_store(&mt, 3, V(3)), 0);
-			check(&mt);
+			RG_ASSERT_VALID(&mt);
 			rg_mtree_destroy(&mt);
 			rg_mtree_rcu_barrier();
 			assert_int_equal(live_nodes(), base);
@@ -1523,7 +1513,7 @@ static void regress_maple_alloc_cyclic_wrap_after_last(void **state)
 	assert_int_equal(rg_mas_alloc_cyclic(&mas, &loc, V(1), 2, 40, &next),
 			 -EBUSY);
 	rg_mtree_unlock(&mt);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	rg_mtree_destroy(&mt);
 
 	/* the top index, then the wrap is reported once */
@@ -1541,7 +1531,7 @@ static void regress_maple_alloc_cyclic_wrap_after_last(void **state)
 	assert_int_equal(
 		rg_mtree_alloc_cyclic(&mt, &loc, V(4), 2, ULONG_MAX, &next), 0);
 	assert_int_equal(loc, 3);
-	check(&mt);
+	RG_ASSERT_VALID(&mt);
 	rg_mtree_destroy(&mt);
 }
 

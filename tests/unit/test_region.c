@@ -28,14 +28,6 @@ static struct rg_region *make(void **state, unsigned long cap)
 	return r;
 }
 
-static void check_valid(struct rg_region *r)
-{
-	const char *why = NULL;
-
-	if (rg_region_validate(r, &why))
-		fail_msg("validate: %s", why);
-}
-
 static unsigned long free_units(struct rg_region *r)
 {
 	struct rg_region_stats st;
@@ -139,7 +131,7 @@ static void test_create(void **state)
 	assert_int_equal(st.largest_free_run, 1000);
 	assert_true(st.bytes_held > 0);
 	assert_true(st.bytes_held_peak >= st.bytes_held);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	rg_region_destroy(r);
 	rg_region_destroy(NULL);
 }
@@ -159,7 +151,7 @@ static void test_alloc_lowest_first(void **state)
 	assert_int_equal(s, 15);
 	assert_int_equal(rg_region_alloc(r, 1, 4, &s), 0);
 	assert_int_equal(s, 20);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	/* free a hole and get it back first */
 	assert_int_equal(rg_region_free(r, 10, 5), 0);
 	assert_int_equal(rg_region_alloc(r, 6, 0, &s), 0);
@@ -175,7 +167,7 @@ static void test_alloc_lowest_first(void **state)
 	s = 777;
 	assert_int_equal(rg_region_alloc(r, 1, 0, &s), -ENOSPC);
 	assert_int_equal(s, 777);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	rg_region_destroy(r);
 }
 
@@ -239,7 +231,7 @@ static void test_policies(void **state)
 			assert_int_equal(rg_region_alloc(r, 1, 0, &s), -ENOSPC);
 			assert_int_equal(s, 777);
 		}
-		check_valid(r);
+		RG_ASSERT_VALID(r);
 		rg_region_destroy(r);
 	}
 }
@@ -264,7 +256,7 @@ static void test_alloc_bad_input(void **state)
 	assert_int_equal(rg_region_alloc(r, 64, 0, &s), -ENOSPC);
 	assert_int_equal(rg_region_alloc(r, 63, 0, &s), 0);
 	assert_int_equal(s, 1);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	rg_region_destroy(r);
 }
 
@@ -289,7 +281,7 @@ static void test_alloc_alignment(void **state)
 	assert_int_equal(rg_region_alloc(r, 1, 64, &s), -ENOSPC);
 	assert_int_equal(rg_region_alloc(r, 8, 8, &s), 0);
 	assert_int_equal(s, 8);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	rg_region_destroy(r);
 }
 
@@ -321,7 +313,7 @@ static void test_free_ranges(void **state)
 	assert_int_equal(rg_region_free(r, 29, 1), -ENOENT);
 	assert_int_equal(rg_region_free(r, 0, 100), -ENOENT);
 	assert_int_equal(free_units(r), 70);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	/* two adjacent regions at once */
 	assert_int_equal(rg_region_free(r, 5, 10), 0);
 	assert_int_equal(free_units(r), 80);
@@ -334,7 +326,7 @@ static void test_free_ranges(void **state)
 	assert_int_equal(rg_region_free(r, 33, 4), 0);
 	assert_int_equal(free_units(r), 94);
 	assert_int_equal(largest(r), 60);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	assert_int_equal(rg_region_alloc(r, 4, 0, &s), 0);
 	assert_int_equal(s, 0);
 	assert_int_equal(rg_region_alloc(r, 27, 0, &s), 0);
@@ -347,7 +339,7 @@ static void test_free_ranges(void **state)
 	assert_int_equal(rg_region_free(r, 0, 40), 0);
 	assert_int_equal(free_units(r), 100);
 	assert_int_equal(largest(r), 100);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	rg_region_destroy(r);
 }
 
@@ -375,10 +367,10 @@ static void test_reserve(void **state)
 	assert_int_equal(rg_region_alloc(r, 399, 0, &s), 0);
 	assert_int_equal(s, 600);
 	assert_int_equal(free_units(r), 0);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	assert_int_equal(rg_region_free(r, 0, 1000), 0);
 	assert_int_equal(free_units(r), 1000);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	rg_region_destroy(r);
 }
 
@@ -395,7 +387,7 @@ static void test_capacity_one(void **state)
 	assert_int_equal(rg_region_free(r, 0, 1), 0);
 	assert_int_equal(rg_region_free(r, 0, 1), -ENOENT);
 	assert_int_equal(rg_region_reserve(r, 0, 1), 0);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	rg_region_destroy(r);
 }
 
@@ -417,7 +409,7 @@ static void test_word_edges(void **state)
 	assert_int_equal(largest(r), 70);
 	assert_int_equal(rg_region_alloc(r, 64, 64, &s), 0);
 	assert_int_equal(s, 64);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	rg_region_destroy(r);
 }
 

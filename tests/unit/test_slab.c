@@ -14,16 +14,6 @@
 #include "region/slab.h"
 #include "region/linux.h"
 
-static void check_valid(struct rg_slab_cache *c)
-{
-	const char *why = NULL;
-
-	if (rg_slab_validate(c, &why)) {
-		fprintf(stderr, "validate: %s\n", why);
-		fail();
-	}
-}
-
 static size_t in_use(struct rg_slab_cache *c)
 {
 	struct rg_slab_stats st;
@@ -92,11 +82,11 @@ static void test_alloc_free_alignment(void **state)
 					assert_ptr_not_equal(p[i], p[j]);
 			}
 			assert_int_equal(in_use(c), 40);
-			check_valid(c);
+			RG_ASSERT_VALID(c);
 			for (int i = 0; i < 40; i++)
 				rg_slab_free(c, p[i]);
 			assert_int_equal(in_use(c), 0);
-			check_valid(c);
+			RG_ASSERT_VALID(c);
 			assert_int_equal(rg_slab_destroy(c), 0);
 		}
 	}
@@ -124,10 +114,10 @@ static void test_bulk(void **state)
 			memset(p[i], (int)i, 256);
 		}
 		assert_int_equal(in_use(c), n);
-		check_valid(c);
+		RG_ASSERT_VALID(c);
 		rg_slab_free_bulk(c, n, p);
 		assert_int_equal(in_use(c), 0);
-		check_valid(c);
+		RG_ASSERT_VALID(c);
 	}
 	/* NULL entries of a bulk free are skipped. */
 	assert_int_equal(rg_slab_alloc_bulk(c, 4, p), 4);
@@ -166,7 +156,7 @@ static void test_sheaf(void **state)
 		assert_int_equal(rg_slab_refill_sheaf(c, NULL, 1), -EINVAL);
 		rg_slab_return_sheaf(c, sh);
 		assert_int_equal(in_use(c), n);
-		check_valid(c);
+		RG_ASSERT_VALID(c);
 		rg_slab_free_bulk(c, n, objs);
 		assert_int_equal(in_use(c), 0);
 	}
@@ -204,7 +194,7 @@ static void test_shrink_stats_leaks(void **state)
 	assert_int_equal(st.objects_cached, 0);
 	assert_true(st.slabs <= 1);
 	assert_true(st.bytes_held_peak > st.bytes_held);
-	check_valid(c);
+	RG_ASSERT_VALID(c);
 	{
 		char buf[4096] = "";
 		FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
@@ -315,12 +305,12 @@ static void test_debug_checks(void **state)
 	memset(p, 0, 100);
 	rg_slab_free(c, p);
 	assert_int_equal(rep.calls, 0);
-	check_valid(c);
+	RG_ASSERT_VALID(c);
 
 	/* Double free: reported, ignored, cache still valid. */
 	rg_slab_free(c, p);
 	expect_report(p, "double free");
-	check_valid(c);
+	RG_ASSERT_VALID(c);
 	assert_int_equal(in_use(c), 1);
 
 	/* Foreign pointers: the stack, and a pointer inside an object. */
@@ -328,7 +318,7 @@ static void test_debug_checks(void **state)
 	expect_report(local, "pointer not from cache");
 	rg_slab_free(c, q + 1);
 	expect_report(q + 1, "pointer not from cache");
-	check_valid(c);
+	RG_ASSERT_VALID(c);
 
 	/* Writing past the end of an object tramples its red zone. */
 	q[100] = 1;
@@ -338,7 +328,7 @@ static void test_debug_checks(void **state)
 	q[100] = (char)RG_SLAB_RED_ZONE_BYTE;
 	rg_slab_free(c, q);
 	assert_int_equal(rep.calls, 0);
-	check_valid(c);
+	RG_ASSERT_VALID(c);
 
 	/* A write after free breaks the poison: seen on the next alloc. */
 	q[5] = 0;
@@ -353,7 +343,7 @@ static void test_debug_checks(void **state)
 	v[2] = v[0];
 	rg_slab_free_bulk(c, 3, v);
 	expect_report(v[0], "double free");
-	check_valid(c);
+	RG_ASSERT_VALID(c);
 	assert_int_equal(in_use(c), 0);
 	rg_slab_set_report_hook(NULL, NULL);
 	assert_int_equal(rg_slab_destroy(c), 0);
@@ -405,7 +395,7 @@ static void regress_slab_double_free_no_debug(void **state)
 	rg_slab_free(c, p);
 	expect_report(p, "double free");
 	assert_int_equal(in_use(c), 0);
-	check_valid(c);
+	RG_ASSERT_VALID(c);
 	a = rg_slab_alloc(c);
 	b = rg_slab_alloc(c);
 	assert_non_null(a);
@@ -428,7 +418,7 @@ static void regress_slab_double_free_no_debug(void **state)
 	rg_slab_free(c, v[3]);
 	expect_report(v[3], "double free");
 	assert_int_equal(in_use(c), 1);
-	check_valid(c);
+	RG_ASSERT_VALID(c);
 	assert_int_equal(rg_slab_alloc_bulk(c, 5, v), 5);
 	for (int i = 0; i < 5; i++)
 		for (int j = 0; j < i; j++)
@@ -438,7 +428,7 @@ static void regress_slab_double_free_no_debug(void **state)
 	rg_slab_free(c, b);
 	assert_int_equal(rep.calls, 0);
 	assert_int_equal(in_use(c), 0);
-	check_valid(c);
+	RG_ASSERT_VALID(c);
 	rg_slab_set_report_hook(NULL, NULL);
 	assert_int_equal(rg_slab_destroy(c), 0);
 
@@ -541,7 +531,7 @@ static void regress_slab_null_arguments(void **state)
 	assert_int_equal(rg_slab_validate(NULL, &why), -EINVAL);
 	assert_non_null(why);
 	assert_int_equal(rg_slab_sheaf_size(sh), 2);
-	check_valid(c);
+	RG_ASSERT_VALID(c);
 	assert_int_equal(in_use(c), 0);
 	rg_slab_return_sheaf(c, sh);
 	assert_int_equal(rg_slab_destroy(c), 0);
