@@ -23,7 +23,6 @@ static void test_create(void **state)
 	(void)state;
 	for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
 		unsigned long n, failures = 0;
-
 		struct rg_hbitmap *hb;
 		int err;
 

@@ -33,11 +33,6 @@
 
 static struct rg_rand rng;
 
-/* What a test runs on: a backend and one of its policies. */
-struct target {
-	enum rg_region_backend b;
-	enum rg_region_policy p;
-};
 static bool before[CAP];
 
 static void snapshot(struct rg_region *r, bool *units,
@@ -75,7 +70,7 @@ static void check_unchanged(struct rg_region *r,
 
 static void test_create(void **state)
 {
-	const struct target *tg = *state;
+	const struct rg_test_target *tg = *state;
 	enum rg_region_backend b = tg->b;
 	unsigned long n, fired = 0;
 	struct rg_region *r;
@@ -115,7 +110,7 @@ static int one_call(struct rg_region *r, unsigned int kind, unsigned long a,
 
 static void test_calls(void **state)
 {
-	const struct target *tg = *state;
+	const struct rg_test_target *tg = *state;
 	enum rg_region_backend b = tg->b;
 	bool index = b == RG_REGION_HBITMAP && tg->p == RG_REGION_BEST_FIT;
 	struct rg_region *r;
@@ -198,42 +193,12 @@ static void test_calls(void **state)
 
 int main(void)
 {
-	enum { NT = RG_REGION_NR_BACKENDS * RG_REGION_NR_POLICIES };
-	static struct target tg[NT];
-	static struct CMUnitTest tests[2 * NT];
-	static char names[2 * NT][64];
-	size_t n = 0, k = 0;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create),
+		cmocka_unit_test(test_calls),
+	};
 
 	rg_rand_seed(&rng, rg_test_seed());
-	for (unsigned int b = 0; b < RG_REGION_NR_BACKENDS; b++) {
-		enum rg_region_backend be = (enum rg_region_backend)b;
-
-		if (!rg_region_backend_available(be)) {
-			printf("# backend %s is not in this build: skipped\n",
-			       rg_region_backend_name(be));
-			continue;
-		}
-		for (unsigned int p = 0; p < RG_REGION_NR_POLICIES; p++) {
-			enum rg_region_policy po = (enum rg_region_policy)p;
-
-			if (!rg_region_backend_has_policy(be, po))
-				continue;
-			tg[k] = (struct target){ be, po };
-			for (int t = 0; t < 2; t++) {
-				snprintf(names[n], sizeof(names[n]), "%s/%s/%s",
-					 t ? "calls" : "create",
-					 rg_region_backend_name(be),
-					 rg_region_policy_name(po));
-				tests[n].name = names[n];
-				tests[n].test_func =
-					t ? test_calls : test_create;
-				tests[n].setup_func = NULL;
-				tests[n].teardown_func = NULL;
-				tests[n].initial_state = &tg[k];
-				n++;
-			}
-			k++;
-		}
-	}
-	return _cmocka_run_group_tests("fault_region", tests, n, NULL, NULL);
+	return rg_test_run_matrix("fault_region", tests, RGT_ARRAY_SIZE(tests),
+				  true);
 }

@@ -145,21 +145,12 @@ static void *checker(void *arg)
 
 static void test_threads(void **state)
 {
-	pthread_t th[NTHREADS], chk;
 	struct rg_slab_stats st;
 
 	(void)state;
 	seed = rg_test_seed();
 	ops_per_thread = RG_THOROUGH ? 40000 : 200000;
-	assert_int_equal(pthread_create(&chk, NULL, checker, NULL), 0);
-	for (unsigned long t = 0; t < NTHREADS; t++)
-		assert_int_equal(pthread_create(&th[t], NULL, worker,
-						(void *)(uintptr_t)t),
-				 0);
-	for (int t = 0; t < NTHREADS; t++)
-		assert_int_equal(pthread_join(th[t], NULL), 0);
-	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
-	assert_int_equal(pthread_join(chk, NULL), 0);
+	rg_test_run_threads(NTHREADS, worker, checker, &stop);
 	printf("# %d threads x %lu ops: twice %lu, errors %lu, misplaced %lu, "
 	       "validate failures %lu\n",
 	       NTHREADS, ops_per_thread, twice, errors, misplaced,

@@ -29,11 +29,14 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "libregion.h"
 #include "rg_rand.h"
+
+#define RGT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* RG_TEST_THOROUGH is defined in sanitizer builds. */
 #ifdef RG_TEST_THOROUGH
@@ -186,10 +189,85 @@ static inline void rg_test_print_seed(void)
 	     b < RG_REGION_NR_BACKENDS; b = (enum rg_region_backend)(b + 1))
 
 /* RG_FOR_EACH_BACKEND_WITH() - the backends that offer policy @p. */
-#define RG_FOR_EACH_BACKEND_WITH(b, p)             \
-	RG_FOR_EACH_BACKEND(b)                     \
-	if (!rg_region_backend_has_policy(b, p)) { \
-	} else
+#define RG_FOR_EACH_BACKEND_WITH(b, p)                     \
+	RG_FOR_EACH_BACKEND(b)                             \
+		if (!rg_region_backend_has_policy(b, p)) { \
+		} else
+
+/* What one test of a backend matrix runs on (its cmocka state). */
+struct rg_test_target {
+	enum rg_region_backend b;
+	enum rg_region_policy p;
+};
+
+#define RG_TEST_MATRIX_MAX 256
+
+/*
+ * rg_test_run_matrix() - run each of the @nt tests of @t once per region
+ * backend (named "test/backend"), or with @per_policy once per backend and
+ * policy it offers ("test/backend/policy"), as the cmocka group @group. A
+ * test finds its struct rg_test_target in *state. Return: the number of
+ * tests that failed.
+ */
+static inline int rg_test_run_matrix(const char *group,
+				     const struct CMUnitTest *t, size_t nt,
+				     bool per_policy)
+{
+	static struct rg_test_target
+		tg[RG_REGION_NR_BACKENDS * RG_REGION_NR_POLICIES];
+	static struct CMUnitTest tests[RG_TEST_MATRIX_MAX];
+	static char names[RG_TEST_MATRIX_MAX][64];
+	size_t n = 0, k = 0;
+
+	RG_FOR_EACH_BACKEND(b) {
+		for (unsigned int p = 0; p < RG_REGION_NR_POLICIES; p++) {
+			enum rg_region_policy po = (enum rg_region_policy)p;
+
+			if (per_policy ? !rg_region_backend_has_policy(b, po) :
+					 p != RG_REGION_FIRST_FIT)
+				continue;
+			tg[k] = (struct rg_test_target){ b, po };
+			for (size_t i = 0; i < nt; i++) {
+				assert_true(n < RG_TEST_MATRIX_MAX);
+				snprintf(names[n], sizeof(names[n]),
+					 per_policy ? "%s/%s/%s" : "%s/%s",
+					 t[i].name, rg_region_backend_name(b),
+					 rg_region_policy_name(po));
+				tests[n] = t[i];
+				tests[n].name = names[n];
+				tests[n].initial_state = &tg[k];
+				n++;
+			}
+			k++;
+		}
+	}
+	return _cmocka_run_group_tests(group, tests, n, NULL, NULL);
+}
+
+/*
+ * rg_test_run_threads() - the threaded tests' driver: run @worker in @n
+ * threads (each given its index, 0 .. @n - 1, as the argument) beside one
+ * @checker thread (given NULL) that runs until the workers have finished;
+ * then set *@stop (read with __atomic_load_n(..., __ATOMIC_ACQUIRE)) and
+ * join the checker.
+ */
+static inline void rg_test_run_threads(unsigned long n, void *(*worker)(void *),
+				       void *(*checker)(void *), int *stop)
+{
+	pthread_t th[64], chk;
+
+	assert_true(n <= 64);
+	__atomic_store_n(stop, 0, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_create(&chk, NULL, checker, NULL), 0);
+	for (unsigned long t = 0; t < n; t++)
+		assert_int_equal(pthread_create(&th[t], NULL, worker,
+						(void *)(uintptr_t)t),
+				 0);
+	for (unsigned long t = 0; t < n; t++)
+		assert_int_equal(pthread_join(th[t], NULL), 0);
+	__atomic_store_n(stop, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(chk, NULL), 0);
+}
 
 /*
  * The NULL-argument policy (region/common.h): run @stmt in a child process,

@@ -17,11 +17,9 @@
 
 #define NB RG_REGION_NR_BACKENDS
 
-static enum rg_region_backend ids[NB];
-
 static struct rg_region *make(void **state, unsigned long cap)
 {
-	enum rg_region_backend b = *(enum rg_region_backend *)*state;
+	enum rg_region_backend b = ((const struct rg_test_target *)*state)->b;
 	struct rg_region *r = rg_region_create_backend(b, cap, 0);
 
 	assert_non_null(r);
@@ -105,7 +103,7 @@ static void test_names(void **state)
 
 static void test_create(void **state)
 {
-	enum rg_region_backend b = *(enum rg_region_backend *)*state;
+	enum rg_region_backend b = ((const struct rg_test_target *)*state)->b;
 	const char *name = rg_region_backend_name(b);
 	struct rg_region_stats st;
 	struct rg_region *r;
@@ -178,7 +176,7 @@ static void test_alloc_lowest_first(void **state)
  */
 static void test_policies(void **state)
 {
-	enum rg_region_backend b = *(enum rg_region_backend *)*state;
+	enum rg_region_backend b = ((const struct rg_test_target *)*state)->b;
 	/* start of alloc(3, 0), then alloc(4, 4), per policy */
 	static const unsigned long want[RG_REGION_NR_POLICIES][2] = {
 		[RG_REGION_FIRST_FIT] = { 10, 20 },
@@ -415,7 +413,7 @@ static void test_word_edges(void **state)
 
 static void test_dump(void **state)
 {
-	enum rg_region_backend b = *(enum rg_region_backend *)*state;
+	enum rg_region_backend b = ((const struct rg_test_target *)*state)->b;
 	struct rg_region *r = make(state, 100);
 	char buf[4096];
 	unsigned long s;
@@ -435,7 +433,7 @@ static void test_dump(void **state)
 /* Every call with NULL for each pointer argument: the common.h policy. */
 static void regress_region_null_arguments(void **state)
 {
-	enum rg_region_backend b = *(enum rg_region_backend *)*state;
+	enum rg_region_backend b = ((const struct rg_test_target *)*state)->b;
 	struct rg_region *r = rg_region_create_backend(b, 1000, 0);
 	struct rg_region_stats st, st2;
 	enum rg_region_policy pol;
@@ -477,47 +475,24 @@ static void regress_region_null_arguments(void **state)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		CMUnitTestFunction fn;
-	} per_backend[] = {
-		{ "create", test_create },
-		{ "alloc_lowest_first", test_alloc_lowest_first },
-		{ "alloc_bad_input", test_alloc_bad_input },
-		{ "policies", test_policies },
-		{ "alloc_alignment", test_alloc_alignment },
-		{ "free", test_free_ranges },
-		{ "reserve", test_reserve },
-		{ "capacity_one", test_capacity_one },
-		{ "word_edges", test_word_edges },
-		{ "dump", test_dump },
-		{ "regress_null_arguments", regress_region_null_arguments },
+	const struct CMUnitTest once[] = {
+		cmocka_unit_test(test_names),
 	};
-	enum { NT = sizeof(per_backend) / sizeof(per_backend[0]) };
-	static struct CMUnitTest tests[1 + NB * NT];
-	static char names[NB * NT][64];
-	size_t n = 0;
+	const struct CMUnitTest per_backend[] = {
+		cmocka_unit_test(test_create),
+		cmocka_unit_test(test_alloc_lowest_first),
+		cmocka_unit_test(test_alloc_bad_input),
+		cmocka_unit_test(test_policies),
+		cmocka_unit_test(test_alloc_alignment),
+		cmocka_unit_test(test_free_ranges),
+		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_capacity_one),
+		cmocka_unit_test(test_word_edges),
+		cmocka_unit_test(test_dump),
+		cmocka_unit_test(regress_region_null_arguments),
+	};
 
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_names);
-	for (unsigned int b = 0; b < NB; b++) {
-		ids[b] = (enum rg_region_backend)b;
-		if (!rg_region_backend_available(ids[b])) {
-			printf("# backend %s is not in this build: skipped\n",
-			       rg_region_backend_name(ids[b]));
-			continue;
-		}
-		for (unsigned int t = 0; t < NT; t++) {
-			char *nm = names[b * NT + t];
-
-			snprintf(nm, 64, "%s/%s", per_backend[t].name,
-				 rg_region_backend_name(ids[b]));
-			tests[n].name = nm;
-			tests[n].test_func = per_backend[t].fn;
-			tests[n].setup_func = NULL;
-			tests[n].teardown_func = NULL;
-			tests[n].initial_state = &ids[b];
-			n++;
-		}
-	}
-	return _cmocka_run_group_tests("region", tests, n, NULL, NULL);
+	return cmocka_run_group_tests(once, NULL, NULL) |
+	       rg_test_run_matrix("region", per_backend,
+				  RGT_ARRAY_SIZE(per_backend), false);
 }
