@@ -14,13 +14,13 @@
 
 #include "rg_test.h"
 #include "region/slab.h"
-#include "rg_internal.h"
 
 #define NTHREADS 4
 #define HOLD 512
 #define OBJ 256
 #define TAKEN 0x7a6b656e7461ULL
 #define FREED 0x6672656564ULL
+#define MIN_SZ(a, b) ((a) < (b) ? (a) : (b))
 
 #if defined(__SANITIZE_THREAD__)
 #define TOTAL_OPS 2000000L
@@ -91,8 +91,10 @@ static void *run(void *arg)
 			w->n += (int)n;
 			op++;
 		} else if (k < 55 && w->n + 40 <= HOLD) {
-			unsigned int want = 1 + (unsigned int)rg_rand_below(&r, 40);
-			unsigned int use = (unsigned int)rg_rand_below(&r, want + 1);
+			unsigned int want =
+				1 + (unsigned int)rg_rand_below(&r, 40);
+			unsigned int use =
+				(unsigned int)rg_rand_below(&r, want + 1);
 			struct rg_slab_sheaf *sh =
 				rg_slab_prefill_sheaf(cache, want);
 
@@ -117,7 +119,7 @@ static void *run(void *arg)
 			rg_slab_free(cache, p);
 			op++;
 		} else if (k < 95 && w->n) {
-			n = RGI_MIN(n, (size_t)w->n);
+			n = MIN_SZ(n, (size_t)w->n);
 			w->n -= (int)n;
 			for (size_t i = 0; i < n; i++)
 				freeing(w->held[w->n + i]);
@@ -125,7 +127,7 @@ static void *run(void *arg)
 			op++;
 		} else {
 			/* Hand objects over, and free some handed by others. */
-			size_t give = RGI_MIN((size_t)w->n, (size_t)32), got;
+			size_t give = MIN_SZ((size_t)w->n, (size_t)32), got;
 
 			pthread_mutex_lock(&xlock);
 			if (xchg_n + (int)give > 4096)
@@ -134,7 +136,7 @@ static void *run(void *arg)
 			memcpy(xchg_objs + xchg_n, w->held + w->n,
 			       give * sizeof(void *));
 			xchg_n += (int)give;
-			got = RGI_MIN((size_t)xchg_n, (size_t)64);
+			got = MIN_SZ((size_t)xchg_n, (size_t)64);
 			xchg_n -= (int)got;
 			memcpy(tmp, xchg_objs + xchg_n, got * sizeof(void *));
 			pthread_mutex_unlock(&xlock);
