@@ -148,18 +148,21 @@ RG_API const char *rg_region_backend_name(enum rg_region_backend backend);
  * @backend: receives the backend.
  *
  * Context: any thread.
- * Return: 0; -ENOENT if no backend has that name; -EOPNOTSUPP if this build
- * of libregion lacks it; -EINVAL if @name or @backend is NULL.
+ * Return: 0; -ENOENT if no backend has that name; -EINVAL if @name or
+ * @backend is NULL.
  */
 RG_API int rg_region_backend_lookup(const char *name,
 				    enum rg_region_backend *backend);
 
 /**
- * rg_region_backend_available() - tell whether this build has a backend.
+ * rg_region_backend_available() - tell whether a backend exists.
  * @backend: a backend.
  *
+ * Every build has every backend; this tells a known value from an unknown
+ * one.
+ *
  * Context: any thread.
- * Return: true if rg_region_create_backend() can create it.
+ * Return: true if @backend is one of enum rg_region_backend's backends.
  */
 RG_API bool rg_region_backend_available(enum rg_region_backend backend);
 
@@ -189,8 +192,8 @@ RG_API int rg_region_policy_lookup(const char *name,
  * @policy: a policy.
  *
  * Context: any thread.
- * Return: true if rg_region_create_backend() accepts @policy for @backend
- * in this build; false for unknown values or a missing backend.
+ * Return: true if rg_region_create_backend() accepts @policy for @backend;
+ * false for unknown values.
  */
 RG_API bool rg_region_backend_has_policy(enum rg_region_backend backend,
 					 enum rg_region_policy policy);
@@ -205,8 +208,8 @@ RG_API bool rg_region_backend_has_policy(enum rg_region_backend backend,
  *
  * Context: any thread; allocates.
  * Return: the instance, or NULL with errno EINVAL (capacity 0 or too large
- * for the backend, unknown flags, backend or policy), EOPNOTSUPP (backend
- * missing from this build, or the backend does not offer the policy),
+ * for the backend, unknown flags, backend or policy), EOPNOTSUPP (the
+ * backend does not offer the policy),
  * ENOMEM, or with RG_REGION_LOCKED the error pthread_mutex_init() returned.
  */
 RG_API struct rg_region *

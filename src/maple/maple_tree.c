@@ -650,7 +650,7 @@ static unsigned long mt_gap_refresh(struct mt_node *n, unsigned int end)
 }
 
 /* Update the gaps above @n after its largest gap became @g. */
-static void wr_gap_up(struct mt_wr *wr, struct mt_node *n, unsigned long g)
+static void wr_gap_up(struct mt_node *n, unsigned long g)
 {
 	struct mt_node *p;
 
@@ -1123,7 +1123,7 @@ static void wr_rebuild(struct mt_wr *wr)
 				g = wr_fill(wr, X, t, b, 0, b->n, lo, hi);
 				wr_retire_boundaries(wr, d, NULL);
 				if (wr->alloc)
-					wr_gap_up(wr, X, g);
+					wr_gap_up(X, g);
 			} else {
 				void *r =
 					wr_build(wr, t, b, 0, b->n, lo, hi, &g);
@@ -1132,7 +1132,7 @@ static void wr_rebuild(struct mt_wr *wr)
 				wr_retire_boundaries(wr, d, NULL);
 				wr_retire(wr, X);
 				if (wr->alloc)
-					wr_gap_up(wr, mt_to_node(r), g);
+					wr_gap_up(mt_to_node(r), g);
 			}
 			return;
 		}
@@ -1533,7 +1533,7 @@ static void wr_leaf_inplace(struct mt_wr *wr)
 	}
 	mt_set_end(L, n - 1);
 	if (wr->alloc && h > 1)
-		wr_gap_up(wr, L, rgi_mt_leaf_gap(L, lmin, lmax));
+		wr_gap_up(L, rgi_mt_leaf_gap(L, lmin, lmax));
 }
 
 /* Append leaf @n (spanning up to @max) to @b. */
@@ -1655,7 +1655,7 @@ static bool wr_split_leaf(struct mt_wr *wr)
 	if (it == MT_ARANGE) {
 		P->a.gap[j] = g0;
 		P->a.gap[j + 1] = g1;
-		wr_gap_up(wr, P, mt_gap_refresh(P, pend));
+		wr_gap_up(P, mt_gap_refresh(P, pend));
 	}
 	return true;
 }
@@ -1762,9 +1762,8 @@ static void wr_execute(struct mt_wr *wr)
 
 		__atomic_store_n(&L->r.slot[o], wr->entry, __ATOMIC_RELEASE);
 		if (wr->alloc && wr->h > 1 && was_null != !wr->entry)
-			wr_gap_up(wr, L,
-				  rgi_mt_leaf_gap(L, wr->lp.min[h],
-						  wr->lp.max[h]));
+			wr_gap_up(L, rgi_mt_leaf_gap(L, wr->lp.min[h],
+						     wr->lp.max[h]));
 		return;
 	}
 	case RG_MT_STORE_APPEND:

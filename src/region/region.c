@@ -93,8 +93,7 @@ const char *rg_region_backend_name(enum rg_region_backend backend)
 
 bool rg_region_backend_available(enum rg_region_backend backend)
 {
-	return (unsigned int)backend < RG_REGION_NR_BACKENDS &&
-	       backends[backend];
+	return (unsigned int)backend < RG_REGION_NR_BACKENDS;
 }
 
 int rg_region_backend_lookup(const char *name, enum rg_region_backend *backend)
@@ -104,8 +103,6 @@ int rg_region_backend_lookup(const char *name, enum rg_region_backend *backend)
 	for (unsigned int b = 0; b < RG_REGION_NR_BACKENDS; b++) {
 		if (strcmp(name, names[b]))
 			continue;
-		if (!backends[b])
-			return -EOPNOTSUPP;
 		*backend = (enum rg_region_backend)b;
 		return 0;
 	}
@@ -157,7 +154,7 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 		return NULL;
 	}
 	ops = backends[backend];
-	if (!ops || !(ops->policies & RGI_POLICY_BIT(policy))) {
+	if (!(ops->policies & RGI_POLICY_BIT(policy))) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

@@ -46,6 +46,9 @@ static void ctor(void *p)
 static void hook(const char *cache, const void *obj, const char *what,
 		 void *arg)
 {
+	(void)cache;
+	(void)obj;
+	(void)arg;
 	reports++;
 	last_report = what;
 }
