@@ -17,17 +17,6 @@
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define P(n) ((void *)(uintptr_t)((uintptr_t)(n) << 3 | 0x1000))
 
-static void check_valid(struct rg_xarray *xa)
-{
-	const char *why = NULL;
-	int err = rg_xa_validate(xa, &why);
-
-	if (err) {
-		rg_xa_dump(xa, stderr);
-		fail_msg("validate: %s", why ? why : "?");
-	}
-}
-
 static size_t nodes_in_use(void)
 {
 	struct rg_slab_stats st;
@@ -50,7 +39,7 @@ static void test_empty(void **state)
 	assert_null(rg_xa_erase(&xa, 5));
 	assert_int_equal(rg_xa_bytes(&xa), sizeof(xa));
 	assert_int_equal(rg_xa_node_count(&xa), 0);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	rg_xa_destroy(&xa);
 	assert_true(rg_xa_empty(&xa));
 	assert_int_equal(rg_xa_init_flags(&xa, 0x10), -EINVAL);
@@ -89,22 +78,22 @@ static void test_store_load_heights(void **state)
 	assert_int_equal(rg_xa_node_count(&xa), 0);
 	assert_ptr_equal(rg_xa_load(&xa, 0), P(0));
 	assert_null(rg_xa_load(&xa, 1));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	/* Index 1: one leaf. */
 	assert_int_equal(rg_xa_store(&xa, 1, P(1), NULL), 0);
 	assert_int_equal(rg_xa_node_count(&xa), 1);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	/* Index 64: a root over two leaves. */
 	assert_int_equal(rg_xa_store(&xa, 64, P(64), NULL), 0);
 	assert_int_equal(rg_xa_node_count(&xa), 3);
 	assert_int_equal(rg_xa_bytes(&xa), 3 * rg_xa_node_size() + sizeof(xa));
 	assert_int_equal(nodes_in_use() - base, 3);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	/* The top of the index space: eleven levels on 64-bit. */
 	assert_int_equal(rg_xa_store(&xa, ULONG_MAX, P(7), NULL), 0);
 	assert_ptr_equal(rg_xa_load(&xa, ULONG_MAX), P(7));
 	assert_null(rg_xa_load(&xa, ULONG_MAX - 1));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_ptr_equal(rg_xa_load(&xa, 0), P(0));
 	assert_ptr_equal(rg_xa_load(&xa, 1), P(1));
 	assert_ptr_equal(rg_xa_load(&xa, 64), P(64));
@@ -114,20 +103,20 @@ static void test_store_load_heights(void **state)
 	assert_int_equal(rg_xa_to_value(rg_xa_load(&xa, 64)), 5);
 	/* Erase shrinks back step by step. */
 	assert_ptr_equal(rg_xa_erase(&xa, ULONG_MAX), P(7));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_int_equal(rg_xa_node_count(&xa), 3);
 	assert_ptr_equal(rg_xa_erase(&xa, 64), rg_xa_mk_value(5));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_int_equal(rg_xa_node_count(&xa), 1);
 	assert_ptr_equal(rg_xa_erase(&xa, 1), P(1));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_int_equal(rg_xa_node_count(&xa), 0);
 	assert_ptr_equal(rg_xa_load(&xa, 0), P(0));
 	/* Storing NULL erases in an ordinary array. */
 	assert_int_equal(rg_xa_store(&xa, 0, NULL, &old), 0);
 	assert_ptr_equal(old, P(0));
 	assert_true(rg_xa_empty(&xa));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_int_equal(nodes_in_use(), base);
 }
 
@@ -139,20 +128,20 @@ static void test_shrink_to_child(void **state)
 	/* Entries only under slot 0 of a tall tree: erase the far one. */
 	assert_int_equal(rg_xa_store(&xa, 5, P(5), NULL), 0);
 	assert_int_equal(rg_xa_store(&xa, 1UL << 40, P(6), NULL), 0);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_ptr_equal(rg_xa_erase(&xa, 1UL << 40), P(6));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_int_equal(rg_xa_node_count(&xa), 1);
 	assert_ptr_equal(rg_xa_load(&xa, 5), P(5));
 	/* Erase the low one of two leaves: root must drop to the far leaf. */
 	assert_int_equal(rg_xa_store(&xa, 4096 + 3, P(9), NULL), 0);
 	assert_ptr_equal(rg_xa_erase(&xa, 5), P(5));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_int_equal(rg_xa_node_count(&xa), 3);
 	assert_ptr_equal(rg_xa_load(&xa, 4099), P(9));
 	rg_xa_destroy(&xa);
 	assert_int_equal(rg_xa_node_count(&xa), 0);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 }
 
 static void test_reserved_entries(void **state)
@@ -169,8 +158,8 @@ static void test_reserved_entries(void **state)
 	assert_int_equal(rg_xa_alloc(&ax, &id, bad, 0, 10), -EINVAL);
 	assert_true(rg_xa_empty(&xa));
 	assert_true(rg_xa_empty(&ax));
-	check_valid(&xa);
-	check_valid(&ax);
+	RG_ASSERT_VALID(&xa);
+	RG_ASSERT_VALID(&ax);
 }
 
 static void test_insert_cmpxchg(void **state)
@@ -195,14 +184,14 @@ static void test_insert_cmpxchg(void **state)
 	assert_ptr_equal(rg_xa_load(&xa, 200), P(5));
 	assert_int_equal(rg_xa_cmpxchg(&xa, 200, P(5), NULL, NULL), 0);
 	assert_null(rg_xa_load(&xa, 200));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	/* Insert NULL reserves. */
 	assert_int_equal(rg_xa_insert(&xa, 300, NULL), 0);
 	assert_null(rg_xa_load(&xa, 300));
 	assert_int_equal(rg_xa_insert(&xa, 300, P(1)), -EBUSY);
 	assert_int_equal(rg_xa_cmpxchg(&xa, 300, NULL, P(1), &cur), -EBUSY);
 	assert_null(cur);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	rg_xa_destroy(&xa);
 }
 
@@ -216,7 +205,7 @@ static void test_reserve_release(void **state)
 	assert_false(rg_xa_empty(&xa));
 	assert_null(rg_xa_load(&xa, 12));
 	assert_null(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_PRESENT));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	rg_xa_release(&xa, 12);
 	assert_true(rg_xa_empty(&xa));
 	/* Release after a real store does nothing. */
@@ -231,11 +220,11 @@ static void test_reserve_release(void **state)
 	assert_int_equal(rg_xa_reserve(&xa, 0), 0);
 	assert_null(rg_xa_load(&xa, 0));
 	assert_ptr_equal(rg_xa_erase(&xa, 12), P(12));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_false(rg_xa_empty(&xa));
 	assert_null(rg_xa_erase(&xa, 0));
 	assert_true(rg_xa_empty(&xa));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 }
 
 static void test_marks(void **state)
@@ -256,12 +245,12 @@ static void test_marks(void **state)
 	assert_true(rg_xa_get_mark(&xa, 0, RG_XA_MARK_0));
 	assert_false(rg_xa_get_mark(&xa, 0, RG_XA_MARK_1));
 	assert_int_equal(rg_xa_store(&xa, 1000000, P(1), NULL), 0);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_true(rg_xa_get_mark(&xa, 0, RG_XA_MARK_0));
 	assert_true(rg_xa_get_mark(&xa, 0, RG_XA_MARK_2));
 	assert_false(rg_xa_get_mark(&xa, 1000000, RG_XA_MARK_0));
 	assert_int_equal(rg_xa_set_mark(&xa, 1000000, RG_XA_MARK_1), 0);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	i = 0;
 	assert_ptr_equal(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_MARK_1), P(1));
 	assert_int_equal(i, 1000000);
@@ -269,7 +258,7 @@ static void test_marks(void **state)
 	assert_null(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_MARK_0));
 	assert_int_equal(i, 1);
 	assert_ptr_equal(rg_xa_erase(&xa, 1000000), P(1));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_true(rg_xa_get_mark(&xa, 0, RG_XA_MARK_2));
 	/* Marks are kept on replacement and cleared on erase. */
 	assert_int_equal(rg_xa_store(&xa, 0, P(5), NULL), 0);
@@ -284,11 +273,11 @@ static void test_marks(void **state)
 	assert_int_equal(rg_xa_store(&xa, 70001, P(3), NULL), 0);
 	assert_int_equal(rg_xa_set_mark(&xa, 70000, RG_XA_MARK_2), 0);
 	assert_int_equal(rg_xa_set_mark(&xa, 70001, RG_XA_MARK_2), 0);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_int_equal(rg_xa_clear_mark(&xa, 70000, RG_XA_MARK_2), 0);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_int_equal(rg_xa_clear_mark(&xa, 70001, RG_XA_MARK_2), 0);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	i = 0;
 	assert_null(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_MARK_2));
 	assert_int_equal(rg_xa_clear_mark(&xa, 5, RG_XA_MARK_2), -ENOENT);
@@ -313,7 +302,7 @@ static void test_find(void **state)
 		if (n % 2)
 			assert_int_equal(rg_xa_set_mark(&xa, idx[n], 1), 0);
 	}
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	n = 0;
 	rg_xa_for_each(&xa, i, e)
 	{
@@ -354,7 +343,7 @@ static void test_find(void **state)
 	i = 0;
 	assert_null(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_MARK_2));
 	rg_xa_destroy(&xa);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 }
 
 static void test_alloc(void **state)
@@ -373,7 +362,7 @@ static void test_alloc(void **state)
 		assert_int_equal(rg_xa_alloc(&xa, &id, P(n), 0, 299), 0);
 		assert_int_equal(id, n);
 	}
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 299), -EBUSY);
 	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 5, 5), -EBUSY);
 	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 300), 0);
@@ -381,7 +370,7 @@ static void test_alloc(void **state)
 	/* Reuse the lowest freed index. */
 	assert_ptr_equal(rg_xa_erase(&xa, 77), P(77));
 	assert_ptr_equal(rg_xa_erase(&xa, 7), P(7));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 1000), 0);
 	assert_int_equal(id, 7);
 	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 50, 1000), 0);
@@ -393,7 +382,7 @@ static void test_alloc(void **state)
 	assert_int_equal(id, ULONG_MAX);
 	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), ULONG_MAX, ULONG_MAX),
 			 -EBUSY);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	/* The free mark is not a user mark. */
 	assert_int_equal(rg_xa_set_mark(&xa, 3, RG_XA_FREE_MARK), -EINVAL);
 	assert_false(rg_xa_get_mark(&xa, 3, RG_XA_FREE_MARK));
@@ -409,7 +398,7 @@ static void test_alloc(void **state)
 	assert_int_equal(rg_xa_alloc(&xa, &id, NULL, 0, 1000), 0);
 	assert_int_equal(id, 100);
 	assert_null(rg_xa_load(&xa, 100));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 300), -EBUSY);
 	assert_null(rg_xa_erase(&xa, 3));
 	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 300), 0);
@@ -419,9 +408,9 @@ static void test_alloc(void **state)
 	assert_int_equal(rg_xa_insert(&xa, 5000, P(1)), -EBUSY);
 	rg_xa_release(&xa, 5000);
 	assert_int_equal(rg_xa_insert(&xa, 5000, P(1)), 0);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	rg_xa_destroy(&xa);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 10), 0);
 	assert_int_equal(id, 0);
 	/* Index 0 in the head is occupied: the next one is 1. */
@@ -443,7 +432,7 @@ static void test_alloc1(void **state)
 	assert_int_equal(rg_xa_store(&xa, 0, P(0), NULL), 0);
 	assert_int_equal(rg_xa_alloc(&xa, &id, P(1), 0, 10), 0);
 	assert_int_equal(id, 2);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	rg_xa_destroy(&xa);
 	assert_int_equal(rg_xa_init_flags(&b, RG_XA_FLAGS_ALLOC1), 0);
 	assert_int_equal(rg_xa_alloc(&b, &id, P(1), 0, 10), 0);
@@ -461,7 +450,7 @@ static void test_dense(void **state)
 	for (i = 0; i < n; i++)
 		assert_int_equal(rg_xa_store(&xa, i, rg_xa_mk_value(i), NULL),
 				 0);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	/* Dense: ceil(k / 64) nodes per level (20000: 313 + 5 + 1). */
 	{
 		size_t want = 0;
@@ -472,13 +461,13 @@ static void test_dense(void **state)
 	}
 	for (i = 0; i < n; i += 2)
 		assert_ptr_equal(rg_xa_erase(&xa, i), rg_xa_mk_value(i));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	for (i = 1; i < n; i += 2)
 		assert_int_equal(rg_xa_to_value(rg_xa_load(&xa, i)), i);
 	for (i = n; i >= 2; i -= 2)
 		assert_ptr_equal(rg_xa_erase(&xa, i - 1),
 				 rg_xa_mk_value(i - 1));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	assert_true(rg_xa_empty(&xa));
 	assert_int_equal(nodes_in_use(), base);
 }
@@ -494,7 +483,7 @@ static void test_validate_catches(void **state)
 	assert_int_equal(rg_xa_validate(&xa, &why), -EINVAL);
 	assert_non_null(why);
 	xa.nr_nodes--;
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	xa.head_marks = 1;
 	why = NULL;
 	assert_int_equal(rg_xa_validate(&xa, &why), -EINVAL);
@@ -503,7 +492,7 @@ static void test_validate_catches(void **state)
 	xa.flags = 0x40;
 	assert_int_equal(rg_xa_validate(&xa, NULL), -EINVAL);
 	xa.flags = 0;
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	rg_xa_destroy(&xa);
 }
 
@@ -681,8 +670,8 @@ static void regress_xa_cmpxchg_reserved_old(void **state)
 	assert_int_equal(rg_xa_insert(&xa, 4, P(4)), -EBUSY);
 	assert_null(rg_xa_load(&xa, 9));
 	assert_null(rg_xa_load(&ax, id));
-	check_valid(&xa);
-	check_valid(&ax);
+	RG_ASSERT_VALID(&xa);
+	RG_ASSERT_VALID(&ax);
 	rg_xa_destroy(&xa);
 	rg_xa_destroy(&ax);
 }
@@ -712,7 +701,7 @@ static void regress_xa_top_node_slot_mask(void **state)
 	idx = a + 1;
 	assert_ptr_equal(rg_xa_find(&xa, &idx, ULONG_MAX, RG_XA_PRESENT), P(2));
 	assert_int_equal(idx, b);
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	rg_xa_destroy(&xa);
 
 	/* A full-height allocating array hands out indices past slot 3. */
@@ -722,7 +711,7 @@ static void regress_xa_top_node_slot_mask(void **state)
 	assert_int_equal(id, b);
 	assert_int_equal(rg_xa_alloc(&ax, &id, P(7), a, ULONG_MAX), 0);
 	assert_int_equal(id, a);
-	check_valid(&ax);
+	RG_ASSERT_VALID(&ax);
 	rg_xa_destroy(&ax);
 }
 
@@ -777,7 +766,7 @@ static void regress_xa_null_arguments(void **state)
 	assert_non_null(why);
 	assert_ptr_equal(rg_xa_load(&xa, 5), P(5));
 	assert_null(rg_xa_load(&xa, 6));
-	check_valid(&xa);
+	RG_ASSERT_VALID(&xa);
 	rg_xa_destroy(&xa);
 }
 
