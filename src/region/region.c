@@ -112,13 +112,13 @@ int rg_region_backend_lookup(const char *name, enum rg_region_backend *backend)
 static inline void lock(struct rg_region *r)
 {
 	if (unlikely(r->flags & RG_REGION_LOCKED))
-		pthread_mutex_lock(&r->lock);
+		rgi_lock(&r->lock);
 }
 
 static inline void unlock(struct rg_region *r)
 {
 	if (unlikely(r->flags & RG_REGION_LOCKED))
-		pthread_mutex_unlock(&r->lock);
+		rgi_unlock(&r->lock);
 }
 
 static inline size_t bytes_held(struct rg_region *r)
@@ -175,7 +175,7 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 	r->capacity = capacity;
 	r->free_units = capacity;
 	if (flags & RG_REGION_LOCKED) {
-		err = pthread_mutex_init(&r->lock, NULL);
+		err = rgi_lock_init(&r->lock);
 		if (err) {
 			rgi_free(r);
 			errno = err;
@@ -185,7 +185,7 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 	err = ops->init(r);
 	if (err) {
 		if (flags & RG_REGION_LOCKED)
-			pthread_mutex_destroy(&r->lock);
+			rgi_lock_fini(&r->lock);
 		rgi_free(r);
 		errno = -err;
 		return NULL;
@@ -213,7 +213,7 @@ void rg_region_destroy(struct rg_region *r)
 		return;
 	r->ops->fini(r);
 	if (r->flags & RG_REGION_LOCKED)
-		pthread_mutex_destroy(&r->lock);
+		rgi_lock_fini(&r->lock);
 	rgi_free(r);
 }
 

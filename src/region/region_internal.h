@@ -13,6 +13,7 @@
 
 #include "region/region.h"
 #include "rg_internal.h"
+#include "rg_lock.h"
 
 struct rg_region;
 
@@ -70,7 +71,7 @@ struct rg_region {
 	unsigned long capacity;
 	unsigned long free_units;
 	size_t bytes_peak;
-	pthread_mutex_t lock; /* RG_REGION_LOCKED only */
+	struct rgi_lock lock; /* RG_REGION_LOCKED only */
 };
 
 extern const struct rgi_region_ops rgi_region_bitmap_ops RGI_HIDDEN;

@@ -71,6 +71,7 @@
 #include <sys/mman.h>
 
 #include "rg_internal.h"
+#include "rg_lock.h"
 #include "region/slab.h"
 
 #define SLAB_MAGIC 0x52474c4f42534c41ULL /* "RGLOBSLA" */
@@ -111,7 +112,7 @@ struct rgi_pcs {
 };
 
 struct rg_slab_cache {
-	pthread_mutex_t lock;
+	struct rgi_lock lock;
 	char *name;
 	size_t size, align, stride, obj_off, slab_size, hdr_size;
 	unsigned int nobj, flags, sheaf_cap;
@@ -610,11 +611,11 @@ static void pcs_destructor(void *arg)
 	struct rgi_pcs *pc = arg;
 	struct rg_slab_cache *c = pc->cache;
 
-	pthread_mutex_lock(&c->lock);
+	rgi_lock(&c->lock);
 	pcs_flush_locked(c, pc);
 	c->retired += ctr_get(&pc->allocs) - ctr_get(&pc->frees);
 	pcs_unlink(c, pc);
-	pthread_mutex_unlock(&c->lock);
+	rgi_unlock(&c->lock);
 	tls_forget(pc);
 	free(pc);
 }
@@ -645,7 +646,7 @@ static struct rgi_pcs *pcs_get_slow(struct rg_slab_cache *c)
 	if (!pc)
 		return NULL;
 	pc->cache = c;
-	pthread_mutex_lock(&c->lock);
+	rgi_lock(&c->lock);
 	pc->main = barn_get_empty(c);
 	pc->spare = barn_get_empty(c);
 	if (!pc->main || !pc->spare || pthread_setspecific(c->key, pc) != 0) {
@@ -653,7 +654,7 @@ static struct rgi_pcs *pcs_get_slow(struct rg_slab_cache *c)
 			barn_put_empty(c, pc->main);
 		if (pc->spare)
 			barn_put_empty(c, pc->spare);
-		pthread_mutex_unlock(&c->lock);
+		rgi_unlock(&c->lock);
 		free(pc);
 		return NULL;
 	}
@@ -661,7 +662,7 @@ static struct rgi_pcs *pcs_get_slow(struct rg_slab_cache *c)
 	if (pc->next)
 		pc->next->prev = pc;
 	c->threads = pc;
-	pthread_mutex_unlock(&c->lock);
+	rgi_unlock(&c->lock);
 	tls_last.id = c->id;
 	tls_last.pc = pc;
 	return pc;
@@ -714,7 +715,7 @@ static size_t take_objects(struct rg_slab_cache *c, struct rgi_pcs *pc,
 		if (got == n)
 			return n;
 	}
-	pthread_mutex_lock(&c->lock);
+	rgi_lock(&c->lock);
 	if (!pc) {
 		got = debug_take(c, n, p);
 	} else {
@@ -735,10 +736,10 @@ static size_t take_objects(struct rg_slab_cache *c, struct rgi_pcs *pc,
 			pc->main->size = (unsigned int)back;
 			slabs_put(c, local - back, p + back);
 		}
-		pthread_mutex_unlock(&c->lock);
+		rgi_unlock(&c->lock);
 		return 0;
 	}
-	pthread_mutex_unlock(&c->lock);
+	rgi_unlock(&c->lock);
 	return n;
 }
 
@@ -763,11 +764,11 @@ static size_t give_objects(struct rg_slab_cache *c, struct rgi_pcs *pc,
 	size_t i = 0, count = 0;
 
 	if (!pc) {
-		pthread_mutex_lock(&c->lock);
+		rgi_lock(&c->lock);
 		for (; i < n; i++)
 			if (p[i])
 				count += debug_put(c, p[i]);
-		pthread_mutex_unlock(&c->lock);
+		rgi_unlock(&c->lock);
 		return count;
 	}
 	for (; i < n; i++)
@@ -800,7 +801,7 @@ static size_t give_objects(struct rg_slab_cache *c, struct rgi_pcs *pc,
 		 * barn whole, or its objects to the slabs if the barn is full.
 		 * Without an empty sheaf to be had, main is flushed in place.
 		 */
-		pthread_mutex_lock(&c->lock);
+		rgi_lock(&c->lock);
 		e = barn_get_empty(c);
 		if (!e) {
 			slabs_put(c, m->size, m->objs);
@@ -811,7 +812,7 @@ static size_t give_objects(struct rg_slab_cache *c, struct rgi_pcs *pc,
 			e = m;
 		}
 		pc->main = e;
-		pthread_mutex_unlock(&c->lock);
+		rgi_unlock(&c->lock);
 	}
 }
 #if defined(__GNUC__) && !defined(__clang__)
@@ -876,7 +877,7 @@ struct rg_slab_cache *rg_slab_create(const char *name, size_t size,
 		       size <= 4096 ? 12 :
 				      4;
 
-	pthread_mutex_init(&c->lock, NULL);
+	rgi_lock_init(&c->lock);
 	c->use_sheaves = !(flags & RG_SLAB_DEBUG) &&
 			 pthread_key_create(&c->key, pcs_destructor) == 0;
 	c->id = atomic_fetch_add(&next_cache_id, 1);
@@ -916,7 +917,7 @@ size_t rg_slab_destroy(struct rg_slab_cache *c)
 	for (int l = 0; l < NR_LISTS; l++)
 		while (c->lists[l])
 			slab_unmap(c, c->lists[l]);
-	pthread_mutex_destroy(&c->lock);
+	rgi_lock_fini(&c->lock);
 	free(c->name);
 	free(c);
 	return st.objects_in_use;
@@ -931,7 +932,7 @@ static void pcs_refill_main(struct rg_slab_cache *c, struct rgi_pcs *pc)
 {
 	struct rg_slab_sheaf *m = pc->main, *full = NULL;
 
-	pthread_mutex_lock(&c->lock);
+	rgi_lock(&c->lock);
 	if (m->size == 0)
 		full = barn_get_full(c);
 	if (full) {
@@ -941,7 +942,7 @@ static void pcs_refill_main(struct rg_slab_cache *c, struct rgi_pcs *pc)
 		m->size += (unsigned int)slabs_take(c, m->capacity - m->size,
 						    m->objs + m->size);
 	}
-	pthread_mutex_unlock(&c->lock);
+	rgi_unlock(&c->lock);
 }
 
 /* rg_slab_alloc() when the thread's main sheaf is empty or missing. */
@@ -1110,9 +1111,9 @@ struct rg_slab_sheaf *rg_slab_prefill_sheaf(struct rg_slab_cache *c,
 			return sh;
 		}
 		/* A full sheaf from the barn holds at least n: no copying. */
-		pthread_mutex_lock(&c->lock);
+		rgi_lock(&c->lock);
 		sh = barn_get_full(c);
-		pthread_mutex_unlock(&c->lock);
+		rgi_unlock(&c->lock);
 		if (sh)
 			return sh;
 	}
@@ -1190,9 +1191,9 @@ void rg_slab_return_sheaf(struct rg_slab_cache *c, struct rg_slab_sheaf *sh)
 	pc = pcs_get(c);
 	if (pc && sh->size == c->sheaf_cap && sh->capacity == c->sheaf_cap) {
 		/* A whole full sheaf goes to the barn without copying. */
-		pthread_mutex_lock(&c->lock);
+		rgi_lock(&c->lock);
 		sh = barn_put_objects(c, sh);
-		pthread_mutex_unlock(&c->lock);
+		rgi_unlock(&c->lock);
 		if (!sh)
 			return;
 	}
@@ -1203,9 +1204,9 @@ void rg_slab_return_sheaf(struct rg_slab_cache *c, struct rg_slab_sheaf *sh)
 		pc->pre = sh;
 		return;
 	}
-	pthread_mutex_lock(&c->lock);
+	rgi_lock(&c->lock);
 	barn_put_empty(c, sh);
-	pthread_mutex_unlock(&c->lock);
+	rgi_unlock(&c->lock);
 }
 
 long rg_slab_shrink(struct rg_slab_cache *c)
@@ -1217,7 +1218,7 @@ long rg_slab_shrink(struct rg_slab_cache *c)
 	if (!c)
 		return -EINVAL;
 	pc = c->use_sheaves ? pthread_getspecific(c->key) : NULL;
-	pthread_mutex_lock(&c->lock);
+	rgi_lock(&c->lock);
 	if (pc) {
 		slabs_put(c, pc->main->size, pc->main->objs);
 		slabs_put(c, pc->spare->size, pc->spare->objs);
@@ -1232,7 +1233,7 @@ long rg_slab_shrink(struct rg_slab_cache *c)
 		slab_unmap(c, c->lists[LIST_EMPTY]);
 		n++;
 	}
-	pthread_mutex_unlock(&c->lock);
+	rgi_unlock(&c->lock);
 	return n;
 }
 
@@ -1242,7 +1243,7 @@ int rg_slab_get_stats(struct rg_slab_cache *c, struct rg_slab_stats *st)
 
 	if (!c || !st)
 		return -EINVAL;
-	pthread_mutex_lock(&c->lock);
+	rgi_lock(&c->lock);
 	in_use = c->retired + ctr_get(&c->direct);
 	for (struct rgi_pcs *pc = c->threads; pc; pc = pc->next)
 		in_use += ctr_get(&pc->allocs) - ctr_get(&pc->frees);
@@ -1261,7 +1262,7 @@ int rg_slab_get_stats(struct rg_slab_cache *c, struct rg_slab_stats *st)
 	st->bytes_live = (size_t)in_use * c->size;
 	st->bytes_held_peak = c->peak_slabs * c->slab_size;
 	st->slab_allocs = c->slab_allocs;
-	pthread_mutex_unlock(&c->lock);
+	rgi_unlock(&c->lock);
 	return 0;
 }
 
@@ -1342,7 +1343,7 @@ int rg_slab_validate(struct rg_slab_cache *c, const char **reason)
 		why = "NULL cache";
 		goto done;
 	}
-	pthread_mutex_lock(&c->lock);
+	rgi_lock(&c->lock);
 	for (int l = 0; l < NR_LISTS && !why; l++) {
 		for (struct rgi_slab *s = c->lists[l]; s && !why; s = s->next) {
 			if (s->next && s->next->prev != s)
@@ -1372,7 +1373,7 @@ int rg_slab_validate(struct rg_slab_cache *c, const char **reason)
 		if (!why)
 			why = validate_sheaf(c, pc->spare);
 	}
-	pthread_mutex_unlock(&c->lock);
+	rgi_unlock(&c->lock);
 done:
 	if (reason)
 		*reason = why;
@@ -1398,7 +1399,7 @@ void rg_slab_dump(struct rg_slab_cache *c, FILE *f)
 		"%zu bytes held (peak %zu)\n",
 		st.objects_in_use, st.objects_cached, st.objects_free, st.slabs,
 		st.bytes_held, st.bytes_held_peak);
-	pthread_mutex_lock(&c->lock);
+	rgi_lock(&c->lock);
 	for (int l = 0; l < NR_LISTS; l++)
 		for (struct rgi_slab *s = c->lists[l]; s; s = s->next)
 			fprintf(f, "  slab %p %-7s %u/%u out\n", (void *)s,
@@ -1409,5 +1410,5 @@ void rg_slab_dump(struct rg_slab_cache *c, FILE *f)
 		fprintf(f, "  thread state %p: main %u/%u, spare %u/%u\n",
 			(void *)pc, pc->main->size, pc->main->capacity,
 			pc->spare->size, pc->spare->capacity);
-	pthread_mutex_unlock(&c->lock);
+	rgi_unlock(&c->lock);
 }
