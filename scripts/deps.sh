@@ -18,8 +18,8 @@
 #                linux-source-VERSION, whose own test programs make
 #                test-kernel builds against libregion
 #   fuzz         clang and its libFuzzer/sanitizer runtime
-#   qa           coverage (gcovr, lcov) and static analysis (cppcheck,
-#                clang-tools)
+#   qa           coverage (gcovr, lcov), static analysis (cppcheck,
+#                clang-tools) and the format check (clang-format)
 #
 # Idempotent: a second run installs nothing and says so. As root it runs
 # apt-get; otherwise through sudo if there is one; otherwise it prints the
@@ -46,7 +46,7 @@ for g in "${groups[@]}"; do
 		required+=("linux-source-${g#kernel-source-}" xz-utils)
 		;;
 	fuzz) required+=(clang libclang-rt-14-dev) ;;
-	qa) required+=(gcovr lcov cppcheck clang-tools) ;;
+	qa) required+=(gcovr lcov cppcheck clang-tools clang-format) ;;
 	*)
 		echo "deps.sh: unknown group '$g' (lib, test, bench," \
 			"kernel-peer, kernel-source-VERSION, fuzz, qa)" >&2
