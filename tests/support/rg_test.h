@@ -45,6 +45,15 @@
 #define RG_THOROUGH 0
 #endif
 
+/*
+ * How the support layer fails a test: cmocka's fail_msg(). A test of the
+ * layer itself (tests/unit/test_support.c) defines it before including
+ * this header, to see the failures instead.
+ */
+#ifndef RG_TEST_FAIL
+#define RG_TEST_FAIL(...) fail_msg(__VA_ARGS__)
+#endif
+
 /* The seed of this program's randomized runs; set by rg_test_seed(). */
 static uint64_t rg_test_seed_value;
 static bool rg_test_seed_set;
@@ -99,16 +108,16 @@ static inline void rg_test_print_seed(void)
  * on failure dump @obj to stderr, print the seed and fail with the reason,
  * the expression and the context line given by @fmt.
  */
-#define RG_ASSERT_VALIDF(obj, fmt, ...)                                 \
-	do {                                                            \
-		const char *rg_why_ = NULL;                             \
-                                                                        \
-		if (RG_TEST_VALIDATE(obj)((obj), &rg_why_)) {           \
-			RG_TEST_DUMP(obj)((obj), stderr);               \
-			rg_test_print_seed();                           \
-			fail_msg("%s invalid: %s (" fmt ")", #obj,      \
-				 rg_why_ ? rg_why_ : "?", __VA_ARGS__); \
-		}                                                       \
+#define RG_ASSERT_VALIDF(obj, fmt, ...)                                     \
+	do {                                                                \
+		const char *rg_why_ = NULL;                                 \
+                                                                            \
+		if (RG_TEST_VALIDATE(obj)((obj), &rg_why_)) {               \
+			RG_TEST_DUMP(obj)((obj), stderr);                   \
+			rg_test_print_seed();                               \
+			RG_TEST_FAIL("%s invalid: %s (" fmt ")", #obj,      \
+				     rg_why_ ? rg_why_ : "?", __VA_ARGS__); \
+		}                                                           \
 	} while (0)
 
 /* RG_ASSERT_VALID() - RG_ASSERT_VALIDF() without a context line. */
@@ -122,8 +131,8 @@ static inline void rg_test_print_seed(void)
 		if (rg_bitmap_validate((map), (nbits), &rg_why_)) { \
 			rg_bitmap_dump((map), (nbits), stderr);     \
 			rg_test_print_seed();                       \
-			fail_msg("%s invalid: %s", #map,            \
-				 rg_why_ ? rg_why_ : "?");          \
+			RG_TEST_FAIL("%s invalid: %s", #map,        \
+				     rg_why_ ? rg_why_ : "?");      \
 		}                                                   \
 	} while (0)
 
@@ -151,27 +160,27 @@ static inline void rg_test_print_seed(void)
  * failure (an optional index it can do without): where @absorbed is true,
  * a fired failure with a result other than -ENOMEM ends the loop too.
  */
-#define RG_FAULT_LOOP_ABSORB(n, err, call, absorbed, unchanged)               \
-	for ((n) = 1;; (n)++) {                                               \
-		bool rg_fired_;                                               \
-                                                                              \
-		rg_fault_inject(n);                                           \
-		(err) = (call);                                               \
-		rg_fired_ = rg_fault_fired();                                 \
-		rg_fault_inject(0);                                           \
-		if (!rg_fired_)                                               \
-			break;                                                \
-		if ((err) != -ENOMEM && (absorbed))                           \
-			break;                                                \
-		if ((err) != -ENOMEM) {                                       \
-			rg_test_print_seed();                                 \
-			fail_msg("%s, fault %lu: %d, want -ENOMEM", #call,    \
-				 (unsigned long)(n), (int)(err));             \
-		}                                                             \
-		unchanged;                                                    \
-		if ((n) >= RG_FAULT_MAX)                                      \
-			fail_msg("%s: still failing after %lu faults", #call, \
-				 (unsigned long)(n));                         \
+#define RG_FAULT_LOOP_ABSORB(n, err, call, absorbed, unchanged)                \
+	for ((n) = 1;; (n)++) {                                                \
+		bool rg_fired_;                                                \
+                                                                               \
+		rg_fault_inject(n);                                            \
+		(err) = (call);                                                \
+		rg_fired_ = rg_fault_fired();                                  \
+		rg_fault_inject(0);                                            \
+		if (!rg_fired_)                                                \
+			break;                                                 \
+		if ((err) != -ENOMEM && (absorbed))                            \
+			break;                                                 \
+		if ((err) != -ENOMEM) {                                        \
+			rg_test_print_seed();                                  \
+			RG_TEST_FAIL("%s, fault %lu: %d, want -ENOMEM", #call, \
+				     (unsigned long)(n), (int)(err));          \
+		}                                                              \
+		unchanged;                                                     \
+		if ((n) >= RG_FAULT_MAX)                                       \
+			RG_TEST_FAIL("%s: still failing after %lu faults",     \
+				     #call, (unsigned long)(n));               \
 	}
 
 /*
