@@ -254,6 +254,53 @@ static inline int rg_test_run_matrix(const char *group,
 }
 
 /*
+ * The threaded tests' ownership ledger. A worker claims every ID it is
+ * handed with an atomic exchange, so an ID handed out twice is caught at
+ * once, and unclaims it before freeing it. Workers only count failures
+ * (cmocka's asserts are not thread-safe); the main thread checks the
+ * counts after joining, with rg_test_ledger_check().
+ */
+struct rg_test_ledger {
+	unsigned char *owner; /* one byte per ID below @space */
+	unsigned long space;
+	unsigned long twice, unowned, out_of_space;
+};
+
+/* rg_test_count() - add one to a failure counter, from any thread. */
+static inline void rg_test_count(unsigned long *c)
+{
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
+static inline void rg_test_claim(struct rg_test_ledger *l, unsigned long id)
+{
+	if (id >= l->space)
+		rg_test_count(&l->out_of_space);
+	else if (__atomic_exchange_n(&l->owner[id], 1, __ATOMIC_ACQ_REL))
+		rg_test_count(&l->twice);
+}
+
+static inline void rg_test_unclaim(struct rg_test_ledger *l, unsigned long id)
+{
+	if (id < l->space &&
+	    !__atomic_exchange_n(&l->owner[id], 0, __ATOMIC_ACQ_REL))
+		rg_test_count(&l->unowned);
+}
+
+/* After the join: nothing handed out twice, or freed unowned, or held. */
+static inline void rg_test_ledger_check(const struct rg_test_ledger *l)
+{
+	printf("# ledger: twice %lu, unowned %lu, out of space %lu\n", l->twice,
+	       l->unowned, l->out_of_space);
+	assert_int_equal(l->twice, 0);
+	assert_int_equal(l->unowned, 0);
+	assert_int_equal(l->out_of_space, 0);
+	for (unsigned long i = 0; i < l->space; i++)
+		if (l->owner[i])
+			fail_msg("ID %lu still claimed", i);
+}
+
+/*
  * rg_test_run_threads() - the threaded tests' driver: run @worker in @n
  * threads (each given its index, 0 .. @n - 1, as the argument) beside one
  * @checker thread (given NULL) that runs until the workers have finished;

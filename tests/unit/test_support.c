@@ -86,6 +86,26 @@ static void test_fault_loop(void **state)
 	rg_xa_destroy(&xa);
 }
 
+/* The threaded tests' ledger counts what it must. */
+static void test_ledger(void **state)
+{
+	unsigned char owner[8] = { 0 };
+	struct rg_test_ledger l = { owner, 8, 0, 0, 0 };
+
+	(void)state;
+	rg_test_claim(&l, 3);
+	rg_test_claim(&l, 3);
+	rg_test_claim(&l, 8);
+	rg_test_unclaim(&l, 5);
+	assert_int_equal(l.twice, 1);
+	assert_int_equal(l.out_of_space, 1);
+	assert_int_equal(l.unowned, 1);
+	assert_int_equal(owner[3], 1);
+	rg_test_unclaim(&l, 3);
+	assert_int_equal(owner[3], 0);
+	assert_int_equal(l.unowned, 1);
+}
+
 static unsigned int matrix_runs[RG_REGION_NR_BACKENDS][RG_REGION_NR_POLICIES];
 
 static void count_target(void **state)
@@ -119,6 +139,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_assert_valid),
 		cmocka_unit_test(test_fault_loop),
+		cmocka_unit_test(test_ledger),
 		cmocka_unit_test(test_matrix),
 	};
 	int bad = rg_test_run_matrix("matrix", per_target, 1, false) |
