@@ -10,6 +10,9 @@
  *	RG_FAULT_LOOP(n, err, rg_xa_store(xa, 5, p, NULL), same(xa, &snap));
  *	RG_FOR_EACH_BACKEND(b) { ... }		// every region backend
  *	RG_FOR_EACH_BACKEND_WITH(b, policy) { ... }
+ *	return rg_test_run_matrix("region", tests, n, false); // per backend
+ *	rg_test_run_threads(4, worker, checker, &stop);	// threaded tests
+ *	rg_test_claim(&ledger, id);		// an ID handed out twice counts
  *
  * Also: RG_THOROUGH (1 in sanitizer builds, which validate after every
  * operation) and the NULL-argument checks RG_EXPECT_NULL_*.
