@@ -36,7 +36,7 @@ unsigned long rg_fault_attempts(void)
 
 void rgi_assert_fail(const char *expr, const char *file, int line)
 {
-	fprintf(stderr, "libregion: assertion failed: %s (%s:%d)\n", expr,
-		file, line);
+	fprintf(stderr, "libregion: assertion failed: %s (%s:%d)\n", expr, file,
+		line);
 	abort();
 }

@@ -98,8 +98,7 @@ static inline void kmem_cache_free_bulk(struct rg_slab_cache *c, size_t size,
 }
 
 static inline struct rg_slab_sheaf *
-kmem_cache_prefill_sheaf(struct rg_slab_cache *c, gfp_t gfp,
-			 unsigned int size)
+kmem_cache_prefill_sheaf(struct rg_slab_cache *c, gfp_t gfp, unsigned int size)
 {
 	(void)gfp;
 	return rg_slab_prefill_sheaf(c, size);
