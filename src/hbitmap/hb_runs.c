@@ -9,54 +9,76 @@
  * rg_hbitmap_validate(). Instances without best fit have no index and pay
  * one predicted branch per call for it.
  *
- * Runs. One node per free run (start, length; 24 bytes) in a pool array;
- * node 0 is the null link. A hash table (linear probing, at most half
- * full) maps each run's start and its end to its node, so the neighbours
- * of a freed range are found in O(1): the bitmap says whether the unit
- * before (after) the range is free, and then the run ending (starting)
- * there is one lookup away; a free merges with them in O(1) table and tree
- * operations. An allocation or reservation finds the run that held its
- * units from the bitmap too: if the unit before it is free, the run's start
- * is the previous allocated unit + 1 (a word scan back; best fit carves at
- * the run's lowest aligned start, so this is less than one alignment away).
+ * Short and long runs. A free run of 1 .. 63 units is short; it has no
+ * node: its class (its length) keeps a start set, a bitmap with one bit
+ * per bitmap word (64 units) saying "a run of this length starts in this
+ * word", with levels of summary bits above it (fan-out 64; three levels at
+ * 10^6 units), so the lowest word with a run of a given length is a few
+ * ctz away. The runs starting in one word and their lengths come from the
+ * bitmap words themselves (a shift, an and, a ctz per run), so a short run
+ * is found, added and removed with no memory of its own; removing one
+ * clears its word's bit unless another run of that length starts there.
+ * A run of 64 units or more is long: one node (start, length; 24 bytes)
+ * in a pool array; node 0 is the null link. A hash table (linear probing,
+ * at most half full) maps each long run's start and its end to its node.
+ *
+ * Neighbours. A free finds the runs beside it from the bitmap: if the unit
+ * before (after) it is free, at most two words are read to find that run's
+ * start (end) if it is short; if it is not, the run is long and its node
+ * is one table lookup away (by the freed range's start or end). A free
+ * thus merges in O(1) table, set and tree operations. An allocation or
+ * reservation finds the run that held its units the same way; a best-fit
+ * allocation gets it from the search. For a long run, the scan back to its
+ * start is unbounded when the allocation was not a best fit (first fit or
+ * a reservation on a best-fit instance: O(distance / 64)).
  *
  * Classes. Lengths 1 .. 63 have a class each (exact); above, a length of
  * f = floor(log2 len) >= 6 falls in one of 8 linear sub-classes of
  * [2^f, 2^(f+1)), as in TLSF: 64 + 8 (f - 6) + the next three bits. That
  * is 472 classes, a 512-bit non-empty mask in 8 words and an 8-bit mask of
- * the non-empty words above it (two levels). A class holds its runs in a
- * treap ordered by (length, start) (priorities: a hash of the node index),
- * so its smallest run and, among equal lengths, its lowest are at the left.
+ * the non-empty words above it (two levels). A long class holds its runs
+ * in a treap ordered by (length, start) (priorities: a hash of the node
+ * index), so its smallest run and, among equal lengths, its lowest are at
+ * the left.
  *
  * Best fit. The first non-empty class at or above the request's class is
- * found from the two masks; in it, and in the next non-empty classes while
- * nothing fits, the runs are visited in (length, start) order from the
- * first one of length >= n, and the first that holds an aligned start
- * (start rounded up to the alignment, plus n, within the run) is the
- * answer: classes are disjoint ranges of lengths, so no later class has a
- * smaller fitting run. Without alignment that is the first visited run:
- * O(log runs). With alignment runs that cannot hold it are skipped one by
- * one, so a class full of misaligned short runs costs its size; runs of
- * n + align - 1 units or more always fit. Exact: never a rounded-up class,
- * never a failure while a fitting run exists.
+ * found from the two masks. A short class is walked in address order
+ * (start set, then the runs starting in each word): every run there has
+ * the same length, so the first that holds an aligned start is the
+ * answer; without alignment that is the first one. In a long class, and
+ * in the next non-empty classes while nothing fits, the runs are visited
+ * in (length, start) order from the first one of length >= n, and the
+ * first that holds an aligned start (start rounded up to the alignment,
+ * plus n, within the run) is the answer: classes are disjoint ranges of
+ * lengths, so no later class has a smaller fitting run. Without alignment
+ * that is the first visited run: O(log runs). With alignment runs that
+ * cannot hold it are skipped one by one, so a class full of misaligned
+ * runs costs its size; runs of n + align - 1 units or more always fit.
+ * Exact: never a rounded-up class, never a failure while a fitting run
+ * exists.
  *
- * Memory and failure. Nodes and table grow by doubling (two allocations,
- * both made before anything is switched over), and only when fewer than two
- * nodes are spare after a call: an allocation needs at most one new node
- * (it splits a run in two), a free at most one (a run between two
- * allocated neighbours). No call fails for the index's sake: when a free,
- * a reservation or a first-fit allocation needs a node and none is spare
- * because growing failed, the index is dropped (marked stale) and the next
- * best-fit allocation rebuilds it from the bitmap in O(capacity / 64),
- * which is the one call that can return -ENOMEM for it. Resize also drops
- * it. Bytes: the handle (about 2 KB: the class roots and masks), 24 bytes
- * per pool node and four 4-byte table slots per pool node: 40 bytes per
- * node, 40 to 80 per free run as the pool is between half and fully used.
+ * Memory and failure. The start sets are one array sized by the capacity
+ * at create (63 classes of about capacity / 4096 words: 1.01 bits per
+ * unit, 126,000 B at 10^6 units). Nodes and table grow by doubling (two
+ * allocations, both made before anything is switched over), and only when
+ * fewer than two nodes are spare after a call: an allocation needs at most
+ * one new node (it splits a long run in two long ones), a free at most one
+ * (short runs merging into a long one). No call fails for the index's
+ * sake: when a free, a reservation or a first-fit allocation needs a node
+ * and none is spare because growing failed, the index is dropped (marked
+ * stale) and the next best-fit allocation rebuilds it from the bitmap in
+ * O(capacity / 64), which is the one call that can return -ENOMEM for it.
+ * Resize also drops it (the rebuild then sizes the start sets anew). Bytes:
+ * the handle (about 2 KB: the class roots and masks), the start sets, 24
+ * bytes per pool node and four 4-byte table slots per pool node: 40 bytes
+ * per node, 40 to 80 per long run as the pool is between half and fully
+ * used.
  *
- * Updates. A run that shrinks or grows at one end keeps its node: it moves
- * to its new class's treap and only the hash entry of the end that moved
- * is rewritten. The run a best-fit search returned is handed to the update
- * that follows, so it is not looked up again.
+ * Updates. A long run that shrinks or grows at one end, and stays long,
+ * keeps its node: it moves to its new class's treap and only the hash
+ * entry of the end that moved is rewritten. The run a best-fit search
+ * returned is handed to the update that follows, so it is not looked up
+ * again.
  */
 #include <errno.h>
 #include <string.h>
@@ -65,6 +87,9 @@
 
 #define NCLASS 472
 #define NWORDS 8
+#define NSHORT 64 /* lengths 1 .. NSHORT - 1 are short runs */
+#define SLEVELS 10 /* start-set levels: enough for 2^56 units */
+#define NONE UINT64_MAX
 
 struct run {
 	uint64_t start, len; /* len 0: on the free list */
@@ -72,14 +97,22 @@ struct run {
 };
 
 struct rgi_hb_runs {
+	size_t bytes; /* first: rgi_hb_runs_bytes() reads it inline */
 	struct run *node;
 	uint32_t *tab; /* entries idx << 1 | kind (1: end key); 0 empty */
 	uint32_t ncap; /* nodes in the pool, node 0 included */
 	uint32_t tbits; /* table of 2^tbits slots */
 	uint32_t free_head, nfree, count;
 	uint32_t last; /* the node rgi_hb_runs_best() returned, or 0 */
-	size_t bytes;
+	uint64_t last_a, last_b; /* the run it returned, [a, b); a == b: none */
 	bool stale;
+	/* start sets of the short classes (see the top) */
+	uint64_t *sset; /* class c at sset + (c - 1) * sstride */
+	uint64_t scap; /* the capacity they are sized for */
+	uint64_t sstride; /* words per class */
+	uint64_t soff[SLEVELS]; /* level k at soff[k] in a class */
+	uint64_t slen[SLEVELS]; /* words of level k */
+	unsigned slevels; /* level slevels - 1 is one word */
 	uint8_t top; /* bit i: l1[i] != 0 */
 	uint64_t l1[NWORDS];
 	uint32_t root[NCLASS];
@@ -415,7 +448,8 @@ static int pool_grow(struct rgi_hb_runs *ix, uint64_t want)
 	ix->tab = tab;
 	ix->tbits = tbits;
 	ix->bytes = sizeof(*ix) + (size_t)ncap * sizeof(*nd) +
-		    ((size_t)1 << tbits) * sizeof(*tab);
+		    ((size_t)1 << tbits) * sizeof(*tab) +
+		    (size_t)(NSHORT - 1) * ix->sstride * sizeof(uint64_t);
 	for (uint32_t i = ix->ncap ? ix->ncap : 1; i < ncap; i++) {
 		nd[i].start = 0;
 		nd[i].len = 0;
@@ -439,25 +473,260 @@ static inline void keep_spare(struct rgi_hb_runs *ix)
 		(void)pool_grow(ix, (uint64_t)ix->ncap + 1);
 }
 
+/* ---- start sets of the short classes ------------------------------------ */
+
+static inline uint64_t *sset_of(const struct rgi_hb_runs *ix, unsigned c)
+{
+	return ix->sset + (size_t)(c - 1) * ix->sstride;
+}
+
+/*
+ * Size the start sets for @cap units: 0 or -ENOMEM (nothing changed).
+ * The sets are cleared.
+ */
+static int sset_size(struct rgi_hb_runs *ix, uint64_t cap)
+{
+	uint64_t len[SLEVELS], off[SLEVELS], n = (cap + 63) >> 6, stride = 0;
+	unsigned k = 0;
+	uint64_t *set;
+
+	do {
+		n = (n + 63) >> 6;
+		len[k] = n;
+		off[k] = stride;
+		stride += n;
+		k++;
+	} while (n > 1 && k < SLEVELS);
+	if (ix->sset && cap == ix->scap) {
+		memset(ix->sset, 0,
+		       (size_t)(NSHORT - 1) * ix->sstride * sizeof(uint64_t));
+		return 0;
+	}
+	set = rgi_calloc((size_t)(NSHORT - 1) * stride, sizeof(uint64_t));
+	if (!set)
+		return -ENOMEM;
+	rgi_free(ix->sset);
+	ix->sset = set;
+	ix->scap = cap;
+	ix->sstride = stride;
+	ix->slevels = k;
+	memcpy(ix->slen, len, sizeof(len[0]) * k);
+	memcpy(ix->soff, off, sizeof(off[0]) * k);
+	ix->bytes =
+		sizeof(*ix) + (size_t)ix->ncap * sizeof(*ix->node) +
+		(ix->tab ? ((size_t)1 << ix->tbits) * sizeof(*ix->tab) : 0) +
+		(size_t)(NSHORT - 1) * stride * sizeof(uint64_t);
+	return 0;
+}
+
+/* Word @wi of the bitmap holds the start of a run of class @c. */
+static inline void sset_add(struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
+{
+	uint64_t *set = sset_of(ix, c);
+
+	for (unsigned k = 0; k < ix->slevels; k++, wi >>= 6) {
+		uint64_t *x = set + ix->soff[k] + (wi >> 6), old = *x;
+
+		*x = old | 1ull << (wi & 63);
+		if (old)
+			break;
+	}
+}
+
+/* ... no longer. */
+static inline void sset_del(struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
+{
+	uint64_t *set = sset_of(ix, c);
+
+	for (unsigned k = 0; k < ix->slevels; k++, wi >>= 6) {
+		uint64_t *x = set + ix->soff[k] + (wi >> 6);
+
+		if ((*x &= ~(1ull << (wi & 63))))
+			break;
+	}
+}
+
+static inline bool sset_any(const struct rgi_hb_runs *ix, unsigned c)
+{
+	return sset_of(ix, c)[ix->soff[ix->slevels - 1]] != 0;
+}
+
+/* Lowest word index >= @wi in class @c's set, or NONE. */
+static uint64_t sset_next(const struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
+{
+	const uint64_t *set = sset_of(ix, c);
+	unsigned k = 0;
+	uint64_t v;
+
+	for (;;) {
+		if ((wi >> 6) >= ix->slen[k])
+			return NONE;
+		v = set[ix->soff[k] + (wi >> 6)] & (~0ull << (wi & 63));
+		if (v)
+			break;
+		wi = (wi >> 6) + 1;
+		if (++k == ix->slevels)
+			return NONE;
+	}
+	wi = (wi & ~63ull) + (uint64_t)__builtin_ctzll(v);
+	while (k--)
+		wi = (wi << 6) +
+		     (uint64_t)__builtin_ctzll(set[ix->soff[k] + wi]);
+	return wi;
+}
+
+/* ---- short runs, found from the bitmap ----------------------------------- */
+
+static inline bool unit_free(const uint64_t *w, uint64_t u)
+{
+	return !((w[u >> 6] >> (u & 63)) & 1);
+}
+
+/* Starts of the free runs that begin in word @wi (bit i: unit 64 wi + i). */
+static inline uint64_t word_starts(const uint64_t *w, uint64_t wi)
+{
+	uint64_t f = ~w[wi], below = wi ? ~w[wi - 1] >> 63 : 0;
+
+	return f & ~((f << 1) | below);
+}
+
+/*
+ * Length of the free run starting at unit 64 @wi + @i, if shorter than
+ * NSHORT, else NSHORT. @nw: words below the capacity.
+ */
+static inline unsigned short_len(const uint64_t *w, uint64_t nw, uint64_t wi,
+				 unsigned i)
+{
+	uint64_t y = w[wi] >> i;
+	unsigned len;
+
+	if (y)
+		return (unsigned)__builtin_ctzll(y);
+	len = 64 - i;
+	if (wi + 1 < nw)
+		len += w[wi + 1] ? (unsigned)__builtin_ctzll(w[wi + 1]) : 64;
+	return len < NSHORT ? len : NSHORT;
+}
+
+/*
+ * Start of the free run ending at @x (unit x - 1 free) if it is short,
+ * else NONE: two words at most are read.
+ */
+static inline uint64_t short_start(const uint64_t *w, uint64_t x)
+{
+	uint64_t i = (x - 1) >> 6, a;
+	uint64_t v = w[i] & (~0ull >> (63 - ((x - 1) & 63)));
+
+	if (v)
+		a = (i << 6) + 64 - (uint64_t)__builtin_clzll(v);
+	else if (!i)
+		a = 0;
+	else if ((v = w[i - 1]))
+		a = ((i - 1) << 6) + 64 - (uint64_t)__builtin_clzll(v);
+	else
+		return NONE;
+	return x - a < NSHORT ? a : NONE;
+}
+
+/*
+ * End of the free run starting at @x (unit x free) if it is short, else
+ * NONE. @cap: the capacity (the bits past it are set).
+ */
+static inline uint64_t short_end(const uint64_t *w, uint64_t cap, uint64_t x)
+{
+	uint64_t i = x >> 6, nw = (cap + 63) >> 6, b;
+	uint64_t v = w[i] & (~0ull << (x & 63));
+
+	if (v)
+		b = (i << 6) + (uint64_t)__builtin_ctzll(v);
+	else if (i + 1 >= nw)
+		b = cap;
+	else if ((v = w[i + 1]))
+		b = ((i + 1) << 6) + (uint64_t)__builtin_ctzll(v);
+	else
+		return NONE;
+	if (b > cap)
+		b = cap;
+	return b - x < NSHORT ? b : NONE;
+}
+
+/*
+ * Other than the run at unit @skip, does a run of class @c start in word
+ * @wi? @skip: a unit of the word, or NONE.
+ */
+static bool word_has(const uint64_t *w, uint64_t cap, uint64_t wi, unsigned c,
+		     uint64_t skip)
+{
+	uint64_t t = word_starts(w, wi), nw = (cap + 63) >> 6;
+
+	if (skip != NONE)
+		t &= ~(1ull << (skip & 63));
+	for (; t; t &= t - 1)
+		if (short_len(w, nw, wi, (unsigned)__builtin_ctzll(t)) == c)
+			return true;
+	return false;
+}
+
+static inline void class_mark_short(struct rgi_hb_runs *ix, unsigned c)
+{
+	uint64_t bit = 1ull << c;
+
+	if (sset_any(ix, c)) {
+		ix->l1[0] |= bit;
+		ix->top |= 1;
+	} else if (!(ix->l1[0] &= ~bit)) {
+		ix->top &= (uint8_t)~1u;
+	}
+}
+
+/*
+ * The short run [a, a + len) appears. Its bits are clear and its
+ * neighbours' set, so no other run of its class starts at a.
+ */
+static inline void short_add(struct rgi_hb_runs *ix, uint64_t a, unsigned len)
+{
+	uint64_t *set = sset_of(ix, len);
+	uint64_t wi = a >> 6;
+
+	if (!(set[wi >> 6] & (1ull << (wi & 63)))) {
+		sset_add(ix, len, wi);
+		class_mark_short(ix, len);
+	}
+}
+
+/*
+ * The short run [a, a + len) is gone (its bits may have changed): its
+ * class keeps word a / 64 if another run of that length starts there.
+ */
+static inline void short_del(struct rgi_hb_runs *ix, const uint64_t *w,
+			     uint64_t cap, uint64_t a, unsigned len)
+{
+	if (!word_has(w, cap, a >> 6, len, a)) {
+		sset_del(ix, len, a >> 6);
+		class_mark_short(ix, len);
+	}
+}
+
+/* ---- dropping and rebuilding ----------------------------------------------- */
+
 static void drop(struct rgi_hb_runs *ix)
 {
 	ix->stale = true;
 	ix->last = 0;
+	ix->last_a = ix->last_b = 0;
 	ix->count = 0;
 	ix->top = 0;
 	memset(ix->l1, 0, sizeof(ix->l1));
 	memset(ix->root, 0, sizeof(ix->root));
 	if (ix->tab)
 		memset(ix->tab, 0, ((size_t)1 << ix->tbits) * sizeof(*ix->tab));
+	if (ix->sset)
+		memset(ix->sset, 0,
+		       (size_t)(NSHORT - 1) * ix->sstride * sizeof(uint64_t));
 	ix->free_head = 0;
 	ix->nfree = 0;
 	for (uint32_t i = 1; i < ix->ncap; i++)
 		node_put(ix, i);
-}
-
-static inline bool unit_free(const uint64_t *w, uint64_t u)
-{
-	return !((w[u >> 6] >> (u & 63)) & 1);
 }
 
 /* Lowest free unit at or after x, or cap. */
@@ -477,6 +746,16 @@ static uint64_t next_clear(const uint64_t *w, uint64_t cap, uint64_t x)
 	return x < cap ? x : cap;
 }
 
+/* A new run [a, b): false if it needed a node and none was spare. */
+static inline bool run_put(struct rgi_hb_runs *ix, uint64_t a, uint64_t b)
+{
+	if (b - a < NSHORT) {
+		short_add(ix, a, (unsigned)(b - a));
+		return true;
+	}
+	return run_new(ix, a, b - a);
+}
+
 /* Rebuild from the bitmap: 0 or -ENOMEM (still stale). */
 static int rebuild(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap)
 {
@@ -485,16 +764,18 @@ static int rebuild(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap)
 
 	for (a = next_clear(w, cap, 0); a < cap; a = next_clear(w, cap, b)) {
 		b = rgi_hb_next_set(w, cap, a);
-		runs++;
+		runs += b - a >= NSHORT;
 	}
 	drop(ix);
-	err = pool_grow(ix, runs + 3);
+	err = sset_size(ix, cap);
+	if (!err)
+		err = pool_grow(ix, runs + 3);
 	if (err)
 		return err;
 	ix->stale = false;
 	for (a = next_clear(w, cap, 0); a < cap; a = next_clear(w, cap, b)) {
 		b = rgi_hb_next_set(w, cap, a);
-		run_new(ix, a, b - a);
+		run_put(ix, a, b);
 	}
 	return 0;
 }
@@ -507,12 +788,12 @@ struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w, uint64_t cap)
 
 	if (!ix)
 		return NULL;
-	if (pool_grow(ix, 32)) {
-		rgi_free(ix);
+	if (sset_size(ix, cap) || pool_grow(ix, 32)) {
+		rgi_hb_runs_destroy(ix);
 		return NULL;
 	}
 	(void)w;
-	run_new(ix, 0, cap);
+	run_put(ix, 0, cap);
 	return ix;
 }
 
@@ -522,14 +803,42 @@ void rgi_hb_runs_destroy(struct rgi_hb_runs *ix)
 		return;
 	rgi_free(ix->node);
 	rgi_free(ix->tab);
+	rgi_free(ix->sset);
 	rgi_free(ix);
+}
+
+/*
+ * Best fit among the short runs of class @c (length c >= n): the lowest
+ * run that holds an aligned start, or NONE; *a: its start.
+ */
+static bool best_short(const struct rgi_hb_runs *ix, const uint64_t *w,
+		       uint64_t cap, unsigned c, uint64_t n, uint64_t mask,
+		       uint64_t *a)
+{
+	uint64_t nw = (cap + 63) >> 6;
+
+	for (uint64_t wi = sset_next(ix, c, 0); wi != NONE;
+	     wi = sset_next(ix, c, wi + 1)) {
+		for (uint64_t t = word_starts(w, wi); t; t &= t - 1) {
+			unsigned i = (unsigned)__builtin_ctzll(t);
+			uint64_t s = (wi << 6) + i, f = (s + mask) & ~mask;
+
+			if (short_len(w, nw, wi, i) != c)
+				continue;
+			if (f + n <= s + c) {
+				*a = s;
+				return true;
+			}
+		}
+	}
+	return false;
 }
 
 int rgi_hb_runs_best(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		     uint64_t n, uint64_t mask, uint64_t *start)
 {
 	unsigned c = run_class(n), wi, k;
-	uint64_t bits;
+	uint64_t bits, a;
 	uint32_t x;
 	int err;
 
@@ -550,11 +859,23 @@ int rgi_hb_runs_best(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 			continue;
 		}
 		k = (wi << 6) + (unsigned)__builtin_ctzll(bits);
-		x = first_fit(ix->node, ix->root[k], n, mask);
-		if (x) {
-			ix->last = x;
-			*start = (ix->node[x].start + mask) & ~mask;
-			return 0;
+		if (k < NSHORT) {
+			if (best_short(ix, w, cap, k, n, mask, &a)) {
+				ix->last = 0;
+				ix->last_a = a;
+				ix->last_b = a + k;
+				*start = (a + mask) & ~mask;
+				return 0;
+			}
+		} else {
+			x = first_fit(ix->node, ix->root[k], n, mask);
+			if (x) {
+				ix->last = x;
+				ix->last_a = ix->node[x].start;
+				ix->last_b = ix->last_a + ix->node[x].len;
+				*start = (ix->last_a + mask) & ~mask;
+				return 0;
+			}
 		}
 		k++;
 	}
@@ -564,28 +885,51 @@ int rgi_hb_runs_best(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		       uint64_t s, uint64_t n)
 {
-	uint64_t a = s, e = s + n, b;
-	uint32_t x = ix->last;
+	uint64_t a = s, e = s + n, b = e;
+	uint32_t x = 0;
 
-	(void)cap;
 	if (ix->stale)
 		return;
-	ix->last = 0;
-	if (x) { /* from best fit: the run is known */
-		a = ix->node[x].start;
+	if (ix->last_a <= s && e <= ix->last_b) { /* from best fit */
+		a = ix->last_a;
+		b = ix->last_b;
+		x = ix->last;
 	} else {
 		if (s && unit_free(w, s - 1)) {
-			a = rgi_hb_prev_set(w, s - 1);
-			a = a == RGI_HB_NONE ? 0 : a + 1;
+			a = short_start(w, s);
+			if (a == NONE) {
+				a = rgi_hb_prev_set(w, s - 1);
+				a = a == RGI_HB_NONE ? 0 : a + 1;
+			}
 		}
-		x = lookup(ix, start_key(a));
+		if (e < cap && unit_free(w, e)) {
+			b = short_end(w, cap, e);
+			if (b == NONE)
+				b = RGI_HB_NONE; /* long: the node says */
+		}
+		if (b == RGI_HB_NONE || b - a >= NSHORT) {
+			x = lookup(ix, start_key(a));
+			if (x)
+				b = a + ix->node[x].len;
+		}
 	}
-	if (unlikely(!x || ix->node[x].start != a || ix->node[x].len < e - a)) {
+	ix->last = 0;
+	ix->last_a = ix->last_b = 0;
+	if (b - a < NSHORT) {
+		short_del(ix, w, cap, a, (unsigned)(b - a));
+		if (a < s)
+			short_add(ix, a, (unsigned)(s - a));
+		if (e < b)
+			short_add(ix, e, (unsigned)(b - e));
+		return;
+	}
+	if (unlikely(!x || ix->node[x].start != a || ix->node[x].len != b - a ||
+		     b < e)) {
 		drop(ix); /* cannot happen while the index is valid */
 		return;
 	}
-	b = a + ix->node[x].len;
-	if (a < s && e < b) { /* split in two: one node more */
+	/* a long run: its node goes to the longer remnant, if long */
+	if (s - a >= NSHORT && b - e >= NSHORT) { /* one node more */
 		if (unlikely(!ix->nfree)) {
 			drop(ix);
 			keep_spare(ix);
@@ -593,13 +937,21 @@ void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		}
 		run_reshape(ix, x, a, s - a);
 		run_new(ix, e, b - e);
-	} else if (a < s) {
+	} else if (s - a >= NSHORT) {
 		run_reshape(ix, x, a, s - a);
-	} else if (e < b) {
+		if (e < b)
+			short_add(ix, e, (unsigned)(b - e));
+	} else if (b - e >= NSHORT) {
 		run_reshape(ix, x, e, b - e);
+		if (a < s)
+			short_add(ix, a, (unsigned)(s - a));
 	} else {
 		run_remove(ix, x);
 		node_put(ix, x);
+		if (a < s)
+			short_add(ix, a, (unsigned)(s - a));
+		if (e < b)
+			short_add(ix, e, (unsigned)(b - e));
 	}
 	keep_spare(ix);
 }
@@ -613,21 +965,32 @@ void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 	if (ix->stale)
 		return;
 	ix->last = 0;
+	ix->last_a = ix->last_b = 0;
 	if (s && unit_free(w, s - 1)) {
-		l = lookup(ix, end_key(s));
-		if (unlikely(!l)) {
-			drop(ix);
-			return;
+		a = short_start(w, s);
+		if (a != NONE) {
+			short_del(ix, w, cap, a, (unsigned)(s - a));
+		} else {
+			l = lookup(ix, end_key(s));
+			if (unlikely(!l)) {
+				drop(ix);
+				return;
+			}
+			a = ix->node[l].start;
 		}
-		a = ix->node[l].start;
 	}
 	if (e < cap && unit_free(w, e)) {
-		r = lookup(ix, start_key(e));
-		if (unlikely(!r)) {
-			drop(ix);
-			return;
+		b = short_end(w, cap, e);
+		if (b != NONE) {
+			short_del(ix, w, cap, e, (unsigned)(b - e));
+		} else {
+			r = lookup(ix, start_key(e));
+			if (unlikely(!r)) {
+				drop(ix);
+				return;
+			}
+			b = e + ix->node[r].len;
 		}
-		b = e + ix->node[r].len;
 	}
 	if (l && r) { /* three runs become one */
 		run_remove(ix, r);
@@ -635,7 +998,7 @@ void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		run_reshape(ix, l, a, b - a);
 	} else if (l || r) {
 		run_reshape(ix, l ? l : r, a, b - a);
-	} else if (!run_new(ix, a, b - a)) {
+	} else if (!run_put(ix, a, b)) {
 		drop(ix);
 	}
 	keep_spare(ix);
@@ -665,14 +1028,11 @@ uint64_t rgi_hb_runs_largest(const struct rgi_hb_runs *ix, const uint64_t *w,
 		return 0;
 	wi = 31u - (unsigned)__builtin_clz(ix->top);
 	c = (wi << 6) + 63u - (unsigned)__builtin_clzll(ix->l1[wi]);
+	if (c < NSHORT)
+		return c;
 	for (t = ix->root[c]; ix->node[t].r;)
 		t = ix->node[t].r;
 	return ix->node[t].len;
-}
-
-size_t rgi_hb_runs_bytes(const struct rgi_hb_runs *ix)
-{
-	return ix->bytes;
 }
 
 /* Check a treap: order, class, heap; counts its nodes into *nodes. */
@@ -698,18 +1058,74 @@ static const char *check_tree(const struct run *nd, uint32_t t, unsigned c,
 	return why ? why : check_tree(nd, nd[t].r, c, ncap, nodes, depth + 1);
 }
 
+/*
+ * Check the start sets: each level's bits say which words below are not
+ * zero, and every level-0 bit names a word where a run of its class
+ * starts. Counts the level-0 bits into *bits.
+ */
+static const char *check_ssets(const struct rgi_hb_runs *ix, const uint64_t *w,
+			       uint64_t cap, uint64_t *bits)
+{
+	if (ix->scap != cap)
+		return "best-fit index: start sets sized for another capacity";
+	for (unsigned c = 1; c < NSHORT; c++) {
+		const uint64_t *set = sset_of(ix, c);
+
+		for (unsigned k = 0; k < ix->slevels; k++) {
+			for (uint64_t j = 0; j < ix->slen[k]; j++) {
+				uint64_t v = set[ix->soff[k] + j];
+				bool up = k + 1 == ix->slevels ||
+					  (set[ix->soff[k + 1] + (j >> 6)] >>
+					   (j & 63)) &
+						  1;
+
+				if (!!v != up && (k + 1 < ix->slevels))
+					return "best-fit index: start set "
+					       "levels disagree";
+				if (k)
+					continue;
+				*bits += (uint64_t)__builtin_popcountll(v);
+				for (; v; v &= v - 1) {
+					uint64_t wi =
+						(j << 6) +
+						(uint64_t)__builtin_ctzll(v);
+
+					if ((wi << 6) >= cap ||
+					    !word_has(w, cap, wi, c, NONE))
+						return "best-fit index: start "
+						       "set names no run";
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
 int rgi_hb_runs_validate(const struct rgi_hb_runs *ix, const uint64_t *w,
 			 uint64_t cap, const char **reason)
 {
-	uint64_t a, b, runs = 0, nodes = 0, slots = 0;
+	uint64_t a, b, runs = 0, nodes = 0, slots = 0, pairs = 0, bits = 0;
+	uint64_t lastw[NSHORT];
 	const char *why = NULL;
 	uint32_t x;
 
 	if (ix->stale)
 		return 0; /* dropped: rebuilt by the next best-fit call */
+	memset(lastw, 0xff, sizeof(lastw));
 	for (a = next_clear(w, cap, 0); a < cap && !why;
 	     a = next_clear(w, cap, b)) {
 		b = rgi_hb_next_set(w, cap, a);
+		if (b - a < NSHORT) {
+			unsigned c = (unsigned)(b - a);
+			const uint64_t *set = sset_of(ix, c);
+
+			if (!((set[a >> 12] >> ((a >> 6) & 63)) & 1))
+				why = "best-fit index: a short run is missing";
+			if (lastw[c] != a >> 6)
+				pairs++;
+			lastw[c] = a >> 6;
+			continue;
+		}
 		runs++;
 		x = lookup(ix, start_key(a));
 		if (!x || ix->node[x].len != b - a)
@@ -717,17 +1133,25 @@ int rgi_hb_runs_validate(const struct rgi_hb_runs *ix, const uint64_t *w,
 		else if (lookup(ix, end_key(b)) != x)
 			why = "best-fit index: a run's end is not indexed";
 	}
+	if (!why)
+		why = check_ssets(ix, w, cap, &bits);
+	if (!why && bits != pairs)
+		why = "best-fit index: start sets hold stale entries";
 	if (!why && runs != ix->count)
 		why = "best-fit index: run count disagrees with the bitmap";
-	for (unsigned c = 0; c < NCLASS && !why; c++) {
-		bool any = ix->root[c] != 0;
+	for (unsigned c = 1; c < NCLASS && !why; c++) {
+		bool any = c < NSHORT ? sset_any(ix, c) : ix->root[c] != 0;
 
 		if (any != !!(ix->l1[c >> 6] & (1ull << (c & 63))))
 			why = "best-fit index: class mask disagrees";
+		else if (c < NSHORT && ix->root[c])
+			why = "best-fit index: a short class has a tree";
 		else
 			why = check_tree(ix->node, ix->root[c], c, ix->ncap,
 					 &nodes, 0);
 	}
+	if (!why && (ix->l1[0] & 1))
+		why = "best-fit index: class 0 marked";
 	for (unsigned i = 0; i < NWORDS && !why; i++)
 		if (!!ix->l1[i] != !!(ix->top & (1u << i)))
 			why = "best-fit index: top mask disagrees";
@@ -739,6 +1163,8 @@ int rgi_hb_runs_validate(const struct rgi_hb_runs *ix, const uint64_t *w,
 		slots += ix->tab[i] != 0;
 	if (!why && slots != 2 * ix->count)
 		why = "best-fit index: hash table holds stale entries";
+	if (!why && (ix->last || ix->last_a != ix->last_b))
+		why = "best-fit index: a search result outlived its call";
 	if (why && reason)
 		*reason = why;
 	return why ? -EINVAL : 0;
@@ -746,7 +1172,9 @@ int rgi_hb_runs_validate(const struct rgi_hb_runs *ix, const uint64_t *w,
 
 void rgi_hb_runs_dump(const struct rgi_hb_runs *ix, FILE *f)
 {
-	fprintf(f, "best-fit index: %s, %u runs, %u nodes (%u spare), %zu B\n",
+	fprintf(f,
+		"best-fit index: %s, %u long runs, %u nodes (%u spare), "
+		"%zu B\n",
 		ix->stale ? "stale" : "live", ix->count, ix->ncap - 1,
 		ix->nfree, rgi_hb_runs_bytes(ix));
 }
