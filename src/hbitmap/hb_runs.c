@@ -575,6 +575,19 @@ static uint64_t sset_next(const struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
 	return wi;
 }
 
+/* Lowest word index in class @c's set (not empty): from the top down. */
+static inline uint64_t sset_first(const struct rgi_hb_runs *ix, unsigned c)
+{
+	const uint64_t *set = sset_of(ix, c);
+	unsigned k = ix->slevels - 1;
+	uint64_t wi = (uint64_t)__builtin_ctzll(set[ix->soff[k]]);
+
+	while (k--)
+		wi = (wi << 6) +
+		     (uint64_t)__builtin_ctzll(set[ix->soff[k] + wi]);
+	return wi;
+}
+
 /* ---- short runs, found from the bitmap ----------------------------------- */
 
 static inline bool unit_free(const uint64_t *w, uint64_t u)
@@ -817,7 +830,7 @@ static bool best_short(const struct rgi_hb_runs *ix, const uint64_t *w,
 {
 	uint64_t nw = (cap + 63) >> 6;
 
-	for (uint64_t wi = sset_next(ix, c, 0); wi != NONE;
+	for (uint64_t wi = sset_first(ix, c); wi != NONE;
 	     wi = sset_next(ix, c, wi + 1)) {
 		for (uint64_t t = word_starts(w, wi); t; t &= t - 1) {
 			unsigned i = (unsigned)__builtin_ctzll(t);

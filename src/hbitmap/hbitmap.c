@@ -1937,7 +1937,12 @@ int rg_hbitmap_alloc_best(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 			       &a);
 	if (err)
 		return err;
-	hb_bits_only(hb, a, n, true);
+	if (likely(hb->sum_stale && ((a ^ (a + n - 1)) >> 6) == 0)) {
+		hb->words[a >> 6] |= (~0ULL >> (64 - n)) << (a & 63);
+		hb->free_units -= n;
+	} else {
+		hb_bits_only(hb, a, n, true);
+	}
 	rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
 	*start = a;
 	return 0;
@@ -2128,9 +2133,20 @@ static HB_NOINLINE int hb_free_short_switch(struct rg_hbitmap *hb,
 static HB_NOINLINE int hb_free_indexed(struct rg_hbitmap *hb, uint64_t start,
 				       uint64_t n)
 {
-	if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
-		return -ENOENT;
-	hb_bits_only(hb, start, n, false);
+	if (likely(hb->sum_stale && ((start ^ (start + n - 1)) >> 6) == 0)) {
+		/* one word, summaries already stale: the usual case */
+		uint64_t *w = &hb->words[start >> 6];
+		uint64_t m = (~0ULL >> (64 - n)) << (start & 63);
+
+		if (unlikely((*w & m) != m))
+			return -ENOENT;
+		*w &= ~m;
+		hb->free_units += n;
+	} else {
+		if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
+			return -ENOENT;
+		hb_bits_only(hb, start, n, false);
+	}
 	rgi_hb_runs_freed(hb->runs, hb->words, hb->capacity, start, n);
 	return 0;
 }
