@@ -519,8 +519,11 @@ static int sset_size(struct rgi_hb_runs *ix, uint64_t cap)
 	return 0;
 }
 
-/* Word @wi of the bitmap holds the start of a run of class @c. */
-static inline void sset_add(struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
+/*
+ * Word @wi of the bitmap holds the start of a run of class @c: true if the
+ * class was empty.
+ */
+static inline bool sset_add(struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
 {
 	uint64_t *set = sset_of(ix, c);
 
@@ -529,12 +532,13 @@ static inline void sset_add(struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
 
 		*x = old | 1ull << (wi & 63);
 		if (old)
-			break;
+			return false;
 	}
+	return true;
 }
 
-/* ... no longer. */
-static inline void sset_del(struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
+/* ... no longer: true if the class is now empty. */
+static inline bool sset_del(struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
 {
 	uint64_t *set = sset_of(ix, c);
 
@@ -542,8 +546,9 @@ static inline void sset_del(struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
 		uint64_t *x = set + ix->soff[k] + (wi >> 6);
 
 		if ((*x &= ~(1ull << (wi & 63))))
-			break;
+			return false;
 	}
+	return true;
 }
 
 static inline bool sset_any(const struct rgi_hb_runs *ix, unsigned c)
@@ -667,8 +672,8 @@ static inline uint64_t short_end(const uint64_t *w, uint64_t cap, uint64_t x)
  * Other than the run at unit @skip, does a run of class @c start in word
  * @wi? @skip: a unit of the word, or NONE.
  */
-static bool word_has(const uint64_t *w, uint64_t cap, uint64_t wi, unsigned c,
-		     uint64_t skip)
+static inline bool word_has(const uint64_t *w, uint64_t cap, uint64_t wi,
+			    unsigned c, uint64_t skip)
 {
 	uint64_t t = word_starts(w, wi), nw = (cap + 63) >> 6;
 
@@ -680,11 +685,13 @@ static bool word_has(const uint64_t *w, uint64_t cap, uint64_t wi, unsigned c,
 	return false;
 }
 
-static inline void class_mark_short(struct rgi_hb_runs *ix, unsigned c)
+/* Short class @c became empty (any false) or not empty. */
+static inline void class_mark_short(struct rgi_hb_runs *ix, unsigned c,
+				    bool any)
 {
 	uint64_t bit = 1ull << c;
 
-	if (sset_any(ix, c)) {
+	if (any) {
 		ix->l1[0] |= bit;
 		ix->top |= 1;
 	} else if (!(ix->l1[0] &= ~bit)) {
@@ -701,10 +708,8 @@ static inline void short_add(struct rgi_hb_runs *ix, uint64_t a, unsigned len)
 	uint64_t *set = sset_of(ix, len);
 	uint64_t wi = a >> 6;
 
-	if (!(set[wi >> 6] & (1ull << (wi & 63)))) {
-		sset_add(ix, len, wi);
-		class_mark_short(ix, len);
-	}
+	if (!(set[wi >> 6] & (1ull << (wi & 63))) && sset_add(ix, len, wi))
+		class_mark_short(ix, len, true);
 }
 
 /*
@@ -714,10 +719,8 @@ static inline void short_add(struct rgi_hb_runs *ix, uint64_t a, unsigned len)
 static inline void short_del(struct rgi_hb_runs *ix, const uint64_t *w,
 			     uint64_t cap, uint64_t a, unsigned len)
 {
-	if (!word_has(w, cap, a >> 6, len, a)) {
-		sset_del(ix, len, a >> 6);
-		class_mark_short(ix, len);
-	}
+	if (!word_has(w, cap, a >> 6, len, a) && sset_del(ix, len, a >> 6))
+		class_mark_short(ix, len, false);
 }
 
 /* ---- dropping and rebuilding ----------------------------------------------- */
