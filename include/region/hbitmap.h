@@ -76,17 +76,21 @@ RG_API struct rg_hbitmap *rg_hbitmap_create(uint64_t capacity);
  * @flags: 0, or RG_HBITMAP_BEST_FIT: keep a size-segregated index of the
  *         free runs beside the bitmap, for rg_hbitmap_alloc_best().
  *
- * The index holds one 24-byte node per free run in a pool that doubles
- * when fewer than two nodes are spare, plus a hash table of 4-byte slots
- * (four per pool node) that finds a run by its start or end; its bytes
- * are part of rg_hbitmap_bytes(). Every call on such an instance updates
- * it (O(log runs); a reservation or an allocation that does not start a
- * run also scans back to the run's start), and none fails for it: when the
- * pool cannot grow and a node is needed, the index is dropped and the next
- * rg_hbitmap_alloc_best() rebuilds it from the bitmap (O(capacity / 64)),
- * which is the only call that can then return -ENOMEM (also when more
- * than 2^29 free runs would need indexing). rg_hbitmap_resize()
- * drops it the same way. Such an instance does not keep the first-fit
+ * Free runs shorter than 64 units are indexed by one start set per length
+ * (a bit per 64 units of capacity, plus summary levels: 1.01 bits per unit
+ * in all, allocated here). Each longer run holds one 24-byte node in a
+ * pool that doubles when fewer than two nodes are spare, plus a hash table
+ * of 4-byte slots (four per pool node) that finds a long run by its start
+ * or end. All of it is part of rg_hbitmap_bytes(). Every call on such an
+ * instance updates the index (a few word operations for short runs,
+ * O(log runs) for long ones; a reservation or an allocation that does not
+ * start a long run also scans back to the run's start), and none fails for
+ * it: when the pool cannot grow and a node is needed, the index is dropped
+ * and the next rg_hbitmap_alloc_best() rebuilds it from the bitmap
+ * (O(capacity / 64)), which is the only call that can then return -ENOMEM
+ * (also when more than 2^29 long runs would need indexing).
+ * rg_hbitmap_resize() drops it the same way, and the rebuild then
+ * allocates start sets for the new capacity. Such an instance does not keep the first-fit
  * summaries current: best fit, top-down, free and reserve change only the
  * bits and the index, and rg_hbitmap_alloc() or rg_hbitmap_alloc_range()
  * rebuild the summaries first when they are behind (O(capacity / 64));
@@ -185,7 +189,8 @@ RG_API int rg_hbitmap_alloc_rev(struct rg_hbitmap *hb, uint64_t n,
  * Best fit, exact: among the free runs that hold an aligned start s with
  * [s, s + n) inside the run, the shortest; among equally short ones the
  * lowest; the result is that run's lowest aligned start. Never fails while
- * a fitting run exists. With @align == 1 it costs O(log runs); with
+ * a fitting run exists. With @align == 1 it costs a few word operations
+ * when the best run is shorter than 64 units, else O(log runs); with
  * alignment, runs of a length class that cannot hold the aligned request
  * are skipped one by one (runs of n + align - 1 units always fit).
  *
@@ -308,7 +313,8 @@ RG_API size_t rg_hbitmap_bytes(const struct rg_hbitmap *hb);
  * child masks, the free-unit count, the padding bits past the capacity and
  * the cached state of the pending block; on best-fit instances also that
  * the index holds exactly the bitmap's free runs, each in its class, with
- * consistent trees, masks, hash table and node pool. O(capacity / 64).
+ * consistent start sets, trees, masks, hash table and node pool.
+ * O(capacity / 64).
  *
  * Context: caller serialises against writers.
  * Return: 0 if consistent, -EINVAL otherwise.
