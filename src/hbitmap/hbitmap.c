@@ -1937,8 +1937,8 @@ int rg_hbitmap_alloc_best(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 			       &a);
 	if (err)
 		return err;
-	if (likely(hb->sum_stale && ((a ^ (a + n - 1)) >> 6) == 0)) {
-		hb->words[a >> 6] |= (~0ULL >> (64 - n)) << (a & 63);
+	if (likely(hb->sum_stale && n <= 64)) {
+		hb_set_short(hb->words, a, n);
 		hb->free_units -= n;
 	} else {
 		hb_bits_only(hb, a, n, true);
@@ -2133,14 +2133,23 @@ static HB_NOINLINE int hb_free_short_switch(struct rg_hbitmap *hb,
 static HB_NOINLINE int hb_free_indexed(struct rg_hbitmap *hb, uint64_t start,
 				       uint64_t n)
 {
-	if (likely(hb->sum_stale && ((start ^ (start + n - 1)) >> 6) == 0)) {
-		/* one word, summaries already stale: the usual case */
+	if (likely(hb->sum_stale && n <= 64)) {
+		/* one or two words, summaries already stale: the usual case */
 		uint64_t *w = &hb->words[start >> 6];
-		uint64_t m = (~0ULL >> (64 - n)) << (start & 63);
+		unsigned o = (unsigned)(start & 63);
+		uint64_t m0, m1 = 0;
 
-		if (unlikely((*w & m) != m))
+		if (o + n <= 64) {
+			m0 = (~0ULL >> (64 - n)) << o;
+		} else {
+			m0 = ~0ULL << o;
+			m1 = ~0ULL >> (128 - o - n);
+		}
+		if (unlikely((w[0] & m0) != m0 || (m1 && (w[1] & m1) != m1)))
 			return -ENOENT;
-		*w &= ~m;
+		w[0] &= ~m0;
+		if (m1)
+			w[1] &= ~m1;
 		hb->free_units += n;
 	} else {
 		if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
