@@ -39,11 +39,12 @@ struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w,
 void rgi_hb_runs_destroy(struct rgi_hb_runs *ix) RGI_HIDDEN;
 /*
  * Best fit for (n, mask) among the indexed runs: 0 and *start, -ENOSPC, or
- * -ENOMEM (the index had to be rebuilt and could not be). Changes nothing
- * in the bitmap.
+ * -ENOMEM (the index had to be rebuilt and could not be). On success the
+ * index already holds [*start, *start + n) as allocated: the caller sets
+ * those bits next, before anything else reads or changes the bitmap.
  */
-int rgi_hb_runs_best(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
-		     uint64_t n, uint64_t mask, uint64_t *start) RGI_HIDDEN;
+int rgi_hb_runs_alloc(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
+		      uint64_t n, uint64_t mask, uint64_t *start) RGI_HIDDEN;
 /* Units [s, s + n) were free and have just been set in @w. */
 void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		       uint64_t s, uint64_t n) RGI_HIDDEN;

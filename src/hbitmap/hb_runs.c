@@ -28,7 +28,9 @@
  * is one table lookup away (by the freed range's start or end). A free
  * thus merges in O(1) table, set and tree operations. An allocation or
  * reservation finds the run that held its units the same way; a best-fit
- * allocation gets it from the search. For a long run, the scan back to its
+ * allocation updates the index with the run its search found, before the
+ * caller sets the bits (only the runs starting in that run's first word
+ * are read, the run itself skipped). For a long run, the scan back to its
  * start is unbounded when the allocation was not a best fit (first fit or
  * a reservation on a best-fit instance: O(distance / 64)).
  *
@@ -76,9 +78,7 @@
  *
  * Updates. A long run that shrinks or grows at one end, and stays long,
  * keeps its node: it moves to its new class's treap and only the hash
- * entry of the end that moved is rewritten. The run a best-fit search
- * returned is handed to the update that follows, so it is not looked up
- * again.
+ * entry of the end that moved is rewritten.
  */
 #include <errno.h>
 #include <string.h>
@@ -103,8 +103,6 @@ struct rgi_hb_runs {
 	uint32_t ncap; /* nodes in the pool, node 0 included */
 	uint32_t tbits; /* table of 2^tbits slots */
 	uint32_t free_head, nfree, count;
-	uint32_t last; /* the node rgi_hb_runs_best() returned, or 0 */
-	uint64_t last_a, last_b; /* the run it returned, [a, b); a == b: none */
 	bool stale;
 	/* start sets of the short classes (see the top) */
 	uint64_t *sset; /* class c at sset + (c - 1) * sstride */
@@ -728,8 +726,6 @@ static inline void short_del(struct rgi_hb_runs *ix, const uint64_t *w,
 static void drop(struct rgi_hb_runs *ix)
 {
 	ix->stale = true;
-	ix->last = 0;
-	ix->last_a = ix->last_b = 0;
 	ix->count = 0;
 	ix->top = 0;
 	memset(ix->l1, 0, sizeof(ix->l1));
@@ -850,87 +846,14 @@ static bool best_short(const struct rgi_hb_runs *ix, const uint64_t *w,
 	return false;
 }
 
-int rgi_hb_runs_best(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
-		     uint64_t n, uint64_t mask, uint64_t *start)
+/*
+ * [s, e) is taken out of the free run [a, b) (node x if the run is long):
+ * before or after the bits are set, as only the runs starting in word
+ * a / 64 are read, and the one at a is skipped.
+ */
+static void take(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
+		 uint64_t a, uint64_t b, uint32_t x, uint64_t s, uint64_t e)
 {
-	unsigned c = run_class(n), wi, k;
-	uint64_t bits, a;
-	uint32_t x;
-	int err;
-
-	if (unlikely(ix->stale)) {
-		err = rebuild(ix, w, cap);
-		if (err)
-			return err;
-	}
-	for (k = c; k < NCLASS;) {
-		wi = k >> 6;
-		bits = ix->l1[wi] & (~0ull << (k & 63));
-		if (!bits) { /* the next non-empty word, from the top mask */
-			unsigned t = ix->top & (0xffu << (wi + 1)) & 0xffu;
-
-			if (!t)
-				break;
-			k = (unsigned)__builtin_ctz(t) << 6;
-			continue;
-		}
-		k = (wi << 6) + (unsigned)__builtin_ctzll(bits);
-		if (k < NSHORT) {
-			if (best_short(ix, w, cap, k, n, mask, &a)) {
-				ix->last = 0;
-				ix->last_a = a;
-				ix->last_b = a + k;
-				*start = (a + mask) & ~mask;
-				return 0;
-			}
-		} else {
-			x = first_fit(ix->node, ix->root[k], n, mask);
-			if (x) {
-				ix->last = x;
-				ix->last_a = ix->node[x].start;
-				ix->last_b = ix->last_a + ix->node[x].len;
-				*start = (ix->last_a + mask) & ~mask;
-				return 0;
-			}
-		}
-		k++;
-	}
-	return -ENOSPC;
-}
-
-void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
-		       uint64_t s, uint64_t n)
-{
-	uint64_t a = s, e = s + n, b = e;
-	uint32_t x = 0;
-
-	if (ix->stale)
-		return;
-	if (ix->last_a <= s && e <= ix->last_b) { /* from best fit */
-		a = ix->last_a;
-		b = ix->last_b;
-		x = ix->last;
-	} else {
-		if (s && unit_free(w, s - 1)) {
-			a = short_start(w, s);
-			if (a == NONE) {
-				a = rgi_hb_prev_set(w, s - 1);
-				a = a == RGI_HB_NONE ? 0 : a + 1;
-			}
-		}
-		if (e < cap && unit_free(w, e)) {
-			b = short_end(w, cap, e);
-			if (b == NONE)
-				b = RGI_HB_NONE; /* long: the node says */
-		}
-		if (b == RGI_HB_NONE || b - a >= NSHORT) {
-			x = lookup(ix, start_key(a));
-			if (x)
-				b = a + ix->node[x].len;
-		}
-	}
-	ix->last = 0;
-	ix->last_a = ix->last_b = 0;
 	if (b - a < NSHORT) {
 		short_del(ix, w, cap, a, (unsigned)(b - a));
 		if (a < s)
@@ -972,6 +895,82 @@ void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 	keep_spare(ix);
 }
 
+int rgi_hb_runs_alloc(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
+		      uint64_t n, uint64_t mask, uint64_t *start)
+{
+	unsigned c = run_class(n), wi, k;
+	uint64_t bits, a, s;
+	uint32_t x;
+	int err;
+
+	if (unlikely(ix->stale)) {
+		err = rebuild(ix, w, cap);
+		if (err)
+			return err;
+	}
+	for (k = c; k < NCLASS;) {
+		wi = k >> 6;
+		bits = ix->l1[wi] & (~0ull << (k & 63));
+		if (!bits) { /* the next non-empty word, from the top mask */
+			unsigned t = ix->top & (0xffu << (wi + 1)) & 0xffu;
+
+			if (!t)
+				break;
+			k = (unsigned)__builtin_ctz(t) << 6;
+			continue;
+		}
+		k = (wi << 6) + (unsigned)__builtin_ctzll(bits);
+		if (k < NSHORT) {
+			if (best_short(ix, w, cap, k, n, mask, &a)) {
+				s = (a + mask) & ~mask;
+				take(ix, w, cap, a, a + k, 0, s, s + n);
+				*start = s;
+				return 0;
+			}
+		} else {
+			x = first_fit(ix->node, ix->root[k], n, mask);
+			if (x) {
+				a = ix->node[x].start;
+				s = (a + mask) & ~mask;
+				take(ix, w, cap, a, a + ix->node[x].len, x, s,
+				     s + n);
+				*start = s;
+				return 0;
+			}
+		}
+		k++;
+	}
+	return -ENOSPC;
+}
+
+void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
+		       uint64_t s, uint64_t n)
+{
+	uint64_t a = s, e = s + n, b = e;
+	uint32_t x = 0;
+
+	if (ix->stale)
+		return;
+	if (s && unit_free(w, s - 1)) {
+		a = short_start(w, s);
+		if (a == NONE) {
+			a = rgi_hb_prev_set(w, s - 1);
+			a = a == RGI_HB_NONE ? 0 : a + 1;
+		}
+	}
+	if (e < cap && unit_free(w, e)) {
+		b = short_end(w, cap, e);
+		if (b == NONE)
+			b = RGI_HB_NONE; /* long: the node says */
+	}
+	if (b == RGI_HB_NONE || b - a >= NSHORT) {
+		x = lookup(ix, start_key(a));
+		if (x)
+			b = a + ix->node[x].len;
+	}
+	take(ix, w, cap, a, b, x, s, e);
+}
+
 void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		       uint64_t s, uint64_t n)
 {
@@ -980,8 +979,6 @@ void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 
 	if (ix->stale)
 		return;
-	ix->last = 0;
-	ix->last_a = ix->last_b = 0;
 	if (s && unit_free(w, s - 1)) {
 		a = short_start(w, s);
 		if (a != NONE) {
@@ -1179,8 +1176,6 @@ int rgi_hb_runs_validate(const struct rgi_hb_runs *ix, const uint64_t *w,
 		slots += ix->tab[i] != 0;
 	if (!why && slots != 2 * ix->count)
 		why = "best-fit index: hash table holds stale entries";
-	if (!why && (ix->last || ix->last_a != ix->last_b))
-		why = "best-fit index: a search result outlived its call";
 	if (why && reason)
 		*reason = why;
 	return why ? -EINVAL : 0;

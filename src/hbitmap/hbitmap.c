@@ -1933,17 +1933,17 @@ int rg_hbitmap_alloc_best(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 		return -EOPNOTSUPP;
 	if (n > hb->free_units)
 		return -ENOSPC;
-	err = rgi_hb_runs_best(hb->runs, hb->words, hb->capacity, n, align - 1,
-			       &a);
+	err = rgi_hb_runs_alloc(hb->runs, hb->words, hb->capacity, n, align - 1,
+				&a);
 	if (err)
 		return err;
+	/* the index has taken [a, a + n) already: the bits follow */
 	if (likely(hb->sum_stale && n <= 64)) {
 		hb_set_short(hb->words, a, n);
 		hb->free_units -= n;
 	} else {
 		hb_bits_only(hb, a, n, true);
 	}
-	rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
 	*start = a;
 	return 0;
 }
