@@ -70,31 +70,6 @@ int rg_mtree_init(struct rg_maple_tree *mt, unsigned int flags)
 	return 0;
 }
 
-void rgi_mt_lock_slow(struct rg_maple_tree *mt)
-{
-	/* Spin briefly: holders keep the lock for well under a microsecond. */
-	for (int i = 0; i < 100; i++) {
-		int z = 0;
-
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#endif
-		if (__atomic_load_n(&mt->lock, __ATOMIC_RELAXED) == 0 &&
-		    __atomic_compare_exchange_n(&mt->lock, &z, 1, false,
-						__ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED))
-			return;
-	}
-	while (__atomic_exchange_n(&mt->lock, 2, __ATOMIC_ACQUIRE) != 0)
-		syscall(SYS_futex, &mt->lock, FUTEX_WAIT_PRIVATE, 2, NULL, NULL,
-			0);
-}
-
-void rgi_mt_wake(struct rg_maple_tree *mt)
-{
-	syscall(SYS_futex, &mt->lock, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
 void rg_mtree_lock(struct rg_maple_tree *mt)
 {
 	if (unlikely(!mt))

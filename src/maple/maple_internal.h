@@ -15,6 +15,7 @@
 
 #include "region/maple_tree.h"
 #include "rg_internal.h"
+#include "maple_lock.h"
 
 /* Node types, kept in bits 3..4 of an encoded node pointer. */
 enum mt_type {
@@ -319,28 +320,6 @@ static inline void mt_rcu_read_done(void)
 RGI_HIDDEN void rgi_mt_rcu_read_lock(void);
 RGI_HIDDEN void rgi_mt_rcu_read_unlock(void);
 RGI_HIDDEN void rgi_mt_synchronize(void);
-
-/* ---- the tree lock: a futex mutex (0 free, 1 held, 2 held + waiters) ---- */
-
-RGI_HIDDEN void rgi_mt_lock_slow(struct rg_maple_tree *mt);
-RGI_HIDDEN void rgi_mt_wake(struct rg_maple_tree *mt);
-
-static inline void mt_lock(struct rg_maple_tree *mt)
-{
-	int z = 0;
-
-	if (likely(__atomic_compare_exchange_n(&mt->lock, &z, 1, false,
-					       __ATOMIC_ACQUIRE,
-					       __ATOMIC_RELAXED)))
-		return;
-	rgi_mt_lock_slow(mt);
-}
-
-static inline void mt_unlock(struct rg_maple_tree *mt)
-{
-	if (unlikely(__atomic_exchange_n(&mt->lock, 0, __ATOMIC_RELEASE) == 2))
-		rgi_mt_wake(mt);
-}
 
 /* ---- shared between the maple files ---- */
 
