@@ -663,6 +663,13 @@ void rg_mtree_set_vacancy(struct rg_maple_tree *mt, bool on)
 	mt_unlock(mt);
 }
 
+int rg_mtree_node_stats(struct rg_slab_stats *st)
+{
+	if (!st)
+		return -EINVAL;
+	return rgi_mt_node_stats(st);
+}
+
 /* ---- advanced API: positioning ---- */
 
 static void *mas_set_pos(struct rg_ma_state *mas, const struct mt_pos *pos)

@@ -128,61 +128,6 @@
 
 #include "maple_internal.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#define MT_POISON(n) ASAN_POISON_MEMORY_REGION((n), RG_MT_NODE_SIZE)
-#define MT_UNPOISON(n) ASAN_UNPOISON_MEMORY_REGION((n), RG_MT_NODE_SIZE)
-#else
-#define MT_POISON(n) ((void)(n))
-#define MT_UNPOISON(n) ((void)(n))
-#endif
-
-/* ---- node cache ---- */
-
-static pthread_mutex_t mt_cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rg_slab_cache *_Atomic mt_cache;
-
-struct rg_slab_cache *rgi_mt_cache(void)
-{
-	struct rg_slab_cache *c =
-		atomic_load_explicit(&mt_cache, memory_order_acquire);
-
-	if (likely(c))
-		return c;
-	pthread_mutex_lock(&mt_cache_lock);
-	c = atomic_load_explicit(&mt_cache, memory_order_relaxed);
-	if (!c) {
-		c = rg_slab_create("maple_node", RG_MT_NODE_SIZE,
-				   RG_MT_NODE_SIZE, RG_SLAB_HUGEPAGE, NULL);
-		if (c)
-			atomic_store_explicit(&mt_cache, c,
-					      memory_order_release);
-	}
-	pthread_mutex_unlock(&mt_cache_lock);
-	return c;
-}
-
-int rg_mtree_node_stats(struct rg_slab_stats *st)
-{
-	struct rg_slab_cache *c;
-
-	if (!st)
-		return -EINVAL;
-	c = atomic_load_explicit(&mt_cache, memory_order_acquire);
-	if (!c) {
-		memset(st, 0, sizeof(*st));
-		return 0;
-	}
-	return rg_slab_get_stats(c, st);
-}
-
-static void mt_node_free(struct rg_maple_tree *mt, struct mt_node *n)
-{
-	MT_POISON(n);
-	rg_slab_free(atomic_load_explicit(&mt_cache, memory_order_relaxed), n);
-	mt_nodes_add(mt, -1);
-}
-
 /* ---- deferred frees (RCU mode) ---- */
 
 char rgi_mt_gp_sync;
@@ -269,7 +214,8 @@ static void mt_batch_release(struct mt_rcu_batch *b)
 {
 	struct mt_bulk bk;
 
-	bk.cache = atomic_load_explicit(&mt_cache, memory_order_acquire);
+	bk.cache =
+		atomic_load_explicit(&rgi_mt_node_cache, memory_order_acquire);
 	bk.n = 0;
 	for (unsigned int i = 0; i < b->n; i++) {
 		uintptr_t it = b->item[i];
@@ -342,8 +288,8 @@ void rgi_mt_destroy_rcu(struct rg_maple_tree *mt)
 	{
 		struct mt_bulk bk;
 
-		bk.cache =
-			atomic_load_explicit(&mt_cache, memory_order_acquire);
+		bk.cache = atomic_load_explicit(&rgi_mt_node_cache,
+						memory_order_acquire);
 		bk.n = 0;
 		bulk_add_subtree(&bk, root);
 		if (bk.n)
@@ -364,20 +310,6 @@ void rg_mtree_rcu_barrier(void)
 #else
 	urcu_memb_barrier();
 #endif
-}
-
-void rgi_mt_free_subtree(struct rg_maple_tree *mt, void *enode)
-{
-	struct mt_node *n = mt_to_node(enode);
-
-	if (!mt_is_leaf(enode)) {
-		void **sl = mt_slots(n, mt_type_of(enode));
-		unsigned int end = mt_end(n);
-
-		for (unsigned int i = 0; i <= end; i++)
-			rgi_mt_free_subtree(mt, sl[i]);
-	}
-	mt_node_free(mt, n);
 }
 
 /* Largest run of NULL indices in a leaf spanning [min, max]. */
