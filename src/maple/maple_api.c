@@ -26,28 +26,6 @@
  * same way without the pruning (O(n) in the worst case). The search records
  * the path it took, so alloc_range stores without walking again.
  *
- * RCU mode readers never take the tree lock. rg_mtree_load(),
- * rg_mtree_find() and rg_mtree_find_after() take liburcu's (memb) read lock
- * themselves, after reading RG_MT_FLAGS_USE_RCU, and read it again inside
- * the read-side critical section: rg_mtree_clear_rcu() waits for a grace
- * period after clearing it, so no lock-free reader overlaps an in-place
- * write. rg_mas_* readers run under the caller's read lock. Readers load
- * the root, slots and parent words with acquire and read pivots plainly:
- * they never change while a node is live in RCU mode (maple_tree.c). A walk
- * down needs no check on the way: a node, live or retired (frozen from its
- * death), describes one moment of the tree, and a child pointer is only
- * ever swapped for a node with the same range, so the entry found was the
- * index's entry at some moment of the walk; a dead leaf at the end sends
- * the walk back to the root for a fresher answer. Iteration steps inside a
- * leaf and climbs through parent words like the locked one; a dead node
- * (the leaf or one climbed to), or a node without a parent on the way up (a
- * transition), makes it walk again from the root at the first index not yet
- * reported; a range found there that starts (going backwards: ends) beyond
- * that point is reported from it, so ranges never repeat or go back. Steps
- * use the slot's own bounds, not the reported index and last. The locked
- * readers are the same code with plain loads (a constant `rcu` argument)
- * or the unchanged locked steppers.
- *
  * Nothing here allocates except through rgi_mt_write() and
  * rg_mas_preallocate() (which, in RCU mode, also reserves the store's
  * deferred-free batch).
@@ -133,28 +111,6 @@ void rg_mtree_clear_rcu(struct rg_maple_tree *mt)
 bool rg_mtree_in_rcu(const struct rg_maple_tree *mt)
 {
 	return mt && mt_rcu_readers(mt);
-}
-
-/*
- * Enter a lock-free read: true with the RCU read lock held if the tree is
- * in RCU mode. The flag is read again inside the read-side critical
- * section: rg_mtree_clear_rcu() waits for every section that saw it set.
- */
-static bool mt_rcu_enter(struct rg_maple_tree *mt)
-{
-	if (likely(!mt_rcu_readers(mt)))
-		return false;
-	rgi_mt_rcu_read_lock();
-	if (likely(mt_rcu_readers(mt)))
-		return true;
-	rgi_mt_rcu_read_unlock();
-	return false;
-}
-
-static void mt_rcu_exit(void)
-{
-	mt_rcu_read_done();
-	rgi_mt_rcu_read_unlock();
 }
 
 static RGI_ALWAYS_INLINE void *mt_load_impl(struct rg_maple_tree *mt,
@@ -668,6 +624,11 @@ int rg_mtree_node_stats(struct rg_slab_stats *st)
 	if (!st)
 		return -EINVAL;
 	return rgi_mt_node_stats(st);
+}
+
+void rg_mtree_rcu_barrier(void)
+{
+	rgi_mt_rcu_barrier();
 }
 
 /* ---- advanced API: positioning ---- */

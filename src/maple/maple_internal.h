@@ -17,94 +17,7 @@
 #include "rg_internal.h"
 #include "maple_lock.h"
 #include "maple_node.h"
-
-/* ---- RCU mode: lock-free reads ---- */
-
-/*
- * Words a writer may change in a live node of an RCU-mode tree while
- * readers run: a slot (one entry, or a child replaced by a node with the
- * same range) and the parent word (adoption, the dead mark). Readers load
- * them with acquire; pivots and end are immutable while a node is live in
- * RCU mode (a change to either builds a new node), so they are read plainly.
- */
-static inline void *mt_rcu_slot(void *const *slot)
-{
-	return __atomic_load_n((void **)slot, __ATOMIC_ACQUIRE);
-}
-
-static inline uintptr_t mt_rcu_pword(const struct mt_node *n)
-{
-	return __atomic_load_n(&n->parent, __ATOMIC_ACQUIRE);
-}
-
-/* Is @w, the parent word read from @n, the dead mark? */
-static inline bool mt_pword_dead(uintptr_t w, const struct mt_node *n)
-{
-	return (struct mt_node *)(w & MT_PARENT_MASK) == n;
-}
-
-/* Do lock-free readers apply (the tree is in RCU mode)? */
-static inline bool mt_rcu_readers(const struct rg_maple_tree *mt)
-{
-	return (__atomic_load_n(&mt->flags, __ATOMIC_ACQUIRE) &
-		RG_MT_FLAGS_USE_RCU) != 0;
-}
-
-/*
- * ThreadSanitizer cannot see liburcu's grace periods (the library is not
- * instrumented), so the ordering they give is announced by hand: every
- * lock-free read ends with a release on rgi_mt_gp_sync, and whatever a
- * grace period protects (a deferred free, in-place writes after
- * rg_mtree_clear_rcu()) starts with an acquire on it. A batch handed to
- * call_rcu() is released by the writer and acquired by the callback.
- */
-#if defined(__SANITIZE_THREAD__)
-#define MT_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define MT_TSAN 1
-#endif
-#endif
-
-RGI_HIDDEN extern char rgi_mt_gp_sync; /* an address to annotate on */
-
-#ifdef MT_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-void __tsan_ignore_thread_begin(void);
-void __tsan_ignore_thread_end(void);
-static inline void mt_tsan_acquire(void *p)
-{
-	__tsan_acquire(p);
-}
-
-static inline void mt_tsan_release(void *p)
-{
-	__tsan_release(p);
-}
-#else
-static inline void mt_tsan_acquire(void *p)
-{
-	(void)p;
-}
-
-static inline void mt_tsan_release(void *p)
-{
-	(void)p;
-}
-#endif
-
-/* End of a lock-free read call (see above). */
-static inline void mt_rcu_read_done(void)
-{
-#ifdef MT_TSAN
-	mt_tsan_release(&rgi_mt_gp_sync);
-#endif
-}
-
-RGI_HIDDEN void rgi_mt_rcu_read_lock(void);
-RGI_HIDDEN void rgi_mt_rcu_read_unlock(void);
-RGI_HIDDEN void rgi_mt_synchronize(void);
+#include "maple_rcu.h"
 
 /* ---- shared between the maple files ---- */
 
@@ -169,13 +82,6 @@ RGI_HIDDEN unsigned int rgi_mt_prealloc_count(struct rg_maple_tree *mt,
 					      unsigned long first,
 					      unsigned long last, void *entry,
 					      int *type, unsigned int *bcap);
-
-/* rg_mtree_destroy() of an RCU-mode tree whose root is a node (lock held). */
-RGI_HIDDEN void rgi_mt_destroy_rcu(struct rg_maple_tree *mt);
-
-/* A deferred-free batch for @cap items (NULL: -ENOMEM), and its release. */
-RGI_HIDDEN void *rgi_mt_batch_alloc(unsigned int cap);
-RGI_HIDDEN void rgi_mt_batch_free(void *batch);
 
 RGI_HIDDEN void rgi_mt_account_request(struct rg_maple_tree *mt,
 				       unsigned int req);

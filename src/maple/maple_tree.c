@@ -87,34 +87,6 @@
  * mode they are freed at once (a node freed is never read again: the two
  * boundary paths share nodes, which are retired once).
  *
- * RCU mode (lock-free readers; the read side is in maple_api.c). A writer
- * changes a live node only one word at a time: a slot (an exact-fit entry,
- * or a child swapped for a new node with the same range, with a release
- * store), a gap of an allocation node (readers never read gaps) and a
- * parent word (adoption, the dead mark). Pivots and end of a live node
- * never change: every other store builds new nodes, complete before one
- * release store links the top one (a parent's slot or the root). A store
- * ends in this order: (1) link; (2) mark the replaced boundary nodes dead
- * (parent word = own address); (3) mark the subtrees cut off whole dead,
- * node by node (wr_finish_rcu()); (4) point the children that moved under
- * new parents at them: until then they keep their old parent, dead by now,
- * so a reader climbing never reaches a node that is not linked yet
- * (wr_fill() adopts only children built by the same store); (5) hand the
- * retired nodes and subtrees to call_rcu() in one batch, whose callback
- * returns them with slab bulk frees. The batch is queued after (4), so a
- * reader that saw any pointer to a retired node, stale parent words
- * included, is in a read-side critical section the grace period waits for.
- * The batch is allocated with the preallocation, its size bounded by the
- * classification (2 boundary nodes per level, the neighbours taken in, the
- * subtrees strictly between a spanning store's paths), so a preallocated
- * store still cannot fail. Node counts are those above: the + 1 of the
- * split, rebalance and spanning formulas is the node that replaces the top
- * of the run, which outside RCU mode is rewritten in place. rg_mtree_destroy()
- * unlinks the root and retires the whole tree in one batch. Callbacks touch
- * only nodes and their batch, never the tree header. With ASan, freed nodes
- * are poisoned until reused, so a read of a node after its free is caught;
- * with TSan, the ordering grace periods give is annotated (maple_internal.h).
- *
  * What never allocates: loads, walks, iteration, gap searches, validate,
  * dump, and every store classified exact fit, append, slot or node store
  * outside RCU mode. In RCU mode a store that retires nodes also allocates
@@ -122,195 +94,9 @@
  * period instead if that fails). Limits: height at most RG_MT_MAX_HEIGHT
  * (far beyond any memory); 64-bit unsigned long.
  */
-#include <pthread.h>
 #include <stdatomic.h>
-#include <urcu/urcu-memb.h>
 
 #include "maple_internal.h"
-
-/* ---- deferred frees (RCU mode) ---- */
-
-char rgi_mt_gp_sync;
-
-void rgi_mt_rcu_read_lock(void)
-{
-	urcu_memb_read_lock();
-}
-
-void rgi_mt_rcu_read_unlock(void)
-{
-	urcu_memb_read_unlock();
-}
-
-/* Wait for a grace period: every lock-free read that began has ended. */
-void rgi_mt_synchronize(void)
-{
-	urcu_memb_synchronize_rcu();
-	mt_tsan_acquire(&rgi_mt_gp_sync);
-}
-
-/*
- * What one write (or a destroy) retired: node addresses, and encoded
- * subtree roots | 1 (the whole subtree is dead). Freed by one call_rcu()
- * callback with bulk frees.
- */
-struct mt_rcu_batch {
-	struct rcu_head head;
-	unsigned int n, cap;
-	uintptr_t item[];
-};
-
-#define MT_ITEM_SUBTREE 1UL
-
-void *rgi_mt_batch_alloc(unsigned int cap)
-{
-	struct mt_rcu_batch *b =
-		rgi_malloc(sizeof(*b) + (size_t)cap * sizeof(b->item[0]));
-
-	if (b) {
-		b->n = 0;
-		b->cap = cap;
-	}
-	return b;
-}
-
-void rgi_mt_batch_free(void *batch)
-{
-	rgi_free(batch);
-}
-
-struct mt_bulk {
-	struct rg_slab_cache *cache;
-	unsigned int n;
-	void *p[64];
-};
-
-static void bulk_add(struct mt_bulk *bk, struct mt_node *n)
-{
-	MT_POISON(n);
-	bk->p[bk->n++] = n;
-	if (bk->n == RGI_ARRAY_SIZE(bk->p)) {
-		rg_slab_free_bulk(bk->cache, bk->n, bk->p);
-		bk->n = 0;
-	}
-}
-
-/* Free a dead subtree (its nodes keep their slots and end). */
-static void bulk_add_subtree(struct mt_bulk *bk, void *enode)
-{
-	struct mt_node *n = mt_to_node(enode);
-
-	if (!mt_is_leaf(enode)) {
-		void **sl = mt_slots(n, mt_type_of(enode));
-		unsigned int end = mt_end(n);
-
-		for (unsigned int i = 0; i <= end; i++)
-			bulk_add_subtree(bk, sl[i]);
-	}
-	bulk_add(bk, n);
-}
-
-static void mt_batch_release(struct mt_rcu_batch *b)
-{
-	struct mt_bulk bk;
-
-	bk.cache =
-		atomic_load_explicit(&rgi_mt_node_cache, memory_order_acquire);
-	bk.n = 0;
-	for (unsigned int i = 0; i < b->n; i++) {
-		uintptr_t it = b->item[i];
-
-		if (it & MT_ITEM_SUBTREE)
-			bulk_add_subtree(&bk, (void *)(it & ~MT_ITEM_SUBTREE));
-		else
-			bulk_add(&bk, (struct mt_node *)it);
-	}
-	if (bk.n)
-		rg_slab_free_bulk(bk.cache, bk.n, bk.p);
-	rgi_free(b);
-}
-
-static void mt_batch_cb(struct rcu_head *head)
-{
-	struct mt_rcu_batch *b = container_of(head, struct mt_rcu_batch, head);
-
-	mt_tsan_acquire(b);
-	mt_tsan_acquire(&rgi_mt_gp_sync);
-	mt_batch_release(b);
-}
-
-/* Free what a batch holds after a grace period (now, if it is empty). */
-static void mt_batch_defer(struct mt_rcu_batch *b)
-{
-	if (!b->n) {
-		rgi_free(b);
-		return;
-	}
-	mt_tsan_release(b);
-	urcu_memb_call_rcu(&b->head, mt_batch_cb);
-}
-
-/* Mark every node of a retired subtree dead; return how many it holds. */
-static unsigned long mt_kill_mark(void *enode)
-{
-	struct mt_node *n = mt_to_node(enode);
-	unsigned int end = mt_end(n);
-	unsigned long cnt = 1;
-
-	if (!mt_is_leaf(enode)) {
-		void **sl = mt_slots(n, mt_type_of(enode));
-
-		for (unsigned int i = 0; i <= end; i++)
-			cnt += mt_kill_mark(sl[i]);
-	}
-	__atomic_store_n(&n->parent, (uintptr_t)n | end, __ATOMIC_RELEASE);
-	return cnt;
-}
-
-/*
- * rg_mtree_destroy() in RCU mode: unlink everything, free it after a grace
- * period (at once after waiting for one if no batch can be had).
- */
-void rgi_mt_destroy_rcu(struct rg_maple_tree *mt)
-{
-	void *root = mt->root;
-	struct mt_rcu_batch *b = rgi_mt_batch_alloc(1);
-
-	__atomic_store_n(&mt->root, NULL, __ATOMIC_RELEASE);
-	mt_set_height(mt, 0);
-	mt_nodes_add(mt, -(long)mt_kill_mark(root));
-	if (b) {
-		b->item[b->n++] = (uintptr_t)root | MT_ITEM_SUBTREE;
-		mt_batch_defer(b);
-		return;
-	}
-	rgi_mt_synchronize();
-	{
-		struct mt_bulk bk;
-
-		bk.cache = atomic_load_explicit(&rgi_mt_node_cache,
-						memory_order_acquire);
-		bk.n = 0;
-		bulk_add_subtree(&bk, root);
-		if (bk.n)
-			rg_slab_free_bulk(bk.cache, bk.n, bk.p);
-	}
-}
-
-void rg_mtree_rcu_barrier(void)
-{
-#ifdef MT_TSAN
-	/*
-	 * liburcu's own bookkeeping (allocated here, freed by the call_rcu
-	 * thread, ordered by code TSan cannot see) would read as a race.
-	 */
-	__tsan_ignore_thread_begin();
-	urcu_memb_barrier();
-	__tsan_ignore_thread_end();
-#else
-	urcu_memb_barrier();
-#endif
-}
 
 /* Largest run of NULL indices in a leaf spanning [min, max]. */
 unsigned long rgi_mt_leaf_gap(struct mt_node *n, unsigned long min,
@@ -1773,7 +1559,7 @@ static __attribute__((noinline)) void wr_finish_rcu(struct mt_wr *wr)
 
 		if (item & MT_ITEM_SUBTREE)
 			mt_nodes_add(wr->mt,
-				     -(long)mt_kill_mark((
+				     -(long)rgi_mt_kill_mark((
 					     void *)(item & ~MT_ITEM_SUBTREE)));
 	}
 	for (unsigned int k = 0; k < wr->nbuilt; k++) {
@@ -1797,7 +1583,7 @@ static __attribute__((noinline)) void wr_finish_rcu(struct mt_wr *wr)
 	}
 	wr->batch = NULL;
 	if (b)
-		mt_batch_defer(b);
+		rgi_mt_batch_defer(b);
 }
 
 /* Preallocate (unless given), store, give the rest back, account. */
