@@ -18,11 +18,9 @@
 #include "maple_lock.h"
 #include "maple_node.h"
 #include "maple_rcu.h"
+#include "maple_gap.h"
 
 /* ---- shared between the maple files ---- */
-
-RGI_HIDDEN unsigned long rgi_mt_leaf_gap(struct mt_node *n, unsigned long min,
-					 unsigned long max);
 
 RGI_HIDDEN void rgi_mt_walk(struct rg_maple_tree *mt, unsigned long index,
 			    struct mt_pos *pos);

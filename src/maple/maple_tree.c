@@ -98,30 +98,6 @@
 
 #include "maple_internal.h"
 
-/* Largest run of NULL indices in a leaf spanning [min, max]. */
-unsigned long rgi_mt_leaf_gap(struct mt_node *n, unsigned long min,
-			      unsigned long max)
-{
-	unsigned int end = mt_end(n);
-	unsigned long g = 0, lo = min;
-
-	for (unsigned int i = 0; i <= end; i++) {
-		unsigned long hi = i < MT_R_PIVOTS ? n->r.pivot[i] : max;
-
-		if (i == end)
-			hi = max;
-		if (!n->r.slot[i]) {
-			unsigned long sz =
-				hi - lo == ULONG_MAX ? ULONG_MAX : hi - lo + 1;
-
-			if (sz > g)
-				g = sz;
-		}
-		lo = hi + 1;
-	}
-	return g;
-}
-
 /* ---- read walk ---- */
 
 /*
@@ -350,48 +326,6 @@ static void wr_kill_subtree(struct mt_wr *wr, void *enode)
 		return;
 	}
 	rgi_mt_free_subtree(wr->mt, enode);
-}
-
-/*
- * Point an allocation node's gslot at its largest gap over slots 0..end
- * (the first, on ties) and return that gap.
- */
-static unsigned long mt_gap_refresh(struct mt_node *n, unsigned int end)
-{
-	unsigned int best = 0;
-
-	for (unsigned int i = 1; i <= end; i++)
-		if (n->a.gap[i] > n->a.gap[best])
-			best = i;
-	n->a.gslot = (unsigned char)best;
-	return n->a.gap[best];
-}
-
-/* Update the gaps above @n after its largest gap became @g. */
-static void wr_gap_up(struct mt_node *n, unsigned long g)
-{
-	struct mt_node *p;
-
-	while ((p = mt_parent(n)) != NULL) {
-		unsigned int s = mt_pslot(n);
-		unsigned long oldmax = p->a.gap[p->a.gslot], newmax;
-
-		if (p->a.gap[s] == g)
-			return;
-		p->a.gap[s] = g;
-		if (g > oldmax) {
-			p->a.gslot = (unsigned char)s;
-			newmax = g;
-		} else if (s == p->a.gslot) {
-			newmax = mt_gap_refresh(p, mt_end(p));
-		} else {
-			return;
-		}
-		if (newmax == oldmax)
-			return;
-		n = p;
-		g = newmax;
-	}
 }
 
 /* Walk to the leaf of @index recording the whole path. */
@@ -841,7 +775,7 @@ static void wr_rebuild(struct mt_wr *wr)
 				g = wr_fill(wr, X, t, b, 0, b->n, lo, hi);
 				wr_retire_boundaries(wr, d, NULL);
 				if (wr->alloc)
-					wr_gap_up(X, g);
+					mt_gap_up(X, g);
 			} else {
 				void *r =
 					wr_build(wr, t, b, 0, b->n, lo, hi, &g);
@@ -850,7 +784,7 @@ static void wr_rebuild(struct mt_wr *wr)
 				wr_retire_boundaries(wr, d, NULL);
 				wr_retire(wr, X);
 				if (wr->alloc)
-					wr_gap_up(mt_to_node(r), g);
+					mt_gap_up(mt_to_node(r), g);
 			}
 			return;
 		}
@@ -1251,7 +1185,7 @@ static void wr_leaf_inplace(struct mt_wr *wr)
 	}
 	mt_set_end(L, n - 1);
 	if (wr->alloc && h > 1)
-		wr_gap_up(L, rgi_mt_leaf_gap(L, lmin, lmax));
+		mt_gap_up(L, mt_leaf_gap(L, lmin, lmax));
 }
 
 /* Append leaf @n (spanning up to @max) to @b. */
@@ -1373,7 +1307,7 @@ static bool wr_split_leaf(struct mt_wr *wr)
 	if (it == MT_ARANGE) {
 		P->a.gap[j] = g0;
 		P->a.gap[j + 1] = g1;
-		wr_gap_up(P, mt_gap_refresh(P, pend));
+		mt_gap_up(P, mt_gap_refresh(P, pend));
 	}
 	return true;
 }
@@ -1480,8 +1414,8 @@ static void wr_execute(struct mt_wr *wr)
 
 		__atomic_store_n(&L->r.slot[o], wr->entry, __ATOMIC_RELEASE);
 		if (wr->alloc && wr->h > 1 && was_null != !wr->entry)
-			wr_gap_up(L, rgi_mt_leaf_gap(L, wr->lp.min[h],
-						     wr->lp.max[h]));
+			mt_gap_up(L,
+				  mt_leaf_gap(L, wr->lp.min[h], wr->lp.max[h]));
 		return;
 	}
 	case RG_MT_STORE_APPEND:
