@@ -21,10 +21,6 @@
  * rg_mas_preallocate() (which, in RCU mode, also reserves the store's
  * deferred-free batch).
  */
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include "maple_internal.h"
 
 /* ---- normal API ---- */
@@ -102,38 +98,6 @@ void rg_mtree_clear_rcu(struct rg_maple_tree *mt)
 bool rg_mtree_in_rcu(const struct rg_maple_tree *mt)
 {
 	return mt && mt_rcu_readers(mt);
-}
-
-static RGI_ALWAYS_INLINE void *mt_load_impl(struct rg_maple_tree *mt,
-					    unsigned long index, bool rcu)
-{
-	void *e;
-	struct mt_node *n;
-
-retry:
-	e = rcu ? mt_rcu_slot(&mt->root) : mt->root;
-	if (!mt_root_is_node(e))
-		return index == 0 ? e : NULL;
-	for (;;) {
-		enum mt_type t = mt_type_of(e);
-		void **slot;
-
-		n = mt_to_node(e);
-		mt_prefetch(n);
-		if (t == MT_ARANGE) {
-			slot = &n->a.slot[mt_slot_of(n->a.pivot, MT_A_PIVOTS,
-						     index)];
-			e = rcu ? mt_rcu_slot(slot) : *slot;
-			continue;
-		}
-		slot = &n->r.slot[mt_slot_of(n->r.pivot, MT_R_PIVOTS, index)];
-		e = rcu ? mt_rcu_slot(slot) : *slot;
-		if (t == MT_LEAF)
-			break;
-	}
-	if (rcu && unlikely(mt_pword_dead(mt_rcu_pword(n), n)))
-		goto retry;
-	return e;
 }
 
 void *rg_mtree_load(struct rg_maple_tree *mt, unsigned long index)
@@ -329,35 +293,6 @@ int rg_mtree_alloc_cyclic(struct rg_maple_tree *mt, unsigned long *startp,
 	return ret;
 }
 
-/*
- * First entry whose range ends at or after index and starts <= max. No two
- * NULL ranges touch, so under the lock the range after a NULL one holds an
- * entry; a lock-free reader may see a NULL range again (the tree changed
- * between its walks) and walks on.
- */
-static void *mt_find_impl(struct rg_maple_tree *mt, unsigned long *index,
-			  unsigned long max, bool rcu)
-{
-	struct mt_pos pos;
-
-	if (*index > max)
-		return NULL;
-	if (rcu)
-		rgi_mt_walk_rcu(mt, *index, &pos);
-	else
-		rgi_mt_walk(mt, *index, &pos);
-	while (!pos.entry || rg_mt_is_zero(pos.entry)) {
-		if (pos.rmax == ULONG_MAX || pos.rmax + 1 > max)
-			return NULL;
-		if (rcu)
-			rgi_mt_walk_rcu(mt, pos.rmax + 1, &pos);
-		else
-			rgi_mt_walk(mt, pos.rmax + 1, &pos);
-	}
-	*index = pos.rmax + 1;
-	return pos.entry;
-}
-
 void *rg_mtree_find(struct rg_maple_tree *mt, unsigned long *index,
 		    unsigned long max)
 {
@@ -366,12 +301,12 @@ void *rg_mtree_find(struct rg_maple_tree *mt, unsigned long *index,
 	if (!mt || !index)
 		return NULL;
 	if (mt_rcu_enter(mt)) {
-		e = mt_find_impl(mt, index, max, true);
+		e = rgi_mt_find(mt, index, max, true);
 		mt_rcu_exit();
 		return e;
 	}
 	mt_lock(mt);
-	e = mt_find_impl(mt, index, max, false);
+	e = rgi_mt_find(mt, index, max, false);
 	mt_unlock(mt);
 	return e;
 }
@@ -452,41 +387,12 @@ void rg_mtree_rcu_barrier(void)
 	rgi_mt_rcu_barrier();
 }
 
-/* ---- advanced API: positioning ---- */
-
-static void *mas_set_pos(struct rg_ma_state *mas, const struct mt_pos *pos)
-{
-	mas->node = pos->enode;
-	mas->offset = (unsigned char)pos->off;
-	if (pos->enode) {
-		mas->min = pos->min;
-		mas->max = pos->max;
-	} else {
-		/* No leaf: min and max hold the range itself. */
-		mas->min = pos->rmin;
-		mas->max = pos->rmax;
-	}
-	mas->index = pos->rmin;
-	mas->last = pos->rmax;
-	mas->status = RG_MAS_ACTIVE;
-	return pos->entry;
-}
+/* ---- advanced API: positioning and iteration ---- */
 
 /* The NULL-argument check of the advanced API: a state on a tree. */
 static inline bool mas_ok(const struct rg_ma_state *mas)
 {
 	return mas && mas->tree;
-}
-
-static void *mas_walk_to(struct rg_ma_state *mas, unsigned long index, bool rcu)
-{
-	struct mt_pos pos;
-
-	if (rcu)
-		rgi_mt_walk_rcu(mas->tree, index, &pos);
-	else
-		rgi_mt_walk(mas->tree, index, &pos);
-	return mas_set_pos(mas, &pos);
 }
 
 void *rg_mas_walk(struct rg_ma_state *mas)
@@ -495,605 +401,73 @@ void *rg_mas_walk(struct rg_ma_state *mas)
 
 	if (unlikely(!mas_ok(mas)))
 		return NULL;
-	e = mas_walk_to(mas, mas->index, mt_rcu_readers(mas->tree));
+	e = rgi_mas_walk_to(mas, mas->index, mt_rcu_readers(mas->tree));
 	mt_rcu_read_done();
 	return e;
 }
 
-/*
- * Stepping. An active state moves to the next (previous) range of its leaf,
- * or climbs to the first ancestor with a next (previous) child and goes
- * down its leftmost (rightmost) path. One implementation serves both kinds
- * of caller: @rcu is a constant in each instance, so the locked one keeps
- * plain loads. In RCU mode a lock-free reader reads slots and parent words
- * with acquire loads and falls back to a walk from the root whenever what
- * it stands on or climbs to is dead (or, climbing, looks like a root: a
- * transition it cannot trust). The walk may land in a range that starts
- * before the point the iteration reached (a store merged ranges
- * meanwhile): the state then reports only the part not yet covered (index
- * raised, or last lowered going backwards), so iteration never goes back or
- * repeats. Stepping uses the bounds of the slot itself, not the reported
- * index and last. With the lock held nothing is dead, and a walk is needed
- * only from a root entry (no leaf).
- */
-static unsigned long mas_slot_first(const struct rg_ma_state *mas)
-{
-	if (!mas->node)
-		return mas->min;
-	return mt_slot_min(mt_to_node(mas->node)->r.pivot, mas->offset,
-			   mas->min);
-}
-
-static unsigned long mas_slot_last(const struct rg_ma_state *mas)
-{
-	if (!mas->node)
-		return mas->max;
-	return mt_slot_max(mt_to_node(mas->node)->r.pivot, MT_R_PIVOTS,
-			   mas->offset, mas->max);
-}
-
-static inline uintptr_t mt_pword(const struct mt_node *n, bool rcu)
-{
-	return rcu ? mt_rcu_pword(n) : n->parent;
-}
-
-static inline void *mt_slot_read(void *const *slot, bool rcu)
-{
-	return rcu ? mt_rcu_slot(slot) : *slot;
-}
-
-/*
- * A bound of the node whose parent word is @w: its max (@upper) or its min,
- * found by climbing while the node is its parent's last (first) child.
- * Returns false if a dead node is met (lock-free readers only).
- */
-static inline bool mt_node_bound(struct rg_maple_tree *mt, uintptr_t w,
-				 bool upper, bool rcu, unsigned long *bound)
-{
-	enum mt_type it = mt_itype(mt);
-
-	for (;;) {
-		struct mt_node *q = (struct mt_node *)(w & MT_PARENT_MASK);
-		unsigned int s = (unsigned int)((w >> 4) & 0xf);
-		uintptr_t qw;
-
-		if (!q) {
-			*bound = upper ? ULONG_MAX : 0;
-			return true;
-		}
-		qw = mt_pword(q, rcu);
-		if (rcu && mt_pword_dead(qw, q))
-			return false;
-		if (upper && s < mt_npivots(it)) {
-			*bound = mt_pivots(q, it)[s];
-			return true;
-		}
-		if (!upper && s) {
-			*bound = mt_pivots(q, it)[s - 1] + 1;
-			return true;
-		}
-		w = qw;
-	}
-}
-
-/*
- * Climb from the node whose parent word is *@w to the first ancestor with
- * a next (@fwd) or previous child. Returns it, *@w its parent word and *@s
- * the slot of that child; NULL when a dead node or the root is met.
- */
-static inline struct mt_node *mas_climb(uintptr_t *w, bool fwd, bool rcu,
-					unsigned int *s)
-{
-	uintptr_t cw = *w;
-
-	for (;;) {
-		struct mt_node *p = (struct mt_node *)(cw & MT_PARENT_MASK);
-		uintptr_t pw;
-		unsigned int cs = (unsigned int)((cw >> 4) & 0xf);
-
-		if (!p)
-			return NULL;
-		pw = mt_pword(p, rcu);
-		if (rcu && mt_pword_dead(pw, p))
-			return NULL;
-		if (fwd ? cs < (pw & 0xf) : cs > 0) {
-			*w = pw;
-			*s = fwd ? cs + 1 : cs - 1;
-			return p;
-		}
-		cw = pw;
-	}
-}
-
-/* Move an active state to the next range and read its entry; false at the
- * end of the tree. */
-static RGI_ALWAYS_INLINE bool mas_step_next(struct rg_ma_state *mas, void **ep,
-					    bool rcu)
-{
-	struct rg_maple_tree *mt = mas->tree;
-	enum mt_type it = mt_itype(mt);
-	unsigned long from, min, max;
-	struct mt_node *n, *p;
-	uintptr_t w;
-	unsigned int s;
-	void *e;
-
-	from = mas_slot_last(mas);
-	if (from == ULONG_MAX)
-		return false;
-	from++;
-	if (!mas->node)
-		goto rewalk;
-	n = mt_to_node(mas->node);
-	w = mt_pword(n, rcu);
-	if (rcu && mt_pword_dead(w, n))
-		goto rewalk;
-	if (mas->offset < (w & 0xf)) {
-		mas->offset++;
-		mas->index = from;
-		mas->last = mt_slot_max(n->r.pivot, MT_R_PIVOTS, mas->offset,
-					mas->max);
-		*ep = mt_slot_read(&n->r.slot[mas->offset], rcu);
-		return true;
-	}
-	p = mas_climb(&w, true, rcu, &s);
-	if (!p)
-		goto rewalk;
-	if (s < mt_npivots(it))
-		max = mt_pivots(p, it)[s];
-	else if (!mt_node_bound(mt, w, true, rcu, &max))
-		goto rewalk;
-	min = mas->max + 1;
-	e = mt_slot_read(&mt_slots(p, it)[s], rcu);
-	while (!mt_is_leaf(e)) {
-		struct mt_node *c = mt_to_node(e);
-		enum mt_type t = mt_type_of(e);
-
-		max = mt_pivots(c, t)[0];
-		e = mt_slot_read(&mt_slots(c, t)[0], rcu);
-	}
-	n = mt_to_node(e);
-	mas->node = e;
-	mas->min = min;
-	mas->max = max;
-	mas->offset = 0;
-	mas->index = min;
-	mas->last = n->r.pivot[0];
-	*ep = mt_slot_read(&n->r.slot[0], rcu);
-	return true;
-rewalk:
-	*ep = mas_walk_to(mas, from, rcu);
-	if (mas->index < from)
-		mas->index = from;
-	return true;
-}
-
-/* Move an active state to the previous range; false at index 0. */
-static RGI_ALWAYS_INLINE bool mas_step_prev(struct rg_ma_state *mas, void **ep,
-					    bool rcu)
-{
-	struct rg_maple_tree *mt = mas->tree;
-	enum mt_type it = mt_itype(mt);
-	unsigned long to, min, max;
-	struct mt_node *n, *p;
-	uintptr_t w;
-	unsigned int s, end;
-	void *e;
-
-	to = mas_slot_first(mas);
-	if (to == 0)
-		return false;
-	to--;
-	if (!mas->node)
-		goto rewalk;
-	n = mt_to_node(mas->node);
-	w = mt_pword(n, rcu);
-	if (rcu && mt_pword_dead(w, n))
-		goto rewalk;
-	if (mas->offset > 0) {
-		mas->offset--;
-		mas->last = to;
-		mas->index = mt_slot_min(n->r.pivot, mas->offset, mas->min);
-		*ep = mt_slot_read(&n->r.slot[mas->offset], rcu);
-		return true;
-	}
-	p = mas_climb(&w, false, rcu, &s);
-	if (!p)
-		goto rewalk;
-	max = mas->min - 1;
-	if (s > 0)
-		min = mt_pivots(p, it)[s - 1] + 1;
-	else if (!mt_node_bound(mt, w, false, rcu, &min))
-		goto rewalk;
-	e = mt_slot_read(&mt_slots(p, it)[s], rcu);
-	while (!mt_is_leaf(e)) {
-		struct mt_node *c = mt_to_node(e);
-		enum mt_type t = mt_type_of(e);
-
-		end = (unsigned int)(mt_pword(c, rcu) & 0xf);
-		min = mt_slot_min(mt_pivots(c, t), end, min);
-		e = mt_slot_read(&mt_slots(c, t)[end], rcu);
-	}
-	n = mt_to_node(e);
-	end = (unsigned int)(mt_pword(n, rcu) & 0xf);
-	mas->node = e;
-	mas->min = min;
-	mas->max = max;
-	mas->offset = (unsigned char)end;
-	mas->index = mt_slot_min(n->r.pivot, end, min);
-	mas->last = max;
-	*ep = mt_slot_read(&n->r.slot[end], rcu);
-	return true;
-rewalk:
-	*ep = mas_walk_to(mas, to, rcu);
-	if (mas->last > to)
-		mas->last = to;
-	return true;
-}
-
-static RGI_ALWAYS_INLINE bool mas_step(struct rg_ma_state *mas, bool fwd,
-				       bool rcu, void **ep)
-{
-	return fwd ? mas_step_next(mas, ep, rcu) : mas_step_prev(mas, ep, rcu);
-}
-
-/*
- * The iteration state machine follows the kernel's (lib/maple_tree.c as of
- * 6.12), so that kernel-style loops behave the same here:
- *
- * - An active state stands on a range. A forward step first checks the
- *   range's own end: if it reaches @max the state overflows where it
- *   stands. Otherwise it moves to the next range; an entry is returned, an
- *   empty range is returned as NULL by the _range calls and stepped over by
- *   the others, unless it reaches @max: then the state overflows standing
- *   on that empty range (after the last entry, index..last is the empty
- *   tail up to ULONG_MAX). Backward steps mirror this with @min.
- * - After a store or erase the state is active on the range written, with
- *   no leaf cached (min and max hold the range), so that a loop continues
- *   after it.
- * - Overflow and underflow remember where the state stands: a step in the
- *   other direction reads the range at index first (its entry, if any, is
- *   the answer), and a step in the same direction with a wider limit goes
- *   on from there.
- * - rg_mas_find() never leaves the state in overflow (a later call with a
- *   larger limit continues from the last range examined); from a start it
- *   returns the entry at index if there is one.
- */
-
-/* No leaf cached: stepping walks again from the range index..last. */
-static void mas_uncache(struct rg_ma_state *mas)
-{
-	mas->node = NULL;
-	mas->min = mas->index;
-	mas->max = mas->last;
-}
-
-/*
- * Walk again to @at to continue an iteration forward (backward): a lock-free
- * reader may land in a range that a concurrent store merged with ranges it
- * already reported, so only the part from @at on (up to @at) is reported.
- */
-static RGI_ALWAYS_INLINE void *mas_rewalk_fwd(struct rg_ma_state *mas,
-					      unsigned long at, bool rcu)
-{
-	void *e = mas_walk_to(mas, at, rcu);
-
-	if (rcu && mas->index < at)
-		mas->index = at;
-	return e;
-}
-
-static RGI_ALWAYS_INLINE void *mas_rewalk_bwd(struct rg_ma_state *mas,
-					      unsigned long at, bool rcu)
-{
-	void *e = mas_walk_to(mas, at, rcu);
-
-	if (rcu && mas->last > at)
-		mas->last = at;
-	return e;
-}
-
-static RGI_ALWAYS_INLINE void *
-mas_next_slot(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
-{
-	void *e;
-
-	if (mas_slot_last(mas) >= max) {
-		mas->status = RG_MAS_OVERFLOW;
-		return NULL;
-	}
-	for (;;) {
-		/* cannot fail: the current range ends below max */
-		mas_step(mas, true, rcu, &e);
-		if (e || any)
-			return e;
-		if (mas->last >= max) {
-			mas->status = RG_MAS_OVERFLOW;
-			return NULL;
-		}
-	}
-}
-
-static RGI_ALWAYS_INLINE void *
-mas_prev_slot(struct rg_ma_state *mas, unsigned long min, bool any, bool rcu)
-{
-	void *e = NULL;
-
-	if (mas_slot_first(mas) <= min) {
-		mas->status = RG_MAS_UNDERFLOW;
-		return NULL;
-	}
-	for (;;) {
-		/* cannot fail: the current range starts above min */
-		mas_step(mas, false, rcu, &e);
-		if (e || any)
-			return e;
-		if (mas->index <= min) {
-			mas->status = RG_MAS_UNDERFLOW;
-			return NULL;
-		}
-	}
-}
-
-/*
- * A next (prev) whose state already reaches its limit: it overflows
- * (underflows) where it stands; a state that stood on no range yet (a
- * start, a pause, an error) stands on index..last from now on.
- */
-static void *mas_at_limit(struct rg_ma_state *mas, unsigned char status)
-{
-	if (mas->status != RG_MAS_ACTIVE && mas->status != RG_MAS_OVERFLOW &&
-	    mas->status != RG_MAS_UNDERFLOW)
-		mas_uncache(mas);
-	mas->status = status;
-	return NULL;
-}
-
-/* rg_mas_next() and rg_mas_next_range(). */
-static RGI_ALWAYS_INLINE void *
-mas_next_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
-{
-	void *e;
-
-	if (mas->last >= max)
-		return mas_at_limit(mas, RG_MAS_OVERFLOW);
-	switch (mas->status) {
-	case RG_MAS_ACTIVE:
-		break;
-	case RG_MAS_START:
-		mas_walk_to(mas, mas->index, rcu);
-		break;
-	case RG_MAS_PAUSE:
-		/* resume after last: the range there is the next one */
-		e = mas_rewalk_fwd(mas, mas->last + 1, rcu);
-		if (e || any)
-			return e;
-		if (mas->last >= max) {
-			mas->status = RG_MAS_OVERFLOW;
-			return NULL;
-		}
-		break;
-	case RG_MAS_OVERFLOW:
-		mas->status = RG_MAS_ACTIVE;
-		break;
-	case RG_MAS_UNDERFLOW:
-		e = mas_rewalk_fwd(mas, mas->index, rcu);
-		if (e)
-			return e;
-		break;
-	default:
-		return NULL;
-	}
-	return mas_next_slot(mas, max, any, rcu);
-}
-
-/* rg_mas_prev() and rg_mas_prev_range(). */
-static RGI_ALWAYS_INLINE void *
-mas_prev_gen(struct rg_ma_state *mas, unsigned long min, bool any, bool rcu)
-{
-	void *e;
-
-	if (mas->index <= min)
-		return mas_at_limit(mas, RG_MAS_UNDERFLOW);
-	switch (mas->status) {
-	case RG_MAS_ACTIVE:
-		break;
-	case RG_MAS_START:
-		mas_walk_to(mas, mas->index, rcu);
-		break;
-	case RG_MAS_PAUSE:
-		/* resume before index: the range there is the previous one */
-		e = mas_rewalk_bwd(mas, mas->index - 1, rcu);
-		if (e || any)
-			return e;
-		if (mas->index <= min) {
-			mas->status = RG_MAS_UNDERFLOW;
-			return NULL;
-		}
-		break;
-	case RG_MAS_UNDERFLOW:
-		mas->status = RG_MAS_ACTIVE;
-		break;
-	case RG_MAS_OVERFLOW:
-		e = mas_rewalk_bwd(mas, mas->index, rcu);
-		if (e)
-			return e;
-		break;
-	default:
-		return NULL;
-	}
-	return mas_prev_slot(mas, min, any, rcu);
-}
-
-/* rg_mas_find() (@any false) and rg_mas_find_range(). */
-static RGI_ALWAYS_INLINE void *
-mas_find_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
-{
-	void *e;
-
-	switch (mas->status) {
-	case RG_MAS_ACTIVE:
-		if (mas->last >= max)
-			return NULL;
-		goto step;
-	case RG_MAS_START:
-		break;
-	case RG_MAS_PAUSE:
-		if (mas->last >= max)
-			return NULL;
-		mas->index = ++mas->last;
-		goto rewalk;
-	case RG_MAS_UNDERFLOW:
-		if (mas->index >= max) {
-			mas->status = RG_MAS_OVERFLOW;
-			return NULL;
-		}
-		goto rewalk;
-	case RG_MAS_OVERFLOW:
-		if (mas->last >= max)
-			return NULL;
-		goto rewalk;
-	default:
-		return NULL;
-	}
-	/* a start: the entry at index, if any */
-	if (mas->index > max)
-		return NULL;
-	e = mas_walk_to(mas, mas->index, rcu);
-	goto walked;
-rewalk:
-	e = mas_rewalk_fwd(mas, mas->index, rcu);
-walked:
-	if (e || any)
-		return e;
-	if (mas->index == max)
-		return NULL;
-step:
-	e = mas_next_slot(mas, max, any, rcu);
-	if (!any)
-		mas->status = RG_MAS_ACTIVE;
-	return e;
-}
-
-/* rg_mas_find_rev(). */
-static RGI_ALWAYS_INLINE void *mas_find_rev_gen(struct rg_ma_state *mas,
-						unsigned long min, bool rcu)
-{
-	void *e;
-
-	switch (mas->status) {
-	case RG_MAS_ACTIVE:
-		goto active;
-	case RG_MAS_START:
-		break;
-	case RG_MAS_PAUSE:
-		if (mas->index <= min) {
-			mas->status = RG_MAS_UNDERFLOW;
-			return NULL;
-		}
-		mas->last = --mas->index;
-		e = mas_rewalk_bwd(mas, mas->index, rcu);
-		if (e)
-			return e;
-		goto active;
-	case RG_MAS_OVERFLOW:
-		if (mas->index <= min) {
-			mas->status = RG_MAS_UNDERFLOW;
-			return NULL;
-		}
-		mas->status = RG_MAS_ACTIVE;
-		goto active;
-	case RG_MAS_UNDERFLOW:
-		if (mas->index <= min)
-			return NULL;
-		mas->status = RG_MAS_ACTIVE;
-		goto active;
-	default:
-		return NULL;
-	}
-	/* a start: the entry at index, if any */
-	if (mas->index < min)
-		return NULL;
-	e = mas_walk_to(mas, mas->index, rcu);
-	if (e)
-		return e;
-active:
-	if (mas->index < min)
-		return NULL;
-	return mas_prev_slot(mas, min, false, rcu);
-}
-
-static void *mas_next_impl(struct rg_ma_state *mas, unsigned long max, bool any)
-{
-	if (unlikely(!mas_ok(mas)))
-		return NULL;
-	if (mt_rcu_readers(mas->tree))
-		return mas_next_gen(mas, max, any, true);
-	return mas_next_gen(mas, max, any, false);
-}
-
-static void *mas_prev_impl(struct rg_ma_state *mas, unsigned long min, bool any)
-{
-	if (unlikely(!mas_ok(mas)))
-		return NULL;
-	if (mt_rcu_readers(mas->tree))
-		return mas_prev_gen(mas, min, any, true);
-	return mas_prev_gen(mas, min, any, false);
-}
-
 void *rg_mas_next(struct rg_ma_state *mas, unsigned long max)
 {
-	void *e = mas_next_impl(mas, max, false);
+	void *e;
 
+	if (unlikely(!mas_ok(mas)))
+		return NULL;
+	e = rgi_mas_next(mas, max, false);
 	mt_rcu_read_done();
 	return e;
 }
 
 void *rg_mas_next_range(struct rg_ma_state *mas, unsigned long max)
 {
-	void *e = mas_next_impl(mas, max, true);
+	void *e;
 
+	if (unlikely(!mas_ok(mas)))
+		return NULL;
+	e = rgi_mas_next(mas, max, true);
 	mt_rcu_read_done();
 	return e;
 }
 
 void *rg_mas_prev(struct rg_ma_state *mas, unsigned long min)
 {
-	void *e = mas_prev_impl(mas, min, false);
+	void *e;
 
+	if (unlikely(!mas_ok(mas)))
+		return NULL;
+	e = rgi_mas_prev(mas, min, false);
 	mt_rcu_read_done();
 	return e;
 }
 
 void *rg_mas_prev_range(struct rg_ma_state *mas, unsigned long min)
 {
-	void *e = mas_prev_impl(mas, min, true);
+	void *e;
 
+	if (unlikely(!mas_ok(mas)))
+		return NULL;
+	e = rgi_mas_prev(mas, min, true);
 	mt_rcu_read_done();
 	return e;
 }
 
-static void *mas_find_impl(struct rg_ma_state *mas, unsigned long max, bool any)
-{
-	if (unlikely(!mas_ok(mas)))
-		return NULL;
-	if (mt_rcu_readers(mas->tree))
-		return mas_find_gen(mas, max, any, true);
-	return mas_find_gen(mas, max, any, false);
-}
-
 void *rg_mas_find(struct rg_ma_state *mas, unsigned long max)
 {
-	void *e = mas_find_impl(mas, max, false);
+	void *e;
 
+	if (unlikely(!mas_ok(mas)))
+		return NULL;
+	e = rgi_mas_find(mas, max, false);
 	mt_rcu_read_done();
 	return e;
 }
 
 void *rg_mas_find_range(struct rg_ma_state *mas, unsigned long max)
 {
-	void *e = mas_find_impl(mas, max, true);
+	void *e;
 
+	if (unlikely(!mas_ok(mas)))
+		return NULL;
+	e = rgi_mas_find(mas, max, true);
 	mt_rcu_read_done();
 	return e;
 }
@@ -1104,10 +478,7 @@ void *rg_mas_find_rev(struct rg_ma_state *mas, unsigned long min)
 
 	if (unlikely(!mas_ok(mas)))
 		return NULL;
-	if (mt_rcu_readers(mas->tree))
-		e = mas_find_rev_gen(mas, min, true);
-	else
-		e = mas_find_rev_gen(mas, min, false);
+	e = rgi_mas_find_rev(mas, min);
 	mt_rcu_read_done();
 	return e;
 }

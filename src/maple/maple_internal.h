@@ -19,18 +19,9 @@
 #include "maple_node.h"
 #include "maple_rcu.h"
 #include "maple_gap.h"
+#include "maple_walk.h"
 
 /* ---- shared between the maple files ---- */
-
-RGI_HIDDEN void rgi_mt_walk(struct rg_maple_tree *mt, unsigned long index,
-			    struct mt_pos *pos);
-/*
- * rgi_mt_walk_rcu() - rgi_mt_walk() for lock-free readers (RCU read lock
- * held): acquire loads of slots and the root, and a walk that ends in a
- * dead leaf starts again from the root.
- */
-RGI_HIDDEN void rgi_mt_walk_rcu(struct rg_maple_tree *mt, unsigned long index,
-				struct mt_pos *pos);
 
 /*
  * rgi_mt_write() - the one write path: classify, preallocate (unless
