@@ -1,27 +1,32 @@
 // SPDX-License-Identifier: MIT
 /*
- * Maple Tree: the normal API (rg_mtree_*), the advanced API around a
- * caller-owned rg_ma_state (rg_mas_*), gap searches and iteration.
+ * Maple Tree: every public call (rg_mtree_*, rg_mas_*) and the glue they
+ * share (allocation = search + store, the rg_ma_state error states).
  *
- * Theory of operation. Every write goes to rgi_mt_write() (maple_tree.c),
- * which classifies the store, preallocates its worst case and cannot fail
- * after that. The normal API wraps each call in the tree's lock, a futex
- * mutex (0 free, 1 held, 2 held with waiters): one compare-and-swap to take
- * it, one exchange to release it, a short spin then FUTEX_WAIT when taken. The
- * advanced API leaves locking to the caller and keeps a cursor: in state
- * RG_MAS_ACTIVE the state remembers the leaf, slot and leaf range of the
- * current range [index, last], so next/prev step inside the leaf in O(1)
- * and climb through parent links to the next leaf otherwise; any other
- * state makes the next call walk from the root. After a store or erase
- * through a state it stands on the range written (RG_MAS_ACTIVE, no leaf
- * cached), so iteration continues after it as in the kernel (the state
- * machine is described above mas_next_slot()).
+ * What a call here does
+ *   It checks its arguments (the NULL-pointer table in <region/common.h>
+ *   and the documented -EINVAL cases), takes the tree lock for the normal
+ *   API (or, for a lock-free read in RCU mode, liburcu's read lock), and
+ *   calls one internal entry point. The work lives by concern:
  *
- * Nothing here allocates except through rgi_mt_write() and
- * rg_mas_preallocate() (which, in RCU mode, also reserves the store's
- * deferred-free batch).
+ *   maple_node.{h,c}   node layout and encoding, the node cache
+ *   maple_lock.{h,c}   the tree lock (a futex mutex)
+ *   maple_walk.{h,c}   walks, find, the rg_ma_state cursor and iteration
+ *   maple_write.{h,c}  the one write path: classify, preallocate, rebuild
+ *   maple_gap.{h,c}    gap upkeep (inline, for the write path) and search
+ *   maple_rcu.{h,c}    RCU mode: reader accessors, grace periods, frees
+ *   maple_check.{h,c}  validate and dump
+ *
+ * What allocates
+ *   Only stores (through rgi_mt_write()) and rg_mas_preallocate() (which
+ *   in RCU mode also reserves the store's deferred-free batch).
  */
-#include "maple_internal.h"
+#include "maple_check.h"
+#include "maple_gap.h"
+#include "maple_lock.h"
+#include "maple_rcu.h"
+#include "maple_walk.h"
+#include "maple_write.h"
 
 /* ---- normal API ---- */
 
@@ -385,6 +390,46 @@ int rg_mtree_node_stats(struct rg_slab_stats *st)
 void rg_mtree_rcu_barrier(void)
 {
 	rgi_mt_rcu_barrier();
+}
+
+/* ---- self-checks ---- */
+
+int rg_mtree_validate_locked(struct rg_maple_tree *mt, const char **reason)
+{
+	if (!mt) {
+		if (reason)
+			*reason = "NULL tree";
+		return -EINVAL;
+	}
+	return rgi_mt_validate_locked(mt, reason);
+}
+
+int rg_mtree_validate(struct rg_maple_tree *mt, const char **reason)
+{
+	int ret;
+
+	if (!mt)
+		return rg_mtree_validate_locked(mt, reason);
+	mt_lock(mt);
+	ret = rgi_mt_validate_locked(mt, reason);
+	mt_unlock(mt);
+	return ret;
+}
+
+void rg_mtree_dump_locked(struct rg_maple_tree *mt, FILE *f)
+{
+	if (!mt || !f)
+		return;
+	rgi_mt_dump_locked(mt, f);
+}
+
+void rg_mtree_dump(struct rg_maple_tree *mt, FILE *f)
+{
+	if (!mt || !f)
+		return;
+	mt_lock(mt);
+	rgi_mt_dump_locked(mt, f);
+	mt_unlock(mt);
 }
 
 /* ---- advanced API: positioning and iteration ---- */

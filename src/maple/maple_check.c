@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Maple Tree self-checks: rg_mtree_validate() and rg_mtree_dump().
+ * Maple Tree self-checks: validate and dump (rg_mtree_validate() and
+ * rg_mtree_dump() in maple_api.c).
  *
  * Theory of operation. validate() walks the whole tree depth first, in
  * index order, carrying each node's range from its parent, and checks every
- * invariant listed in maple_tree.c: node type against depth (leaves exactly
+ * invariant listed in maple_write.c: node type against depth (leaves exactly
  * at the tree's height), the parent word (address, slot, end), pivots
  * strictly increasing inside the range with unused pivots equal to the
  * node's max, unused slots NULL, occupancy, child pointers, no reserved
@@ -16,7 +17,7 @@
  */
 #include <inttypes.h>
 
-#include "maple_internal.h"
+#include "maple_check.h"
 
 struct mt_check {
 	struct rg_maple_tree *mt;
@@ -136,7 +137,7 @@ static bool ck_node(struct mt_check *c, void *e, unsigned int depth,
 	return true;
 }
 
-static int mt_validate_locked(struct rg_maple_tree *mt, const char **reason)
+int rgi_mt_validate_locked(struct rg_maple_tree *mt, const char **reason)
 {
 	struct mt_check c = { mt, NULL, 0, false, false };
 	unsigned long g;
@@ -158,28 +159,6 @@ static int mt_validate_locked(struct rg_maple_tree *mt, const char **reason)
 	if (reason)
 		*reason = c.why;
 	return c.why ? -EINVAL : 0;
-}
-
-int rg_mtree_validate_locked(struct rg_maple_tree *mt, const char **reason)
-{
-	if (!mt) {
-		if (reason)
-			*reason = "NULL tree";
-		return -EINVAL;
-	}
-	return mt_validate_locked(mt, reason);
-}
-
-int rg_mtree_validate(struct rg_maple_tree *mt, const char **reason)
-{
-	int ret;
-
-	if (!mt)
-		return rg_mtree_validate_locked(mt, reason);
-	mt_lock(mt);
-	ret = mt_validate_locked(mt, reason);
-	mt_unlock(mt);
-	return ret;
 }
 
 static void dump_node(struct rg_maple_tree *mt, FILE *f, void *e,
@@ -211,23 +190,12 @@ static void dump_node(struct rg_maple_tree *mt, FILE *f, void *e,
 	}
 }
 
-void rg_mtree_dump_locked(struct rg_maple_tree *mt, FILE *f)
+void rgi_mt_dump_locked(struct rg_maple_tree *mt, FILE *f)
 {
-	if (!mt || !f)
-		return;
 	fprintf(f, "maple tree %p: flags %#x height %u nodes %lu\n", (void *)mt,
 		mt->flags, mt->height, mt->nodes);
 	if (mt_root_is_node(mt->root))
 		dump_node(mt, f, mt->root, 1, 0, ULONG_MAX);
 	else
 		fprintf(f, "  root entry %p\n", mt->root);
-}
-
-void rg_mtree_dump(struct rg_maple_tree *mt, FILE *f)
-{
-	if (!mt || !f)
-		return;
-	mt_lock(mt);
-	rg_mtree_dump_locked(mt, f);
-	mt_unlock(mt);
 }

@@ -11,7 +11,7 @@
  *   every other store builds new nodes, complete before one release store
  *   links the top one (a parent's slot or the root).
  *
- * The order a store ends in (maple_tree.c)
+ * The order a store ends in (maple_write.c)
  *   (1) link; (2) mark the replaced boundary nodes dead (parent word = own
  *   address); (3) mark the subtrees cut off whole dead, node by node;
  *   (4) point the children that moved under new parents at them (until

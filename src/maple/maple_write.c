@@ -1,107 +1,114 @@
 // SPDX-License-Identifier: MIT
 /*
- * Maple Tree: nodes, walks and the one write path. Theory of operation.
+ * Maple Tree: the one write path. Theory of operation.
  *
- * Layout. A tree is a B-tree of 256-byte, 256-byte-aligned nodes from one
- * process-wide slab cache. Leaves and ordinary internal nodes have 16 slots
- * and 15 pivots; internal nodes of allocation trees have 10 slots, 9 pivots
- * and 10 gaps (the largest run of NULL indices under each child) plus the
- * slot of the largest gap. Pivot i is the last index of slot i; a node's own
- * range comes from its parent (0..ULONG_MAX at the root); slot `end` ends at
- * the node's max. Pivots past `end` hold the node's max, so the slot of an
- * index is simply the number of pivots below it (no branch on end). A
- * node's first word holds its parent's address | its slot in the parent
- * << 4 | its own end: the parent's address is 0 at the root, and the node's
- * own address once the node is dead. Slots of internal nodes hold encoded
- * node pointers: address | type << 3 | 2. The root pointer holds NULL, the
- * entry of index 0 alone (never an entry whose low bits read as a node), or
- * an encoded node.
+ * Invariants (checked by rg_mtree_validate())
+ *   Pivots strictly increase inside the node's range; every non-root node
+ *   holds at least 6 (16-slot) or 4 (10-slot) entries and a root internal
+ *   node at least 2; all leaves are at the same depth (the tree's height);
+ *   no two adjacent ranges are both NULL, across leaves too, so a free run
+ *   is always one slot and gap searches are exact; a root leaf is never all
+ *   NULL; stored gaps are exact. The root pointer holds NULL, the entry of
+ *   index 0 alone (never one whose low bits read as a node), or a node.
  *
- * Invariants (checked by rg_mtree_validate()): pivots strictly increase
- * inside the node's range; every non-root node holds at least 6 (16-slot)
- * or 4 (10-slot) entries and a root internal node at least 2; all leaves are
- * at the same depth (the tree's height); no two adjacent ranges are both
- * NULL, across leaves too, so a free run is always one slot and gap searches
- * are exact; a root leaf is never all NULL; stored gaps are exact.
+ * Steps of a write
+ *   Every store, whatever API it comes from, goes through rgi_mt_write()
+ *   (rgi_mt_erase() and rgi_mt_write_path() enter with a walk done):
+ *   (1) walk to the leaf of `first`; a NULL store first grows its range over
+ *   the NULL ranges next to it; a range that ends past the leaf also walks
+ *   to `last` (a spanning store); (2) classify the store (exact fit, append,
+ *   slot store, node store, split, rebalance, spanning, new root) and
+ *   compute its worst-case node count; (3) prefill a slab sheaf with exactly
+ *   that many nodes, the only point that can fail (-ENOMEM leaves the tree
+ *   untouched); (4) store, taking nodes only from the sheaf; (5) give the
+ *   sheaf back and count requested / used (stats.overuse counts stores that
+ *   needed more: it must stay 0, and the tests check it after every store).
  *
- * Writes. Every store, whatever API it comes from, goes through
- * rgi_mt_write() (rgi_mt_erase() and rgi_mt_write_path() enter the same
- * path with a walk already done): (1) walk to the leaf of `first`; a NULL
- * store first grows its range over the NULL ranges next to it (found in the
- * same leaf, or by one more walk at a leaf boundary); a range that ends past
- * the leaf also walks to `last` (a spanning store); (2) classify the store
- * (exact fit, append, slot store, node store, split, rebalance, spanning,
- * new root) and compute its worst-case node count from the tree height h
- * and the vacant (v) and sufficient (s) heights of the path
- * (kernel-semantics.md); (3) prefill a slab sheaf with exactly that many
- * nodes (the only point that can fail: -ENOMEM leaves the tree untouched);
- * (4) store, taking nodes only from the sheaf; (5) give the sheaf back and
- * count requested / used (stats.overuse counts stores that needed more: it
- * must stay 0, and the tests check it after every store).
+ * The worst case
+ *   Depth 1 is the root, the leaves are at depth h. v is the depth of the
+ *   lowest internal node on the path with a free slot, s the depth of the
+ *   lowest one with more than minimum + 1 entries (the root: more than 2);
+ *   0 when there is none, or always with RG_MT_FLAGS_NO_VACANCY. Split:
+ *   2(h - v) + 1; rebalance: 2(h - min(v, s)) + 1; spanning store:
+ *   3(h - min(v, s)) + 1, where v and s are taken down to the deepest node
+ *   A holding the whole range, and A counts as sufficient only if it keeps
+ *   more than minimum + 1 entries after losing the children the range
+ *   covers. The rebuild never needs more: a split builds 2 nodes per full
+ *   level and 1 at the vacant one (or a new root); a rebalance merges (1
+ *   node) until a level redistributes (2 + 1 above) or reaches a sufficient
+ *   node; a spanning store builds at most 3 nodes per level below A, 2 at A,
+ *   then behaves as a split or a rebalance above A.
  *
- * Heights: depth 1 is the root, the leaves are at depth h. v is the depth
- * of the lowest internal node on the path with a free slot, s the depth of
- * the lowest one with more than minimum + 1 entries (the root: more than
- * 2); 0 when there is none, or always when RG_MT_FLAGS_NO_VACANCY is set.
- * Split: 2(h - v) + 1; rebalance: 2(h - min(v, s)) + 1; spanning store:
- * 3(h - min(v, s)) + 1, where v and s are taken over the path down to the
- * deepest node A holding the whole range, and A counts as sufficient only
- * if it keeps more than minimum + 1 entries after losing the children the
- * range covers. The rebuild below never needs more: a split builds 2 nodes
- * per full level and 1 at the vacant one (or a new root); a rebalance
- * merges (1 node) until a level redistributes (2 + 1 above) or reaches a
- * sufficient node; a spanning store builds at most 3 nodes per level below
- * A, 2 at A, then behaves as a split or a rebalance above A.
+ * Stores inside one leaf
+ *   Append, slot and node stores rewrite the leaf in place outside RCU mode
+ *   and replace it by one new leaf in RCU mode (they change a pivot and a
+ *   slot, two words a lock-free reader could see torn); an exact fit is one
+ *   slot store, 0 nodes, in any mode.
  *
- * Stores that leave the leaf within its bounds (append, slot and node
- * stores) rewrite it in place outside RCU mode and replace it by one new
- * leaf in RCU mode (1 node: they change a pivot and a slot, two words a
- * lock-free reader could see torn; the kernel edits some of them in place
- * with ordered stores and counts 0); an exact fit is one slot store, 0
- * nodes, in any mode.
+ * The rebuild
+ *   One bottom-up pass over "runs": at each level the run is the nodes
+ *   being replaced, from the left boundary path to the right one. Its new
+ *   content is the kept part of the boundary nodes plus the nodes built one
+ *   level below. If the run is one node and the content fits, that node is
+ *   rewritten (in place, or in RCU mode by a new node published with one
+ *   pointer store) and the write ends. Otherwise the content is cut into
+ *   1..3 new nodes, after taking in one neighbour first if it is too small,
+ *   and the run moves up. A run that covers a whole level ends as a new
+ *   root (the tree shrinks); a root that overflows gets a new root above
+ *   it. An overflow at the right edge of the tree (appends, as in an
+ *   allocation fill) first fills the left sibling up, so appended data ends
+ *   in full nodes.
  *
- * The store itself is one bottom-up rebuild over "runs": at each level the
- * run is the contiguous sequence of nodes being replaced, from the left
- * boundary path to the right one. Its new content is the kept part of the
- * boundary nodes plus the nodes built one level below. If the run is a
- * single node and the content fits, that node is rewritten (in place outside
- * RCU mode, by a new node published with one pointer store in RCU mode) and
- * the write ends. Otherwise the content is cut into 1..3 new nodes, after
- * taking in one neighbour node first if it is too small, and the run moves
- * up to the parents. A run that covers a whole level ends the write as a new
- * root (the tree shrinks), a root that overflows gets a new root above it.
- * An overflow at the right edge of the tree (appends, as in an allocation
- * fill) first fills the left sibling up instead of splitting, so appended
- * data ends up in full nodes. The common leaf overflow outside RCU mode
- * (the parent can take the result without changing further up) skips the
- * runs: wr_split_leaf() refills the leaf and a sibling with room in place,
- * or splits the leaf into itself and one new leaf, with the result the
- * rebuild would give except that it shares with siblings holding at most
- * MT_PUSH_MAX entries (random-order trees ~12% smaller, ~15% slower to
- * build; measured at 10^6 ranges).
- * Per level at most 3 nodes are built (2 for splits and rebalances), and the
- * write stops at the vacant (split) or sufficient (rebalance) node, which is
- * what bounds the node count by the preallocation formulas. Nodes strictly
- * between the two original boundary paths are dead with their subtrees;
- * boundary nodes are freed once the new structure is linked. Outside RCU
- * mode they are freed at once (a node freed is never read again: the two
- * boundary paths share nodes, which are retired once).
+ * The leaf split shortcut
+ *   The common leaf overflow outside RCU mode (the parent can take the
+ *   result without changing further up) skips the runs: wr_split_leaf()
+ *   refills the leaf and a sibling with room in place, or splits the leaf
+ *   into itself and one new leaf, as the rebuild would except that it
+ *   shares with siblings holding at most MT_PUSH_MAX entries (random-order
+ *   trees ~12% smaller, ~15% slower to build; measured at 10^6 ranges).
  *
- * What never allocates: loads, walks, iteration, gap searches, validate,
- * dump, and every store classified exact fit, append, slot or node store
- * outside RCU mode. In RCU mode a store that retires nodes also allocates
- * its batch (rgi_malloc) and destroy one small batch (waiting for a grace
- * period instead if that fails). Limits: height at most RG_MT_MAX_HEIGHT
- * (far beyond any memory); 64-bit unsigned long.
+ * Freeing
+ *   Nodes strictly between the two original boundary paths are dead with
+ *   their subtrees; boundary nodes are retired once the new structure is
+ *   linked (the two paths share nodes, which are retired once). Outside RCU
+ *   mode they are freed at once; in RCU mode they go to one deferred batch
+ *   (maple_rcu.c, which also gives the order a store ends in).
+ *
+ * What never allocates
+ *   Loads, walks, iteration, gap searches, validate, dump, and every store
+ *   classified exact fit, append, slot or node store outside RCU mode. In
+ *   RCU mode a store that retires nodes also allocates its batch
+ *   (rgi_malloc), and destroy one small batch (waiting for a grace period
+ *   instead if that fails). Limits: height at most RG_MT_MAX_HEIGHT (far
+ *   beyond any memory); 64-bit unsigned long.
  */
 #include <stdatomic.h>
 
-#include "maple_internal.h"
+#include "maple_gap.h"
+#include "maple_rcu.h"
+#include "maple_walk.h"
+#include "maple_write.h"
 
 /* ---- the write path ---- */
 
+/*
+ * Capacity of one level's content while it is rebuilt (struct mt_big):
+ * the kept slots of the two boundary nodes (at most 15 each) and what the
+ * level below built (at most 3 nodes; at a leaf, the stored range and the
+ * parts of the ranges it cuts), plus one neighbour node when that is below
+ * a node's minimum, or at the right edge of the tree when both fit in two
+ * nodes (at most 2 x 16 then); every add is asserted in debug builds.
+ */
 #define MT_BIG 48
+/*
+ * Nodes that join a boundary path through a neighbour taken in: at most
+ * one neighbour per level, and one taken in at depth d adds at most d - 1
+ * nodes, so a store notes at most RG_MT_MAX_HEIGHT (RG_MT_MAX_HEIGHT - 1)
+ * / 2 of them (465); asserted on every add.
+ */
 #define MT_EXTRA 512
+_Static_assert(MT_EXTRA >= RG_MT_MAX_HEIGHT * (RG_MT_MAX_HEIGHT - 1) / 2,
+	       "MT_EXTRA holds a boundary path rebuilt at every level");
 /* Nodes one store may build: 3 per level (spanning store) and a root. */
 #define MT_BUILT (3 * MT_DEPTHS + 4)
 

@@ -1,27 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private layout of Maple Tree nodes and the helpers shared by the maple
- * source files (maple_tree.c: nodes, walks and the write path;
- * maple_api.c: normal and advanced API, searches, iteration;
- * maple_check.c: validate and dump). See maple_tree.c for the theory of
- * operation.
+ * Maple Tree: the one write path (maple_write.c). Every store, erase and
+ * allocation of either API ends here, with the tree lock held.
  */
-#ifndef RG_MAPLE_INTERNAL_H
-#define RG_MAPLE_INTERNAL_H
+#ifndef RG_MAPLE_WRITE_H
+#define RG_MAPLE_WRITE_H
 
-#include <limits.h>
-#include <stdint.h>
-#include <string.h>
-
-#include "region/maple_tree.h"
-#include "rg_internal.h"
-#include "maple_lock.h"
 #include "maple_node.h"
-#include "maple_rcu.h"
-#include "maple_gap.h"
-#include "maple_walk.h"
-
-/* ---- shared between the maple files ---- */
 
 /*
  * rgi_mt_write() - the one write path: classify, preallocate (unless
@@ -72,7 +57,8 @@ RGI_HIDDEN unsigned int rgi_mt_prealloc_count(struct rg_maple_tree *mt,
 					      unsigned long last, void *entry,
 					      int *type, unsigned int *bcap);
 
+/* Count a preallocation of @req nodes in the tree's stats (lock held). */
 RGI_HIDDEN void rgi_mt_account_request(struct rg_maple_tree *mt,
 				       unsigned int req);
 
-#endif /* RG_MAPLE_INTERNAL_H */
+#endif /* RG_MAPLE_WRITE_H */
