@@ -504,6 +504,62 @@ RG_API int rg_mtree_alloc_rrange(struct rg_maple_tree *mt,
 				 unsigned long max);
 
 /**
+ * rg_mtree_alloc_range_aligned() - store an entry in the lowest free
+ * window that starts at a multiple of @align.
+ * @mt: an allocation tree (RG_MT_FLAGS_ALLOC_RANGE).
+ * @startp: set to the window's first index on success.
+ * @entry: the entry (not NULL).
+ * @size: number of indices, at least 1.
+ * @min: lowest index the window may use.
+ * @max: highest index the window may use.
+ * @align: a power of two; the window's first index is a multiple of it
+ *         (1: rg_mtree_alloc_range()).
+ *
+ * A libregion extension (the kernel has no aligned form). The window is the
+ * lowest one that fits: no free run below it holds @size indices starting
+ * at a multiple of @align inside [@min, @max]. The search skips subtrees
+ * whose largest free run is shorter than @size, as rg_mtree_alloc_range()
+ * does; runs long enough for @size but not for an aligned start are looked
+ * at and passed over. In RCU mode @entry is visible to readers before
+ * *@startp is set, as for rg_mtree_alloc_range().
+ *
+ * Context: takes the tree lock; allocates.
+ * Return: 0; -EBUSY if no aligned window of @size free indices fits in
+ * [@min, @max]; -EINVAL if the tree is not an allocation tree, @startp or
+ * @entry is NULL, @entry is reserved, @size is 0, @min > @max, the window
+ * is smaller than @size, or @align is 0 or not a power of two; -ENOMEM
+ * with the tree unchanged.
+ */
+RG_API int rg_mtree_alloc_range_aligned(struct rg_maple_tree *mt,
+					unsigned long *startp, void *entry,
+					unsigned long size, unsigned long min,
+					unsigned long max, unsigned long align);
+
+/**
+ * rg_mtree_alloc_rrange_aligned() - store an entry in the highest free
+ * window that starts at a multiple of @align.
+ * @mt: an allocation tree (RG_MT_FLAGS_ALLOC_RANGE).
+ * @startp: set to the window's first index on success.
+ * @entry: the entry (not NULL).
+ * @size: number of indices, at least 1.
+ * @min: lowest index the window may use.
+ * @max: highest index the window may use.
+ * @align: a power of two; the window's first index is a multiple of it
+ *         (1: rg_mtree_alloc_rrange()).
+ *
+ * A libregion extension: the highest window that fits, with the search of
+ * rg_mtree_alloc_range_aligned() run from the top.
+ *
+ * Context: takes the tree lock; allocates.
+ * Return: as rg_mtree_alloc_range_aligned().
+ */
+RG_API int rg_mtree_alloc_rrange_aligned(struct rg_maple_tree *mt,
+					 unsigned long *startp, void *entry,
+					 unsigned long size, unsigned long min,
+					 unsigned long max,
+					 unsigned long align);
+
+/**
  * rg_mtree_alloc_cyclic() - store an entry at one free index, cyclically.
  * @mt: an allocation tree.
  * @startp: set to the index used.
@@ -994,6 +1050,47 @@ RG_API int rg_mas_empty_area(struct rg_ma_state *mas, unsigned long min,
  */
 RG_API int rg_mas_empty_area_rev(struct rg_ma_state *mas, unsigned long min,
 				 unsigned long max, unsigned long size);
+
+/**
+ * rg_mas_empty_area_aligned() - find the lowest free window that starts at
+ * a multiple of @align.
+ * @mas: the state; on success index and last are set to the window.
+ * @min: lowest index of the window.
+ * @max: highest index of the window.
+ * @size: indices wanted, at least 1.
+ * @align: a power of two; mas->index will be a multiple of it (1:
+ *         rg_mas_empty_area()).
+ *
+ * A libregion extension (the kernel has no aligned form). Works on any
+ * tree; allocation trees skip subtrees whose largest free run is shorter
+ * than @size. The state is unchanged on failure.
+ *
+ * Context: the caller holds the tree lock.
+ * Return: 0, -EBUSY if no aligned window fits, -EINVAL for a NULL state,
+ * size 0, @min > @max, a window smaller than @size, or @align 0 or not a
+ * power of two.
+ */
+RG_API int rg_mas_empty_area_aligned(struct rg_ma_state *mas, unsigned long min,
+				     unsigned long max, unsigned long size,
+				     unsigned long align);
+
+/**
+ * rg_mas_empty_area_rev_aligned() - find the highest free window that
+ * starts at a multiple of @align.
+ * @mas: the state; on success index and last are set to the window.
+ * @min: lowest index of the window.
+ * @max: highest index of the window.
+ * @size: indices wanted, at least 1.
+ * @align: a power of two; mas->index will be a multiple of it (1:
+ *         rg_mas_empty_area_rev()).
+ *
+ * Context: the caller holds the tree lock.
+ * Return: as rg_mas_empty_area_aligned().
+ */
+RG_API int rg_mas_empty_area_rev_aligned(struct rg_ma_state *mas,
+					 unsigned long min, unsigned long max,
+					 unsigned long size,
+					 unsigned long align);
 
 /**
  * rg_mas_alloc_cyclic() - rg_mtree_alloc_cyclic() under the caller's lock.

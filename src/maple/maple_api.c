@@ -208,7 +208,7 @@ static int mt_store_found(struct rg_maple_tree *mt, const struct mt_gap *g,
 
 static int mt_alloc(struct rg_maple_tree *mt, unsigned long *startp,
 		    void *entry, unsigned long size, unsigned long min,
-		    unsigned long max, bool rev)
+		    unsigned long max, unsigned long align, bool rev)
 {
 	struct mt_gap g;
 	unsigned long start;
@@ -217,11 +217,11 @@ static int mt_alloc(struct rg_maple_tree *mt, unsigned long *startp,
 	if (!mt || !startp || !mt_is_alloc(mt) || !entry ||
 	    mt_check_entry(entry))
 		return -EINVAL;
-	ret = mt_window_ok(min, max, size);
+	ret = mt_window_ok(min, max, size, align);
 	if (ret)
 		return ret;
 	mt_lock(mt);
-	ret = rgi_mt_empty_area_g(mt, &g, min, max, size, rev, &start);
+	ret = rgi_mt_empty_area_g(mt, &g, min, max, size, align, rev, &start);
 	if (!ret)
 		ret = mt_store_found(mt, &g, start, size, entry);
 	mt_unlock(mt);
@@ -234,14 +234,30 @@ int rg_mtree_alloc_range(struct rg_maple_tree *mt, unsigned long *startp,
 			 void *entry, unsigned long size, unsigned long min,
 			 unsigned long max)
 {
-	return mt_alloc(mt, startp, entry, size, min, max, false);
+	return mt_alloc(mt, startp, entry, size, min, max, 1, false);
 }
 
 int rg_mtree_alloc_rrange(struct rg_maple_tree *mt, unsigned long *startp,
 			  void *entry, unsigned long size, unsigned long min,
 			  unsigned long max)
 {
-	return mt_alloc(mt, startp, entry, size, min, max, true);
+	return mt_alloc(mt, startp, entry, size, min, max, 1, true);
+}
+
+int rg_mtree_alloc_range_aligned(struct rg_maple_tree *mt,
+				 unsigned long *startp, void *entry,
+				 unsigned long size, unsigned long min,
+				 unsigned long max, unsigned long align)
+{
+	return mt_alloc(mt, startp, entry, size, min, max, align, false);
+}
+
+int rg_mtree_alloc_rrange_aligned(struct rg_maple_tree *mt,
+				  unsigned long *startp, void *entry,
+				  unsigned long size, unsigned long min,
+				  unsigned long max, unsigned long align)
+{
+	return mt_alloc(mt, startp, entry, size, min, max, align, true);
 }
 
 /* rg_mtree_alloc_cyclic() and rg_mas_alloc_cyclic() once the lock is held. */
@@ -256,10 +272,10 @@ static int mt_alloc_cyclic_locked(struct rg_maple_tree *mt,
 
 	if (from < range_lo || from > range_hi)
 		from = range_lo;
-	ret = rgi_mt_empty_area_g(mt, &g, from, range_hi, 1, false, &start);
+	ret = rgi_mt_empty_area_g(mt, &g, from, range_hi, 1, 1, false, &start);
 	if (ret == -EBUSY && from > range_lo) {
-		ret = rgi_mt_empty_area_g(mt, &g, range_lo, from - 1, 1, false,
-					  &start);
+		ret = rgi_mt_empty_area_g(mt, &g, range_lo, from - 1, 1, 1,
+					  false, &start);
 		wrapped = 1;
 	}
 	if (!ret)
@@ -663,34 +679,47 @@ void *rg_mas_erase(struct rg_ma_state *mas)
 	return e;
 }
 
-int rg_mas_empty_area(struct rg_ma_state *mas, unsigned long min,
-		      unsigned long max, unsigned long size)
+/* rg_mas_empty_area*(): on success the state is set to the window. */
+static int mas_empty_area(struct rg_ma_state *mas, unsigned long min,
+			  unsigned long max, unsigned long size,
+			  unsigned long align, bool rev)
 {
 	unsigned long start;
 	int ret;
 
 	if (unlikely(!mas_ok(mas)))
 		return -EINVAL;
-	ret = mt_empty_area(mas->tree, min, max, size, false, &start);
+	ret = mt_empty_area(mas->tree, min, max, size, align, rev, &start);
 	if (ret)
 		return ret;
 	rg_mas_set_range(mas, start, start + size - 1);
 	return 0;
 }
 
+int rg_mas_empty_area(struct rg_ma_state *mas, unsigned long min,
+		      unsigned long max, unsigned long size)
+{
+	return mas_empty_area(mas, min, max, size, 1, false);
+}
+
 int rg_mas_empty_area_rev(struct rg_ma_state *mas, unsigned long min,
 			  unsigned long max, unsigned long size)
 {
-	unsigned long start;
-	int ret;
+	return mas_empty_area(mas, min, max, size, 1, true);
+}
 
-	if (unlikely(!mas_ok(mas)))
-		return -EINVAL;
-	ret = mt_empty_area(mas->tree, min, max, size, true, &start);
-	if (ret)
-		return ret;
-	rg_mas_set_range(mas, start, start + size - 1);
-	return 0;
+int rg_mas_empty_area_aligned(struct rg_ma_state *mas, unsigned long min,
+			      unsigned long max, unsigned long size,
+			      unsigned long align)
+{
+	return mas_empty_area(mas, min, max, size, align, false);
+}
+
+int rg_mas_empty_area_rev_aligned(struct rg_ma_state *mas, unsigned long min,
+				  unsigned long max, unsigned long size,
+				  unsigned long align)
+{
+	return mas_empty_area(mas, min, max, size, align, true);
 }
 
 int rg_mas_alloc_cyclic(struct rg_ma_state *mas, unsigned long *startp,

@@ -19,12 +19,58 @@
  *   fits is the answer. Ordinary trees are searched the same way without
  *   the pruning (O(n) in the worst case). The search records its path, so
  *   an allocation stores without walking again.
+ *
+ * Alignment
+ *   An aligned request (a power of two; 1 for the kernel-compatible calls)
+ *   takes, in a free slot, the lowest (highest) start that is a multiple of
+ *   the alignment and still leaves room. Internal nodes prune with the size
+ *   alone, which every fit needs, so the answer stays exact; a subtree whose
+ *   largest run holds the size but no aligned start is descended and left,
+ *   which costs more nodes than the plain search only when such runs exist.
  */
 #include "maple_gap.h"
 
 static bool gap_fits(unsigned long s, unsigned long e, unsigned long size)
 {
 	return s <= e && e - s >= size - 1;
+}
+
+/*
+ * The lowest start in free run [s, e] (already cut to the window) that is
+ * a multiple of the alignment and leaves room for the request.
+ */
+static RGI_ALWAYS_INLINE bool gap_fit_lo(const struct mt_gap *g,
+					 unsigned long s, unsigned long e,
+					 unsigned long *start)
+{
+	/* Unaligned fit first: most free runs fail it, and cheaply. */
+	if (!gap_fits(s, e, g->size))
+		return false;
+	if (s & g->amask) {
+		if ((s & ~g->amask) == ~g->amask)
+			return false; /* no multiple of the alignment above s */
+		s = (s | g->amask) + 1;
+		if (!gap_fits(s, e, g->size))
+			return false;
+	}
+	*start = s;
+	return true;
+}
+
+/* The highest such start. */
+static RGI_ALWAYS_INLINE bool gap_fit_hi(const struct mt_gap *g,
+					 unsigned long s, unsigned long e,
+					 unsigned long *start)
+{
+	unsigned long a;
+
+	if (!gap_fits(s, e, g->size))
+		return false;
+	a = (e - (g->size - 1)) & ~g->amask;
+	if (a < s)
+		return false;
+	*start = a;
+	return true;
 }
 
 /*
@@ -62,8 +108,7 @@ static bool gap_fwd(struct mt_gap *g, void *enode, unsigned long min,
 				continue;
 			s = RGI_MAX(mt_slot_min(piv, i, min), g->lo);
 			e = RGI_MIN(mt_slot_max(piv, np, i, max), g->hi);
-			if (gap_fits(s, e, g->size)) {
-				g->found = s;
+			if (gap_fit_lo(g, s, e, &g->found)) {
 				g->path.off[depth] = (unsigned char)i;
 				g->h = depth;
 				return true;
@@ -103,8 +148,7 @@ static bool gap_rev(struct mt_gap *g, void *enode, unsigned long min,
 				continue;
 			s = RGI_MAX(mt_slot_min(piv, i, min), g->lo);
 			e = RGI_MIN(mt_slot_max(piv, np, i, max), g->hi);
-			if (gap_fits(s, e, g->size)) {
-				g->found = e - (g->size - 1);
+			if (gap_fit_hi(g, s, e, &g->found)) {
 				g->path.off[depth] = (unsigned char)i;
 				g->h = depth;
 				return true;
@@ -129,15 +173,17 @@ static bool gap_rev(struct mt_gap *g, void *enode, unsigned long min,
  */
 int rgi_mt_empty_area_g(struct rg_maple_tree *mt, struct mt_gap *g,
 			unsigned long min, unsigned long max,
-			unsigned long size, bool rev, unsigned long *start)
+			unsigned long size, unsigned long align, bool rev,
+			unsigned long *start)
 {
 	void *root = mt->root;
-	int ret = mt_window_ok(min, max, size);
+	int ret = mt_window_ok(min, max, size, align);
 
 	g->mt = mt;
 	g->lo = min;
 	g->hi = max;
 	g->size = size;
+	g->amask = align - 1;
 	g->alloc = mt_is_alloc(mt);
 	g->found = 0;
 	g->h = 0;
@@ -149,9 +195,9 @@ int rgi_mt_empty_area_g(struct rg_maple_tree *mt, struct mt_gap *g,
 
 		if (root && max == 0)
 			return -EBUSY;
-		if (!gap_fits(s, max, size))
+		if (rev ? !gap_fit_hi(g, s, max, start) :
+			  !gap_fit_lo(g, s, max, start))
 			return -EBUSY;
-		*start = rev ? max - (size - 1) : s;
 		return 0;
 	}
 	if (rev ? gap_rev(g, root, 0, ULONG_MAX, 1) :

@@ -81,16 +81,18 @@ static inline void mt_gap_up(struct mt_node *n, unsigned long g)
 struct mt_gap {
 	struct rg_maple_tree *mt;
 	unsigned long lo, hi, size;
+	unsigned long amask; /* alignment - 1: starts are multiples of it + 1 */
 	bool alloc;
 	unsigned long found;
 	unsigned int h; /* depth of the leaf found */
 	struct mt_path path; /* root to that leaf */
 };
 
+/* A search request: size >= 1 inside [min, max], a power-of-two alignment. */
 static inline int mt_window_ok(unsigned long min, unsigned long max,
-			       unsigned long size)
+			       unsigned long size, unsigned long align)
 {
-	if (!size || min > max)
+	if (!size || min > max || !align || (align & (align - 1)))
 		return -EINVAL;
 	if (max - min != ULONG_MAX && max - min + 1 < size)
 		return -EINVAL;
@@ -98,23 +100,26 @@ static inline int mt_window_ok(unsigned long min, unsigned long max,
 }
 
 /*
- * rgi_mt_empty_area_g() - lowest (or, @rev, highest) start of a free
- * window of @size indices inside [min, max]; lock held. On success with a
- * root node, g->h and g->path hold the path to the leaf of the window.
- * Return: 0 and *@start, -EINVAL (bad window) or -EBUSY (no fit).
+ * rgi_mt_empty_area_g() - lowest (or, @rev, highest) start, a multiple of
+ * @align, of a free window of @size indices inside [min, max]; lock held.
+ * On success with a root node, g->h and g->path hold the path to the leaf
+ * of the window.
+ * Return: 0 and *@start, -EINVAL (bad window or alignment) or -EBUSY (no
+ * fit).
  */
 RGI_HIDDEN int rgi_mt_empty_area_g(struct rg_maple_tree *mt, struct mt_gap *g,
 				   unsigned long min, unsigned long max,
-				   unsigned long size, bool rev,
-				   unsigned long *start);
+				   unsigned long size, unsigned long align,
+				   bool rev, unsigned long *start);
 
 static inline int mt_empty_area(struct rg_maple_tree *mt, unsigned long min,
-				unsigned long max, unsigned long size, bool rev,
+				unsigned long max, unsigned long size,
+				unsigned long align, bool rev,
 				unsigned long *start)
 {
 	struct mt_gap g;
 
-	return rgi_mt_empty_area_g(mt, &g, min, max, size, rev, start);
+	return rgi_mt_empty_area_g(mt, &g, min, max, size, align, rev, start);
 }
 
 #endif /* RG_MAPLE_GAP_H */
