@@ -20,6 +20,8 @@
  *	rg_mtree_init(&at, RG_MT_FLAGS_ALLOC_RANGE);
  *	unsigned long start;
  *	rg_mtree_alloc_range(&at, &start, ptr, 16, 0, 1000);	// lowest fit
+ *	rg_mtree_alloc_range_aligned(&at, &start, ptr, 16, 0, 1000, 8);
+ *						// lowest fit at a multiple of 8
  *
  * Usage (advanced API: caller-owned state, caller holds the lock):
  *	RG_MA_STATE(mas, &mt, 0, 0);
