@@ -22,6 +22,9 @@
  * in RCU mode readers use liburcu's memb flavour (rcu_read_lock() from
  * <urcu.h>), every thread that uses the tree registers with it, and the
  * freeing of replaced nodes is awaited with rg_mtree_rcu_barrier().
+ * The aligned gap searches (rg_mas_empty_area_aligned(),
+ * rg_mtree_alloc_range_aligned() and their _rev / _rrange forms) are
+ * libregion extensions with no kernel name: call them by their rg_ names.
  */
 #ifndef REGION_LINUX_MAPLE_H
 #define REGION_LINUX_MAPLE_H
