@@ -9,15 +9,12 @@
  * alloc without alignment is the kernel benchmark's call exactly:
  * rg_mtree_alloc_range(size n, min 0, max capacity - 1), the lowest gap
  * that fits, found through the internal nodes' gap values. With alignment,
- * under the tree lock: rg_mas_empty_area finds the lowest gap of at least n
- * units; rg_mas_walk tells where that gap ends; if the gap holds an aligned
- * window it is the answer (every lower gap is shorter than n), else the
- * search goes on past the gap. The store is then one rg_mas_store_gfp.
+ * rg_mtree_alloc_range_aligned(): the same search, which takes the lowest
+ * start at a multiple of the alignment in each free run it reaches.
  *
- * Top-down: rg_mas_empty_area_rev finds the highest gap of n units, a
- * walk its bounds; its highest aligned window is the answer, else the
- * search goes on below the gap. Next fit: the first-fit search with min at
- * the cursor, then once from 0. Best fit is not offered (-EOPNOTSUPP).
+ * Top-down: rg_mtree_alloc_rrange_aligned() (alignment 1 when none), the
+ * highest aligned fit. Next fit: the first-fit search with min at the
+ * cursor, then once from 0. Best fit is not offered (-EOPNOTSUPP).
  *
  * free(start, n) under the tree lock: walk to start; when one entry covers
  * exactly [start, start + n - 1] (the usual case) it is erased in place by
@@ -61,101 +58,36 @@ static void mp_fini(struct rg_region *r)
 	rgi_free(r->priv);
 }
 
-/* Lowest aligned fit in [min, max], under the tree lock; stores it. */
-static int mp_alloc_aligned(struct rg_maple_tree *mt, unsigned long min,
-			    unsigned long max, unsigned long n,
-			    unsigned long mask, unsigned long *start)
-{
-	unsigned long s, a, end;
-	RG_MA_STATE(mas, mt, 0, 0);
-	int err;
-
-	rg_mtree_lock(mt);
-	for (;;) {
-		rg_mas_reset(&mas);
-		err = rg_mas_empty_area(&mas, min, max, n);
-		if (err) {
-			err = err == -ENOMEM ? -ENOMEM : -ENOSPC;
-			break;
-		}
-		s = mas.index;
-		rg_mas_set(&mas, s);
-		rg_mas_walk(&mas); /* the empty range holding s */
-		end = mas.last < max ? mas.last : max;
-		a = rgi_align_up(s, mask);
-		if (a >= s && a <= end && n - 1 <= end - a) {
-			rg_mas_set_range(&mas, a, a + n - 1);
-			err = rg_mas_store_gfp(&mas, REGION_ENTRY, 0);
-			if (!err)
-				*start = a;
-			break;
-		}
-		if (end >= max) {
-			err = -ENOSPC;
-			break;
-		}
-		min = end + 1;
-	}
-	rg_mtree_unlock(mt);
-	return err;
-}
-
-/* Lowest fit in [min, max]. */
+/* Lowest fit in [min, max], at a multiple of mask + 1. */
 static int mp_alloc_first(struct rg_maple_tree *mt, unsigned long min,
 			  unsigned long max, unsigned long n,
 			  unsigned long mask, unsigned long *start)
 {
 	int err;
 
-	if (mask)
-		return mp_alloc_aligned(mt, min, max, n, mask, start);
 	if (n - 1 > max - min)
 		return -ENOSPC;
-	err = rg_mtree_alloc_range(mt, start, REGION_ENTRY, n, min, max);
+	if (mask)
+		err = rg_mtree_alloc_range_aligned(mt, start, REGION_ENTRY, n,
+						   min, max, mask + 1);
+	else
+		err = rg_mtree_alloc_range(mt, start, REGION_ENTRY, n, min,
+					   max);
 	return err == -EBUSY ? -ENOSPC : err;
 }
 
-/*
- * Highest aligned fit, under the tree lock: the highest gap of n units
- * (reverse gap search), the highest aligned window in it, else the search
- * goes on below that gap.
- */
+/* Highest fit in [0, max], at a multiple of mask + 1. */
 static int mp_alloc_top(struct rg_maple_tree *mt, unsigned long max,
 			unsigned long n, unsigned long mask,
 			unsigned long *start)
 {
-	unsigned long lo, hi, s;
-	RG_MA_STATE(mas, mt, 0, 0);
 	int err;
 
-	rg_mtree_lock(mt);
-	for (;;) {
-		rg_mas_reset(&mas);
-		err = rg_mas_empty_area_rev(&mas, 0, max, n);
-		if (err) {
-			err = err == -ENOMEM ? -ENOMEM : -ENOSPC;
-			break;
-		}
-		rg_mas_set(&mas, mas.last);
-		rg_mas_walk(&mas); /* the whole empty range */
-		lo = mas.index;
-		hi = mas.last < max ? mas.last : max;
-		s = (hi - (n - 1)) & ~mask;
-		if (hi - lo >= n - 1 && s >= lo) {
-			rg_mas_set_range(&mas, s, s + n - 1);
-			err = rg_mas_store_gfp(&mas, REGION_ENTRY, 0);
-			if (!err)
-				*start = s;
-			break;
-		}
-		if (lo < n) {
-			err = -ENOSPC;
-			break;
-		}
-		max = lo - 1;
-	}
-	rg_mtree_unlock(mt);
-	return err;
+	if (n - 1 > max)
+		return -ENOSPC;
+	err = rg_mtree_alloc_rrange_aligned(mt, start, REGION_ENTRY, n, 0, max,
+					    mask + 1);
+	return err == -EBUSY ? -ENOSPC : err;
 }
 
 static int mp_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
