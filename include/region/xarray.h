@@ -155,6 +155,79 @@ static inline bool rg_xa_is_reserved_entry(const void *entry)
 }
 
 /**
+ * rg_xa_mk_internal() - make an internal entry from a small integer.
+ * @v: the integer; internal entries the array uses are below 4096 / 4.
+ *
+ * Internal entries have the two low bits 10. The array uses two of them
+ * itself (RG_XA_RETRY_ENTRY, RG_XA_ZERO_ENTRY) and its nodes are tagged
+ * the same way; the normal API refuses to store any internal entry.
+ *
+ * Context: any.
+ * Return: the entry.
+ */
+static inline void *rg_xa_mk_internal(unsigned long v)
+{
+	return (void *)((v << 2) | 2UL);
+}
+
+/**
+ * rg_xa_to_internal() - the integer held by an internal entry.
+ * @entry: an internal entry.
+ *
+ * Context: any.
+ * Return: the integer given to rg_xa_mk_internal().
+ */
+static inline unsigned long rg_xa_to_internal(const void *entry)
+{
+	return (unsigned long)(uintptr_t)entry >> 2;
+}
+
+/**
+ * rg_xa_is_internal() - tell whether an entry is internal.
+ * @entry: an entry.
+ *
+ * Context: any.
+ * Return: true if the two low bits of @entry are 10.
+ */
+static inline bool rg_xa_is_internal(const void *entry)
+{
+	return ((uintptr_t)entry & 3) == 2;
+}
+
+/*
+ * The retry entry: a reader under the advanced API that meets it restarts
+ * its walk (rg_xas_retry()). The zero entry: what a reserved index holds;
+ * rg_xas_load() and rg_xas_find() return it, the normal API reads it as
+ * NULL.
+ */
+#define RG_XA_RETRY_ENTRY rg_xa_mk_internal(256)
+#define RG_XA_ZERO_ENTRY rg_xa_mk_internal(257)
+
+/**
+ * rg_xa_is_retry() - tell whether an entry is RG_XA_RETRY_ENTRY.
+ * @entry: an entry.
+ *
+ * Context: any.
+ * Return: true for the retry entry.
+ */
+static inline bool rg_xa_is_retry(const void *entry)
+{
+	return entry == RG_XA_RETRY_ENTRY;
+}
+
+/**
+ * rg_xa_is_zero() - tell whether an entry is RG_XA_ZERO_ENTRY.
+ * @entry: an entry.
+ *
+ * Context: any.
+ * Return: true for the zero entry (a reservation).
+ */
+static inline bool rg_xa_is_zero(const void *entry)
+{
+	return entry == RG_XA_ZERO_ENTRY;
+}
+
+/**
  * rg_xa_init_flags() - initialise an array in caller-owned memory.
  * @xa: the array.
  * @flags: 0, RG_XA_FLAGS_ALLOC or RG_XA_FLAGS_ALLOC1.
@@ -451,6 +524,552 @@ RG_API void rg_xa_dump(struct rg_xarray *xa, FILE *f);
 	     (entry) = rg_xa_find_after((xa), &(index), ULONG_MAX, (filter)))
 #define rg_xa_for_each(xa, index, entry) \
 	rg_xa_for_each_marked(xa, index, entry, RG_XA_PRESENT)
+
+/*
+ * ---- The advanced API ----
+ *
+ * A struct rg_xa_state names one index of one array and remembers where a
+ * walk to it stopped, so that a sequence of calls (load, then store; find,
+ * then mark) walks the tree once. The caller holds the array's lock
+ * (rg_xa_lock()) across every rg_xas_* call on a state and keeps the state
+ * on its stack; a state is valid only until the lock is dropped or the
+ * array is changed through another state (then rg_xas_reset() it).
+ *
+ * Usage:
+ *	RG_XA_STATE(xas, &xa, index);
+ *	do {
+ *		rg_xa_lock(&xa);
+ *		old = rg_xas_store(&xas, entry);	// may fail: -ENOMEM
+ *		rg_xa_unlock(&xa);
+ *	} while (rg_xas_nomem(&xas));		// allocates, lock dropped
+ *	err = rg_xas_error(&xas);
+ *
+ *	rg_xa_lock(&xa);
+ *	rg_xas_for_each(&xas, entry, ULONG_MAX) {
+ *		if (rg_xas_retry(&xas, entry))	// zero and retry entries
+ *			continue;
+ *		use(xas.xa_index, entry);
+ *		if (need_break) {		// drop the lock in a loop
+ *			rg_xas_pause(&xas);
+ *			rg_xa_unlock(&xa);
+ *			rg_xa_lock(&xa);
+ *		}
+ *	}
+ *	rg_xa_unlock(&xa);
+ *
+ * Errors travel in the state: a call that fails records a negative errno
+ * (rg_xas_error()) and every later call on the state does nothing until
+ * rg_xas_set(), rg_xas_reset() or a successful rg_xas_nomem() clears it.
+ */
+
+/* Nodes of the tree; their layout is private to the xarray. */
+struct rg_xa_node;
+
+/* Positions of a state that is not on a node. */
+/* Not walked yet: the next call walks from the top. */
+#define RG_XAS_RESTART ((struct rg_xa_node *)3UL)
+/* Walked, and the index lies outside the tree (or a search ran out). */
+#define RG_XAS_BOUNDS ((struct rg_xa_node *)1UL)
+
+/**
+ * struct rg_xa_state - a position in an array (advanced API).
+ * @xa: the array.
+ * @xa_index: the index the state names.
+ * @xa_shift: reserved (multi-index order), 0.
+ * @xa_sibs: reserved (multi-index siblings), 0.
+ * @xa_offset: the slot of @xa_index in @xa_node.
+ * @xa_pad: reserved.
+ * @xa_node: the node where the last walk stopped; NULL for the array's head
+ *           (index 0 with no node), RG_XAS_RESTART, RG_XAS_BOUNDS, or an
+ *           error (rg_xas_error()).
+ * @xa_alloc: nodes allocated by rg_xas_nomem() for the next store.
+ * @xa_need: nodes the last failed store needed.
+ *
+ * Read @xa_index freely; change the other fields only through the calls.
+ */
+struct rg_xa_state {
+	struct rg_xarray *xa;
+	unsigned long xa_index;
+	unsigned char xa_shift;
+	unsigned char xa_sibs;
+	unsigned char xa_offset;
+	unsigned char xa_pad;
+	struct rg_xa_node *xa_node;
+	struct rg_xa_node *xa_alloc;
+	unsigned int xa_need;
+};
+
+/* Declare a state named @name on @array at @index, not yet walked. */
+#define RG_XA_STATE(name, array, index)                                  \
+	struct rg_xa_state name = { (array), (index),	     0,	   0, 0, \
+				    0,	     RG_XAS_RESTART, NULL, 0 }
+
+/**
+ * rg_xa_lock() - take the array's lock.
+ * @xa: the array.
+ *
+ * The lock every normal call takes. Hold it around rg_xas_* calls and the
+ * *_locked calls; it is not recursive.
+ *
+ * Context: blocks while another thread holds it.
+ */
+RG_API void rg_xa_lock(struct rg_xarray *xa);
+
+/**
+ * rg_xa_unlock() - release the array's lock.
+ * @xa: the array.
+ *
+ * Context: the caller holds the lock.
+ */
+RG_API void rg_xa_unlock(struct rg_xarray *xa);
+
+/**
+ * rg_xas_error() - the error recorded in a state.
+ * @xas: the state.
+ *
+ * Context: any.
+ * Return: 0, or the negative errno of the call that failed (-ENOMEM,
+ * -EINVAL, or one given to rg_xas_set_err()).
+ */
+static inline int rg_xas_error(const struct rg_xa_state *xas)
+{
+	uintptr_t v = (uintptr_t)xas->xa_node;
+
+	return (v & 3) == 2 ? (int)((intptr_t)v >> 2) : 0;
+}
+
+/**
+ * rg_xas_set_err() - record an error in a state.
+ * @xas: the state.
+ * @err: a negative errno.
+ *
+ * Every later call on @xas does nothing (and finds nothing) until
+ * rg_xas_set(), rg_xas_reset() or a successful rg_xas_nomem().
+ *
+ * Context: any.
+ */
+static inline void rg_xas_set_err(struct rg_xa_state *xas, long err)
+{
+	xas->xa_node = (struct rg_xa_node *)(((unsigned long)err << 2) | 2UL);
+}
+
+/**
+ * rg_xas_invalid() - tell whether a state is not on a node or the head.
+ * @xas: the state.
+ *
+ * Context: any.
+ * Return: true for RG_XAS_RESTART, RG_XAS_BOUNDS and errors.
+ */
+static inline bool rg_xas_invalid(const struct rg_xa_state *xas)
+{
+	return ((uintptr_t)xas->xa_node & 3) != 0;
+}
+
+/**
+ * rg_xas_valid() - tell whether a state is on a node or the head.
+ * @xas: the state.
+ *
+ * Context: any.
+ * Return: the opposite of rg_xas_invalid().
+ */
+static inline bool rg_xas_valid(const struct rg_xa_state *xas)
+{
+	return !rg_xas_invalid(xas);
+}
+
+/**
+ * rg_xas_reset() - forget where a state's walk stopped.
+ * @xas: the state.
+ *
+ * The index stays; the next call walks from the top. Clears an error.
+ *
+ * Context: any.
+ */
+static inline void rg_xas_reset(struct rg_xa_state *xas)
+{
+	xas->xa_node = RG_XAS_RESTART;
+}
+
+/**
+ * rg_xas_set() - point a state at another index.
+ * @xas: the state.
+ * @index: the new index.
+ *
+ * Context: any.
+ */
+static inline void rg_xas_set(struct rg_xa_state *xas, unsigned long index)
+{
+	xas->xa_index = index;
+	xas->xa_node = RG_XAS_RESTART;
+}
+
+/**
+ * rg_xas_set_index() - point a state at another index (rg_xas_set()).
+ * @xas: the state.
+ * @index: the new index.
+ *
+ * The same as rg_xas_set(): a state never names an index its walk has not
+ * reached.
+ *
+ * Context: any.
+ */
+static inline void rg_xas_set_index(struct rg_xa_state *xas,
+				    unsigned long index)
+{
+	rg_xas_set(xas, index);
+}
+
+/**
+ * rg_xas_retry() - skip an entry a walk must not hand on.
+ * @xas: the state.
+ * @entry: the entry a load, find or iteration returned.
+ *
+ * For RG_XA_RETRY_ENTRY the state is reset, so that the next call walks
+ * again from the top; RG_XA_ZERO_ENTRY (a reservation) is simply skipped.
+ *
+ * Context: any.
+ * Return: true if @entry is one of the two and the caller should continue
+ * its loop; false for every other entry.
+ */
+static inline bool rg_xas_retry(struct rg_xa_state *xas, const void *entry)
+{
+	if (rg_xa_is_zero(entry))
+		return true;
+	if (!rg_xa_is_retry(entry))
+		return false;
+	rg_xas_reset(xas);
+	return true;
+}
+
+/**
+ * rg_xas_load() - walk to the state's index and return its entry.
+ * @xas: the state.
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ * Return: the entry, raw: RG_XA_ZERO_ENTRY for a reserved index, NULL for
+ * none (also if the state holds an error).
+ */
+RG_API void *rg_xas_load(struct rg_xa_state *xas);
+
+/**
+ * rg_xas_reload() - read the entry at the state's position again.
+ * @xas: the state, walked by an earlier call.
+ *
+ * Reads the slot the last walk stopped at without walking from the top; a
+ * state that was not walked is walked.
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ * Return: the entry, raw, or NULL.
+ */
+RG_API void *rg_xas_reload(struct rg_xa_state *xas);
+
+/**
+ * rg_xas_store() - store an entry at the state's index.
+ * @xas: the state.
+ * @entry: the new entry; NULL erases. RG_XA_ZERO_ENTRY reserves the index
+ *         and RG_XA_RETRY_ENTRY may be stored for readers to meet.
+ *
+ * The marks of a replaced entry stay; a new entry keeps the marks of the
+ * empty slot (none, or in an allocating array the free mark: clear it
+ * with rg_xas_clear_mark() when the owner wants that). Erasing sets the
+ * slot's marks as rg_xas_init_marks() does and frees nodes left empty. A
+ * store that needs nodes takes them from those rg_xas_nomem() allocated,
+ * then from the node cache; if that fails, nothing changes and the state
+ * records -ENOMEM (call rg_xas_nomem() and store again).
+ *
+ * Context: the caller holds the array's lock; may allocate nodes.
+ * Return: the entry that was there (raw), or NULL; on error NULL with
+ * rg_xas_error() set: -ENOMEM, or -EINVAL for an internal @entry other
+ * than the two above. A state already holding an error stores nothing.
+ */
+RG_API void *rg_xas_store(struct rg_xa_state *xas, void *entry);
+
+/**
+ * rg_xas_nomem() - allocate what a failed store needs, then retry.
+ * @xas: the state.
+ *
+ * Call with the lock dropped, after rg_xas_store() (or any call that may
+ * record -ENOMEM). If the state holds -ENOMEM, allocates the nodes the
+ * store needed into the state, clears the error and resets the state. In
+ * every other case frees the nodes the state still holds, so that a loop
+ * "do { lock; store; unlock; } while (rg_xas_nomem(&xas));" leaks nothing.
+ *
+ * Context: the caller does not hold the lock (it may, the allocation does
+ * not wait); allocates.
+ * Return: true if nodes were allocated and the caller should retry; false
+ * if there was no -ENOMEM, or the allocation failed (the state keeps
+ * -ENOMEM and holds no nodes).
+ */
+RG_API bool rg_xas_nomem(struct rg_xa_state *xas);
+
+/**
+ * rg_xas_find() - the next present entry up to a limit.
+ * @xas: the state.
+ * @max: the highest index to consider.
+ *
+ * A state not yet walked (after RG_XA_STATE(), rg_xas_set(),
+ * rg_xas_reset() or rg_xas_pause()) looks at its own index first; a walked
+ * one moves past its index. On success the state is on the entry found.
+ * When nothing is found the state becomes RG_XAS_BOUNDS; if the tree ends
+ * before @max, xa_index is the first index after the tree (so a store
+ * there appends), otherwise it is past @max.
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ * Return: the entry, raw (reservations included: see rg_xas_retry()), or
+ * NULL if none (also on error).
+ */
+RG_API void *rg_xas_find(struct rg_xa_state *xas, unsigned long max);
+
+/**
+ * rg_xas_next_entry() - the next present entry after the state's one.
+ * @xas: the state, walked.
+ * @max: the highest index to consider.
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ * Return: as rg_xas_find().
+ */
+RG_API void *rg_xas_next_entry(struct rg_xa_state *xas, unsigned long max);
+
+/**
+ * rg_xas_find_marked() - the next entry with a mark up to a limit.
+ * @xas: the state.
+ * @max: the highest index to consider.
+ * @mark: RG_XA_MARK_0 .. RG_XA_MARK_2.
+ *
+ * As rg_xas_find(), for entries with @mark. In an allocating array
+ * RG_XA_FREE_MARK finds free indices: an empty slot or an index after the
+ * tree is found with NULL returned and xa_index set to it (a search that
+ * finds nothing leaves xa_index past @max, or keeps it if @max is
+ * ULONG_MAX and the state is RG_XAS_BOUNDS).
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ * Return: the entry, or NULL (none, a free index, a bad mark, an error).
+ */
+RG_API void *rg_xas_find_marked(struct rg_xa_state *xas, unsigned long max,
+				rg_xa_mark_t mark);
+
+/**
+ * rg_xas_next() - move to the next index and return its entry.
+ * @xas: the state.
+ *
+ * A walked state moves to xa_index + 1 (ULONG_MAX wraps to 0); a state
+ * not yet walked loads its own index. From the head (index 0 without a
+ * node) the state goes to RG_XAS_BOUNDS at index 1.
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ * Return: the entry there, raw, or NULL.
+ */
+RG_API void *rg_xas_next(struct rg_xa_state *xas);
+
+/**
+ * rg_xas_prev() - move to the previous index and return its entry.
+ * @xas: the state.
+ *
+ * As rg_xas_next(), downwards: index 0 wraps to ULONG_MAX.
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ * Return: the entry there, raw, or NULL.
+ */
+RG_API void *rg_xas_prev(struct rg_xa_state *xas);
+
+/**
+ * rg_xas_pause() - prepare a walked state for a dropped lock.
+ * @xas: the state.
+ *
+ * The state moves past its entry (past the rest of an empty subtree if the
+ * walk stopped above a leaf) and forgets its node, so that after the lock
+ * is taken again the next rg_xas_find() or iteration step continues with
+ * the next entry, whatever changed meanwhile. A state past ULONG_MAX
+ * becomes RG_XAS_BOUNDS. A state not on a node is left alone.
+ *
+ * Context: the caller holds the array's lock.
+ */
+RG_API void rg_xas_pause(struct rg_xa_state *xas);
+
+/**
+ * rg_xas_get_mark() - tell whether the state's entry has a mark.
+ * @xas: the state, walked.
+ * @mark: RG_XA_MARK_0 .. RG_XA_MARK_2.
+ *
+ * Context: the caller holds the array's lock.
+ * Return: true if the entry at the state's position has @mark; false for
+ * a state not on an entry and for a bad mark.
+ */
+RG_API bool rg_xas_get_mark(const struct rg_xa_state *xas, rg_xa_mark_t mark);
+
+/**
+ * rg_xas_set_mark() - set a mark on the state's entry.
+ * @xas: the state, walked.
+ * @mark: RG_XA_MARK_0 .. RG_XA_MARK_2 (RG_XA_FREE_MARK included: an
+ *        allocating array's owner may mark its own entries free).
+ *
+ * Does nothing if the state is not on a present entry or @mark is bad.
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ */
+RG_API void rg_xas_set_mark(const struct rg_xa_state *xas, rg_xa_mark_t mark);
+
+/**
+ * rg_xas_clear_mark() - clear a mark on the state's entry.
+ * @xas: the state, walked.
+ * @mark: as for rg_xas_set_mark().
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ */
+RG_API void rg_xas_clear_mark(const struct rg_xa_state *xas, rg_xa_mark_t mark);
+
+/**
+ * rg_xas_init_marks() - give the state's entry the marks of a new slot.
+ * @xas: the state, walked.
+ *
+ * Clears every mark; in an allocating array sets RG_XA_FREE_MARK.
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ */
+RG_API void rg_xas_init_marks(const struct rg_xa_state *xas);
+
+/* Iterate with a state over present entries (raw) up to @max. */
+#define rg_xas_for_each(xas, entry, max)                   \
+	for ((entry) = rg_xas_find((xas), (max)); (entry); \
+	     (entry) = rg_xas_next_entry((xas), (max)))
+/* Iterate with a state over the entries with @mark up to @max. */
+#define rg_xas_for_each_marked(xas, entry, max, mark)                     \
+	for ((entry) = rg_xas_find_marked((xas), (max), (mark)); (entry); \
+	     (entry) = rg_xas_find_marked((xas), (max), (mark)))
+
+/*
+ * Normal calls for a caller that holds the lock (the kernel's __xa_*):
+ * the same semantics and errors as the calls without _locked, which are
+ * these between rg_xa_lock() and rg_xa_unlock(). They allocate with the
+ * lock held (userspace allocation does not sleep on the lock's account).
+ */
+
+/**
+ * rg_xa_store_locked() - rg_xa_store() under the caller's lock.
+ * @xa: the array.
+ * @index: the index.
+ * @entry: the new entry; NULL erases (reserves in an allocating array).
+ * @old: if not NULL, receives the previous entry.
+ *
+ * Context: the caller holds the array's lock; may allocate nodes.
+ * Return: 0, -EINVAL or -ENOMEM as rg_xa_store().
+ */
+RG_API int rg_xa_store_locked(struct rg_xarray *xa, unsigned long index,
+			      void *entry, void **old);
+
+/**
+ * rg_xa_insert_locked() - rg_xa_insert() under the caller's lock.
+ * @xa: the array.
+ * @index: the index.
+ * @entry: the new entry; NULL reserves.
+ *
+ * Context: the caller holds the array's lock; may allocate nodes.
+ * Return: 0, -EBUSY, -EINVAL or -ENOMEM as rg_xa_insert().
+ */
+RG_API int rg_xa_insert_locked(struct rg_xarray *xa, unsigned long index,
+			       void *entry);
+
+/**
+ * rg_xa_erase_locked() - rg_xa_erase() under the caller's lock.
+ * @xa: the array.
+ * @index: the index.
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ * Return: the entry that was there, or NULL.
+ */
+RG_API void *rg_xa_erase_locked(struct rg_xarray *xa, unsigned long index);
+
+/**
+ * rg_xa_cmpxchg_locked() - rg_xa_cmpxchg() under the caller's lock.
+ * @xa: the array.
+ * @index: the index.
+ * @old: the expected entry.
+ * @entry: the new entry.
+ * @cur: if not NULL, receives the entry found.
+ *
+ * Context: the caller holds the array's lock; may allocate nodes.
+ * Return: 0, -EBUSY, -EINVAL or -ENOMEM as rg_xa_cmpxchg().
+ */
+RG_API int rg_xa_cmpxchg_locked(struct rg_xarray *xa, unsigned long index,
+				void *old, void *entry, void **cur);
+
+/**
+ * rg_xa_alloc_locked() - rg_xa_alloc() under the caller's lock.
+ * @xa: an allocating array.
+ * @id: receives the index.
+ * @entry: the entry; NULL reserves.
+ * @min: lowest acceptable index.
+ * @max: highest acceptable index.
+ *
+ * Context: the caller holds the array's lock; may allocate nodes.
+ * Return: 0, -EBUSY, -EINVAL or -ENOMEM as rg_xa_alloc().
+ */
+RG_API int rg_xa_alloc_locked(struct rg_xarray *xa, unsigned long *id,
+			      void *entry, unsigned long min,
+			      unsigned long max);
+
+/**
+ * rg_xa_set_mark_locked() - rg_xa_set_mark() under the caller's lock.
+ * @xa: the array.
+ * @index: the index.
+ * @mark: the mark.
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ * Return: 0, -EINVAL or -ENOENT as rg_xa_set_mark().
+ */
+RG_API int rg_xa_set_mark_locked(struct rg_xarray *xa, unsigned long index,
+				 rg_xa_mark_t mark);
+
+/**
+ * rg_xa_clear_mark_locked() - rg_xa_clear_mark() under the caller's lock.
+ * @xa: the array.
+ * @index: the index.
+ * @mark: the mark.
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ * Return: 0, -EINVAL or -ENOENT as rg_xa_clear_mark().
+ */
+RG_API int rg_xa_clear_mark_locked(struct rg_xarray *xa, unsigned long index,
+				   rg_xa_mark_t mark);
+
+/* rg_xa_validate_locked() flags. */
+/* The owner of an allocating array decides the free mark of its entries. */
+#define RG_XA_VALIDATE_OWNER_FREE 0x1u
+
+/**
+ * rg_xa_validate_locked() - rg_xa_validate() under the caller's lock.
+ * @xa: the array.
+ * @flags: 0 or RG_XA_VALIDATE_OWNER_FREE (the array's owner, such as the
+ *         IDA, keeps RG_XA_FREE_MARK on present entries itself).
+ * @reason: if not NULL, receives a static description of the problem.
+ *
+ * Context: the caller holds the array's lock; O(nodes).
+ * Return: 0 if valid, -EINVAL otherwise (also for unknown @flags).
+ */
+RG_API int rg_xa_validate_locked(struct rg_xarray *xa, unsigned int flags,
+				 const char **reason);
+
+/* Prints one entry for rg_xa_dump_locked(): index, entry, newline. */
+typedef void (*rg_xa_dump_fn)(FILE *f, unsigned long index, void *entry);
+
+/**
+ * rg_xa_dump_locked() - rg_xa_dump() under the caller's lock.
+ * @xa: the array.
+ * @f: the stream.
+ * @fn: prints one entry, or NULL for the array's own format.
+ *
+ * Context: the caller holds the array's lock.
+ */
+RG_API void rg_xa_dump_locked(struct rg_xarray *xa, FILE *f, rg_xa_dump_fn fn);
+
+/**
+ * rg_xa_bytes_locked() - rg_xa_bytes() under the caller's lock.
+ * @xa: the array.
+ *
+ * Context: the caller holds the array's lock.
+ * Return: the array's nodes times the node size, plus its header.
+ */
+RG_API size_t rg_xa_bytes_locked(const struct rg_xarray *xa);
 
 #ifdef __cplusplus
 }

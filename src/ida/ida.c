@@ -178,7 +178,7 @@ static inline void ida_hint_drop(struct rg_ida *ida)
 /* Cache the slot of @chunk (which must exist). */
 static void ida_hint_set(struct rg_ida *ida, unsigned long chunk)
 {
-	struct rgi_xa_node *leaf;
+	struct rg_xa_node *leaf;
 
 	ida->hint_slot = rgi_xa_slot(&ida->xa, chunk, &leaf);
 	ida->hint_leaf = leaf;
@@ -334,7 +334,7 @@ int rg_ida_free(struct rg_ida *ida, unsigned int id)
 	unsigned long chunk = id / IDA_BITS;
 	unsigned int bit = id % IDA_BITS, w = bit / IDA_LONG_BITS;
 	unsigned long mask = 1UL << (bit % IDA_LONG_BITS);
-	struct rgi_xa_node *leaf;
+	struct rg_xa_node *leaf;
 	struct ida_bitmap *bm;
 	void **slot, *entry;
 	int err = 0;
@@ -396,7 +396,7 @@ out:
 bool rg_ida_exists(struct rg_ida *ida, unsigned int id)
 {
 	unsigned int bit = id % IDA_BITS;
-	struct rgi_xa_node *leaf;
+	struct rg_xa_node *leaf;
 	void **slot, *entry;
 	bool r = false;
 
@@ -558,7 +558,7 @@ static const char *ida_check(struct rg_ida *ida)
 	if (ida->free_lo > lowest_free)
 		return "hint above the lowest free ID";
 	if (ida->hint_slot) {
-		struct rgi_xa_node *leaf;
+		struct rg_xa_node *leaf;
 
 		if (rgi_xa_slot(&ida->xa, ida->hint_chunk, &leaf) !=
 			    ida->hint_slot ||

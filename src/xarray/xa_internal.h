@@ -19,10 +19,12 @@
 #define RGI_XA_FILTER_FREE 16U
 
 /* Reservation entry: reads as NULL, occupies the index. */
-#define RGI_XA_ZERO ((void *)(uintptr_t)0x402)
+#define RGI_XA_ZERO RG_XA_ZERO_ENTRY
+/* Filter bit for rgi_xa_seek(): also stop at reservations. */
+#define RGI_XA_FILTER_RAW 32U
 
 /*
- * struct rgi_xa_node - one 64-slot node.
+ * struct rg_xa_node - one 64-slot node (opaque in <region/xarray.h>).
  * @shift: bits of index below this node's slots (0 for a leaf).
  * @offset: slot of this node in its parent.
  * @parent: parent node, NULL for the top node.
@@ -32,10 +34,10 @@
  *         allocating array, iff slot n has a free index below it.
  * @slots: entries (leaf) or tagged child nodes (interior).
  */
-struct rgi_xa_node {
+struct rg_xa_node {
 	unsigned char shift;
 	unsigned char offset;
-	struct rgi_xa_node *parent;
+	struct rg_xa_node *parent;
 	uint64_t used;
 	uint64_t marks[RG_XA_MARK_MAX + 1];
 	void *slots[RG_XA_CHUNK_SIZE];
@@ -49,7 +51,7 @@ struct rgi_xa_node {
  * @index: the index found.
  */
 struct rgi_xa_cursor {
-	struct rgi_xa_node *node;
+	struct rg_xa_node *node;
 	void **slot;
 	unsigned long index;
 };
@@ -73,7 +75,7 @@ RGI_HIDDEN bool rgi_xa_seek(struct rg_xarray *xa, unsigned long start,
 
 /* The slot of @index if it exists (it may hold NULL), else NULL. */
 RGI_HIDDEN void **rgi_xa_slot(struct rg_xarray *xa, unsigned long index,
-			      struct rgi_xa_node **leaf);
+			      struct rg_xa_node **leaf);
 
 /*
  * Store non-NULL @entry at @index. When the slot was empty and @clear_free
@@ -87,7 +89,7 @@ RGI_HIDDEN int rgi_xa_store_locked(struct rg_xarray *xa, unsigned long index,
 RGI_HIDDEN void *rgi_xa_erase_locked(struct rg_xarray *xa, unsigned long index);
 
 /* Set or clear the free mark of the slot at @index (which must exist). */
-RGI_HIDDEN void rgi_xa_set_free(struct rg_xarray *xa, struct rgi_xa_node *leaf,
+RGI_HIDDEN void rgi_xa_set_free(struct rg_xarray *xa, struct rg_xa_node *leaf,
 				unsigned long index, bool free);
 
 /* Free every node; the array becomes empty. */

@@ -2,7 +2,7 @@
 /*
  * xarray: theory of operation.
  *
- * Layout. A radix tree of 64-slot nodes (struct rgi_xa_node, 560 bytes)
+ * Layout. A radix tree of 64-slot nodes (struct rg_xa_node, 560 bytes)
  * indexed by unsigned long, 6 bits of index per level. A node with shift s
  * holds in slot n the subtree (or, at shift 0, the entry) for the indices
  * whose bits [s, s + 6) equal n. The array's head is NULL (empty), the entry
@@ -76,7 +76,7 @@ static struct rg_slab_cache *xa_node_cache(void)
 	pthread_mutex_lock(&xa_cache_lock);
 	c = xa_cache;
 	if (!c) {
-		c = rg_slab_create("rg_xa_node", sizeof(struct rgi_xa_node), 0,
+		c = rg_slab_create("rg_xa_node", sizeof(struct rg_xa_node), 0,
 				   0, NULL);
 		if (c)
 			__atomic_store_n(&xa_cache, c, __ATOMIC_RELEASE);
@@ -97,12 +97,12 @@ static inline bool xa_is_node(const void *e)
 	return xa_is_internal(e) && (uintptr_t)e > 4096;
 }
 
-static inline struct rgi_xa_node *xa_to_node(const void *e)
+static inline struct rg_xa_node *xa_to_node(const void *e)
 {
-	return (struct rgi_xa_node *)((uintptr_t)e - 2);
+	return (struct rg_xa_node *)((uintptr_t)e - 2);
 }
 
-static inline void *xa_mk_node(const struct rgi_xa_node *n)
+static inline void *xa_mk_node(const struct rg_xa_node *n)
 {
 	return (void *)((uintptr_t)n | 2);
 }
@@ -167,7 +167,7 @@ static unsigned int xa_shift_for(unsigned long index)
 	return s;
 }
 
-static inline struct rgi_xa_node *xa_root(const struct rg_xarray *xa)
+static inline struct rg_xa_node *xa_root(const struct rg_xarray *xa)
 {
 	return xa_is_node(xa->head) ? xa_to_node(xa->head) : NULL;
 }
@@ -175,7 +175,7 @@ static inline struct rgi_xa_node *xa_root(const struct rg_xarray *xa)
 /* ---- marks ---- */
 
 /* Set or clear bit @off of mark @m in @node and fix the ancestors. */
-static void xa_mark_update(struct rgi_xa_node *node, unsigned int off,
+static void xa_mark_update(struct rg_xa_node *node, unsigned int off,
 			   unsigned int m, bool set)
 {
 	while (node) {
@@ -194,7 +194,7 @@ static void xa_mark_update(struct rgi_xa_node *node, unsigned int off,
 	}
 }
 
-static inline uint64_t xa_filter_mask(const struct rgi_xa_node *n,
+static inline uint64_t xa_filter_mask(const struct rg_xa_node *n,
 				      unsigned int filter)
 {
 	if (filter == RG_XA_PRESENT)
@@ -211,31 +211,49 @@ struct xa_prealloc {
 	void *nodes[XA_MAX_NEW_NODES];
 };
 
-static int xa_prealloc(struct xa_prealloc *pre, unsigned int n)
+/*
+ * Gather @n nodes in @pre: first those a state's rg_xas_nomem() allocated
+ * (@xas may be NULL), then one slab call for the rest. On failure the
+ * state keeps its nodes and -ENOMEM is returned.
+ */
+static int xa_prealloc(struct xa_prealloc *pre, unsigned int n,
+		       struct rg_xa_state *xas)
 {
 	struct rg_slab_cache *c = xa_node_cache();
+	struct rg_xa_node *node;
+	unsigned int have = 0, need, i;
 
 	pre->n = 0;
 	pre->used = 0;
 	if (!c)
 		return -ENOMEM;
 	RGI_ASSERT(n <= XA_MAX_NEW_NODES);
-	if (n == 1) {
-		pre->nodes[0] = rg_slab_alloc(c);
-		if (!pre->nodes[0])
+	for (node = xas ? xas->xa_alloc : NULL; node && have < n;
+	     node = node->parent)
+		have++;
+	need = n - have;
+	if (need == 1) {
+		pre->nodes[have] = rg_slab_alloc(c);
+		if (!pre->nodes[have])
 			return -ENOMEM;
-	} else if (rg_slab_alloc_bulk(c, n, pre->nodes) != n) {
+	} else if (need &&
+		   rg_slab_alloc_bulk(c, need, pre->nodes + have) != need) {
 		return -ENOMEM;
+	}
+	for (i = 0; xas && i < have; i++) {
+		node = xas->xa_alloc;
+		xas->xa_alloc = node->parent;
+		pre->nodes[i] = node;
 	}
 	pre->n = n;
 	return 0;
 }
 
-static struct rgi_xa_node *
+static struct rg_xa_node *
 xa_node_take(struct rg_xarray *xa, struct xa_prealloc *pre, unsigned int shift,
-	     struct rgi_xa_node *parent, unsigned int offset)
+	     struct rg_xa_node *parent, unsigned int offset)
 {
-	struct rgi_xa_node *n;
+	struct rg_xa_node *n;
 
 	RGI_ASSERT(pre->used < pre->n);
 	n = pre->nodes[pre->used++];
@@ -249,7 +267,7 @@ xa_node_take(struct rg_xarray *xa, struct xa_prealloc *pre, unsigned int shift,
 	return n;
 }
 
-static void xa_node_free(struct rg_xarray *xa, struct rgi_xa_node *n)
+static void xa_node_free(struct rg_xarray *xa, struct rg_xa_node *n)
 {
 	xa->nr_nodes--;
 	rg_slab_free(__atomic_load_n(&xa_cache, __ATOMIC_ACQUIRE), n);
@@ -258,9 +276,9 @@ static void xa_node_free(struct rg_xarray *xa, struct rgi_xa_node *n)
 /* ---- lookup and seek ---- */
 
 void **rgi_xa_slot(struct rg_xarray *xa, unsigned long index,
-		   struct rgi_xa_node **leaf)
+		   struct rg_xa_node **leaf)
 {
-	struct rgi_xa_node *node = xa_root(xa);
+	struct rg_xa_node *node = xa_root(xa);
 
 	*leaf = NULL;
 	if (!node)
@@ -285,7 +303,7 @@ void **rgi_xa_slot(struct rg_xarray *xa, unsigned long index,
 
 /* The head is an entry or nothing: the index-0-only case of rgi_xa_seek. */
 static bool xa_seek_head(struct rg_xarray *xa, unsigned long start,
-			 unsigned long max, unsigned int filter,
+			 unsigned long max, unsigned int filter, bool raw,
 			 struct rgi_xa_cursor *c)
 {
 	void *head = xa->head;
@@ -302,7 +320,7 @@ static bool xa_seek_head(struct rg_xarray *xa, unsigned long start,
 		c->index = start;
 		return start <= max;
 	}
-	if (!head || start != 0 || head == RGI_XA_ZERO)
+	if (!head || start != 0 || (head == RGI_XA_ZERO && !raw))
 		return false;
 	if (filter != RG_XA_PRESENT && !(xa->head_marks & (1u << filter)))
 		return false;
@@ -314,22 +332,24 @@ static bool xa_seek_head(struct rg_xarray *xa, unsigned long start,
 bool rgi_xa_seek(struct rg_xarray *xa, unsigned long start, unsigned long max,
 		 unsigned int filter, struct rgi_xa_cursor *c)
 {
-	struct rgi_xa_node *root = xa_root(xa), *node = root;
+	struct rg_xa_node *root = xa_root(xa), *node = root;
 	unsigned long i = start, top;
+	bool raw = filter & RGI_XA_FILTER_RAW;
 
+	filter &= ~RGI_XA_FILTER_RAW;
 	c->node = NULL;
 	c->slot = NULL;
 	if (start > max)
 		return false;
 	if (!root)
-		return xa_seek_head(xa, start, max, filter, c);
+		return xa_seek_head(xa, start, max, filter, raw, c);
 	if (i > xa_node_max(root->shift))
 		goto beyond;
 	for (;;) {
 		unsigned int s = node->shift, off = xa_offset(i, s);
 		uint64_t mask =
 			xa_filter_mask(node, filter) & (~(uint64_t)0 << off);
-		struct rgi_xa_node *child = NULL;
+		struct rg_xa_node *child = NULL;
 
 		while (mask) {
 			unsigned int b = (unsigned int)__builtin_ctzll(mask);
@@ -341,7 +361,7 @@ bool rgi_xa_seek(struct rg_xarray *xa, unsigned long start, unsigned long max,
 			if (i > max)
 				return false;
 			if (s == 0) {
-				if (e == RGI_XA_ZERO &&
+				if (e == RGI_XA_ZERO && !raw &&
 				    filter != RGI_XA_FILTER_FREE)
 					continue;
 				c->node = node;
@@ -363,7 +383,7 @@ bool rgi_xa_seek(struct rg_xarray *xa, unsigned long start, unsigned long max,
 		}
 		/* Nothing from i on in this node: next slot of an ancestor. */
 		for (;;) {
-			struct rgi_xa_node *p = node->parent;
+			struct rg_xa_node *p = node->parent;
 			unsigned int o = node->offset;
 
 			if (!p)
@@ -394,7 +414,7 @@ beyond:
 /* Exact number of nodes a store of a non-NULL entry at @index creates. */
 static unsigned int xa_nodes_needed(struct rg_xarray *xa, unsigned long index)
 {
-	struct rgi_xa_node *node = xa_root(xa);
+	struct rg_xa_node *node = xa_root(xa);
 	unsigned int s;
 
 	if (!node) {
@@ -424,9 +444,9 @@ static unsigned int xa_nodes_needed(struct rg_xarray *xa, unsigned long index)
 
 /* Build the missing nodes for @index from @pre; cannot fail. */
 static void **xa_create_slot(struct rg_xarray *xa, unsigned long index,
-			     struct xa_prealloc *pre, struct rgi_xa_node **leaf)
+			     struct xa_prealloc *pre, struct rg_xa_node **leaf)
 {
-	struct rgi_xa_node *node = xa_root(xa);
+	struct rg_xa_node *node = xa_root(xa);
 	unsigned int m;
 
 	*leaf = NULL;
@@ -452,7 +472,7 @@ static void **xa_create_slot(struct rg_xarray *xa, unsigned long index,
 		xa->head = xa_mk_node(node);
 	}
 	while (index > xa_node_max(node->shift)) {
-		struct rgi_xa_node *top = xa_node_take(
+		struct rg_xa_node *top = xa_node_take(
 			xa, pre, node->shift + RG_XA_CHUNK_SHIFT, NULL, 0);
 
 		top->slots[0] = xa_mk_node(node);
@@ -479,7 +499,7 @@ static void **xa_create_slot(struct rg_xarray *xa, unsigned long index,
 		e = node->slots[b];
 		if (!e) {
 			/* An empty child: no marks, all free; parent agrees. */
-			struct rgi_xa_node *child = xa_node_take(
+			struct rg_xa_node *child = xa_node_take(
 				xa, pre, s - RG_XA_CHUNK_SHIFT, node, b);
 
 			e = xa_mk_node(child);
@@ -490,55 +510,120 @@ static void **xa_create_slot(struct rg_xarray *xa, unsigned long index,
 	}
 }
 
-int rgi_xa_store_locked(struct rg_xarray *xa, unsigned long index, void *entry,
-			void **old, bool clear_free)
+/* ---- the state: positions ---- */
+
+#define XAS_RESTART RG_XAS_RESTART
+#define XAS_BOUNDS RG_XAS_BOUNDS
+
+/* On a node (not the head, not a special position or an error). */
+static inline bool xas_on_node(const struct rg_xa_state *xas)
 {
-	struct rgi_xa_node *leaf;
-	void **slot = rgi_xa_slot(xa, index, &leaf);
+	return xas->xa_node && !rg_xas_invalid(xas);
+}
+
+/* On the slot of its index in a leaf. */
+static inline bool xas_on_leaf(const struct rg_xa_state *xas)
+{
+	return xas_on_node(xas) && xas->xa_node->shift == 0;
+}
+
+/*
+ * The slot of the state's index (it may hold NULL), or NULL if none exists
+ * yet; walks from the top unless the state is on its leaf or the head.
+ * Leaves the state where the walk stopped. @leaf: the leaf, or NULL for
+ * the head.
+ */
+static void **xas_walk(struct rg_xa_state *xas, struct rg_xa_node **leaf)
+{
+	struct rg_xarray *xa = xas->xa;
+	unsigned long index = xas->xa_index;
+	struct rg_xa_node *node;
+
+	*leaf = NULL;
+	if (xas_on_leaf(xas)) {
+		RGI_DEBUG_ASSERT(xas->xa_offset == xa_offset(index, 0));
+		*leaf = xas->xa_node;
+		return &xas->xa_node->slots[xas->xa_offset];
+	}
+	node = xa_root(xa);
+	if (!node) {
+		if (index) {
+			xas->xa_node = XAS_BOUNDS;
+			return NULL;
+		}
+		xas->xa_node = NULL;
+		xas->xa_offset = 0;
+		return &xa->head;
+	}
+	if (index > xa_node_max(node->shift)) {
+		xas->xa_node = XAS_BOUNDS;
+		return NULL;
+	}
+	for (;;) {
+		unsigned int off = xa_offset(index, node->shift);
+		void *e = node->slots[off];
+
+		xas->xa_node = node;
+		xas->xa_offset = (unsigned char)off;
+		if (!node->shift) {
+			*leaf = node;
+			return &node->slots[off];
+		}
+		if (!e)
+			return NULL;
+		node = xa_to_node(e);
+	}
+}
+
+/* ---- store ---- */
+
+/* Store non-NULL @entry at the state's index; raw old entry, or error. */
+static void *xas_store_entry(struct rg_xa_state *xas, void *entry)
+{
+	struct rg_xarray *xa = xas->xa;
+	unsigned long index = xas->xa_index;
+	struct rg_xa_node *leaf;
+	void **slot = xas_walk(xas, &leaf);
 	void *prev;
 
-	RGI_DEBUG_ASSERT(entry != NULL);
 	if (!slot) {
 		struct xa_prealloc pre;
 		unsigned int n = xa_nodes_needed(xa, index);
 
-		if (n && xa_prealloc(&pre, n))
-			return -ENOMEM;
-		if (!n)
-			pre.n = pre.used = 0;
+		if (xa_prealloc(&pre, n, xas)) {
+			xas->xa_need = n;
+			rg_xas_set_err(xas, -ENOMEM);
+			return NULL;
+		}
 		slot = xa_create_slot(xa, index, &pre, &leaf);
 		RGI_ASSERT(pre.used == pre.n);
+		xas->xa_node = leaf;
+		xas->xa_offset = (unsigned char)xa_offset(index, 0);
 	}
 	prev = *slot;
 	*slot = entry;
 	if (!prev) {
-		if (leaf) {
+		/* A new entry keeps the empty slot's marks. */
+		if (leaf)
 			leaf->used |= xa_bit(xa_offset(index, 0));
-			if (clear_free && xa_track_free(xa))
-				xa_mark_update(leaf, xa_offset(index, 0),
-					       RG_XA_FREE_MARK, false);
-		} else {
-			xa->head_marks = (xa_track_free(xa) && !clear_free) ?
-						 XA_FREE_BIT :
-						 0;
-		}
+		else
+			xa->head_marks = xa_track_free(xa) ? XA_FREE_BIT : 0;
 	}
-	if (old)
-		*old = prev;
-	return 0;
+	return prev;
 }
 
 /* ---- erase ---- */
 
-static void xa_shrink(struct rg_xarray *xa)
+/* Remove top nodes using only slot 0; a state on one goes out of bounds. */
+static void xa_shrink(struct rg_xarray *xa, struct rg_xa_state *xas)
 {
-	struct rgi_xa_node *node;
+	struct rg_xa_node *node;
 
 	while ((node = xa_root(xa)) && node->used == 1) {
 		void *e = node->slots[0];
 
 		if (node->shift) {
-			struct rgi_xa_node *child = xa_to_node(e);
+			struct rg_xa_node *child = xa_to_node(e);
 
 			child->parent = NULL;
 			child->offset = 0;
@@ -551,15 +636,22 @@ static void xa_shrink(struct rg_xarray *xa)
 			xa->head_marks = hm;
 		}
 		xa->head = e;
+		if (xas->xa_node == node)
+			xas->xa_node = XAS_BOUNDS;
 		xa_node_free(xa, node);
 	}
 }
 
-void *rgi_xa_erase_locked(struct rg_xarray *xa, unsigned long index)
+/*
+ * Erase the entry at the state's index; returns it raw. The state stays on
+ * the deepest node that survives (or the head), or goes out of bounds.
+ */
+static void *xas_erase(struct rg_xa_state *xas)
 {
-	struct rgi_xa_node *leaf, *node;
-	void **slot = rgi_xa_slot(xa, index, &leaf);
-	unsigned int b = xa_offset(index, 0), m;
+	struct rg_xarray *xa = xas->xa;
+	struct rg_xa_node *leaf, *node;
+	void **slot = xas_walk(xas, &leaf);
+	unsigned int b = xa_offset(xas->xa_index, 0), m;
 	void *old;
 
 	if (!slot || !*slot)
@@ -581,12 +673,13 @@ void *rgi_xa_erase_locked(struct rg_xarray *xa, unsigned long index)
 	/* Free nodes left empty; their parents' marks already agree. */
 	node = leaf;
 	while (!node->used) {
-		struct rgi_xa_node *p = node->parent;
+		struct rg_xa_node *p = node->parent;
 
 		if (!p) {
 			xa->head = NULL;
 			xa->head_marks = 0;
 			xa_node_free(xa, node);
+			xas->xa_node = XAS_BOUNDS;
 			return old;
 		}
 		p->slots[node->offset] = NULL;
@@ -594,11 +687,39 @@ void *rgi_xa_erase_locked(struct rg_xarray *xa, unsigned long index)
 		xa_node_free(xa, node);
 		node = p;
 	}
-	xa_shrink(xa);
+	xas->xa_node = node;
+	xas->xa_offset = (unsigned char)xa_offset(xas->xa_index, node->shift);
+	xa_shrink(xa, xas);
 	return old;
 }
 
-void rgi_xa_set_free(struct rg_xarray *xa, struct rgi_xa_node *leaf,
+/* ---- what the IDA still uses (moves to the advanced API) ---- */
+
+int rgi_xa_store_locked(struct rg_xarray *xa, unsigned long index, void *entry,
+			void **old, bool clear_free)
+{
+	RG_XA_STATE(xas, xa, index);
+	void *prev;
+
+	RGI_DEBUG_ASSERT(entry != NULL);
+	prev = xas_store_entry(&xas, entry);
+	if (rg_xas_error(&xas))
+		return rg_xas_error(&xas);
+	if (!prev && clear_free && xa_track_free(xa))
+		rg_xas_clear_mark(&xas, RG_XA_FREE_MARK);
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+void *rgi_xa_erase_locked(struct rg_xarray *xa, unsigned long index)
+{
+	RG_XA_STATE(xas, xa, index);
+
+	return xas_erase(&xas);
+}
+
+void rgi_xa_set_free(struct rg_xarray *xa, struct rg_xa_node *leaf,
 		     unsigned long index, bool free)
 {
 	if (!leaf) {
@@ -613,7 +734,7 @@ void rgi_xa_set_free(struct rg_xarray *xa, struct rgi_xa_node *leaf,
 
 /* ---- destroy ---- */
 
-static void xa_free_subtree(struct rg_xarray *xa, struct rgi_xa_node *node)
+static void xa_free_subtree(struct rg_xarray *xa, struct rg_xa_node *node)
 {
 	if (node->shift) {
 		uint64_t used = node->used;
@@ -630,7 +751,7 @@ static void xa_free_subtree(struct rg_xarray *xa, struct rgi_xa_node *node)
 
 void rgi_xa_destroy_locked(struct rg_xarray *xa)
 {
-	struct rgi_xa_node *root = xa_root(xa);
+	struct rg_xa_node *root = xa_root(xa);
 
 	if (root)
 		xa_free_subtree(xa, root);
@@ -640,7 +761,7 @@ void rgi_xa_destroy_locked(struct rg_xarray *xa)
 
 size_t rgi_xa_node_bytes(const struct rg_xarray *xa)
 {
-	return xa->nr_nodes * sizeof(struct rgi_xa_node);
+	return xa->nr_nodes * sizeof(struct rg_xa_node);
 }
 
 /* ---- validate and dump ---- */
@@ -659,8 +780,8 @@ static bool xa_vfail(struct xa_vstate *v, const char *why)
 	return false;
 }
 
-static bool xa_check_node(struct xa_vstate *v, struct rgi_xa_node *node,
-			  struct rgi_xa_node *parent, unsigned int offset,
+static bool xa_check_node(struct xa_vstate *v, struct rg_xa_node *node,
+			  struct rg_xa_node *parent, unsigned int offset,
 			  unsigned int shift)
 {
 	bool track = xa_track_free(v->xa);
@@ -689,7 +810,8 @@ static bool xa_check_node(struct xa_vstate *v, struct rgi_xa_node *node,
 		for (; used; used &= used - 1) {
 			void *e = node->slots[__builtin_ctzll(used)];
 
-			if (xa_is_internal(e) && e != RGI_XA_ZERO)
+			if (xa_is_internal(e) && e != RG_XA_ZERO_ENTRY &&
+			    e != RG_XA_RETRY_ENTRY)
 				return xa_vfail(v, "internal entry in a leaf");
 		}
 		for (m = 0; m < XA_NR_MARKS; m++)
@@ -707,7 +829,7 @@ static bool xa_check_node(struct xa_vstate *v, struct rgi_xa_node *node,
 		for (; used; used &= used - 1) {
 			unsigned int c = (unsigned int)__builtin_ctzll(used);
 			void *e = node->slots[c];
-			struct rgi_xa_node *child;
+			struct rg_xa_node *child;
 
 			if (!xa_is_node(e))
 				return xa_vfail(v, "entry in an interior node");
@@ -736,7 +858,7 @@ int rgi_xa_validate_locked(struct rg_xarray *xa, bool owner_free,
 			   const char **reason)
 {
 	struct xa_vstate v = { xa, owner_free, 0, NULL };
-	struct rgi_xa_node *root = xa_root(xa);
+	struct rg_xa_node *root = xa_root(xa);
 	void *head = xa->head;
 
 	if (xa->flags & ~RG_XA_FLAGS_ALLOC1)
@@ -746,7 +868,8 @@ int rgi_xa_validate_locked(struct rg_xarray *xa, bool owner_free,
 	else if (!root) {
 		if (!head && xa->head_marks)
 			v.why = "marks on an empty head";
-		else if (xa_is_internal(head) && head != RGI_XA_ZERO)
+		else if (xa_is_internal(head) && head != RG_XA_ZERO_ENTRY &&
+			 head != RG_XA_RETRY_ENTRY)
 			v.why = "internal entry in the head";
 		else if (xa_track_free(xa) && !owner_free &&
 			 (xa->head_marks & XA_FREE_BIT))
@@ -779,7 +902,7 @@ static void xa_dump_entry(FILE *f, unsigned long index, void *e)
 	(void)index;
 }
 
-static void xa_dump_node(FILE *f, struct rgi_xa_node *node, unsigned long base,
+static void xa_dump_node(FILE *f, struct rg_xa_node *node, unsigned long base,
 			 int depth, rgi_xa_dump_fn fn)
 {
 	unsigned int b;
@@ -809,7 +932,7 @@ static void xa_dump_node(FILE *f, struct rgi_xa_node *node, unsigned long base,
 
 void rgi_xa_dump_locked(struct rg_xarray *xa, FILE *f, rgi_xa_dump_fn fn)
 {
-	struct rgi_xa_node *root = xa_root(xa);
+	struct rg_xa_node *root = xa_root(xa);
 
 	if (!fn)
 		fn = xa_dump_entry;
@@ -823,6 +946,448 @@ void rgi_xa_dump_locked(struct rg_xarray *xa, FILE *f, rgi_xa_dump_fn fn)
 	} else {
 		xa_dump_node(f, root, 0, 1, fn);
 	}
+}
+
+/* ---- the advanced API ---- */
+
+void rg_xa_lock(struct rg_xarray *xa)
+{
+	rgi_xa_lock(xa);
+}
+
+void rg_xa_unlock(struct rg_xarray *xa)
+{
+	rgi_xa_unlock(xa);
+}
+
+void *rg_xas_load(struct rg_xa_state *xas)
+{
+	struct rg_xa_node *leaf;
+	void **slot;
+
+	if (rg_xas_error(xas))
+		return NULL;
+	xas->xa_node = XAS_RESTART;
+	slot = xas_walk(xas, &leaf);
+	return slot ? *slot : NULL;
+}
+
+void *rg_xas_reload(struct rg_xa_state *xas)
+{
+	struct rg_xa_node *node = xas->xa_node;
+
+	if (xas_on_leaf(xas))
+		return node->slots[xas->xa_offset];
+	if (!node && !xa_root(xas->xa))
+		return xas->xa->head;
+	return rg_xas_load(xas);
+}
+
+void *rg_xas_store(struct rg_xa_state *xas, void *entry)
+{
+	if (rg_xas_error(xas))
+		return NULL;
+	if (xa_is_internal(entry) && entry != RG_XA_ZERO_ENTRY &&
+	    entry != RG_XA_RETRY_ENTRY) {
+		rg_xas_set_err(xas, -EINVAL);
+		return NULL;
+	}
+	return entry ? xas_store_entry(xas, entry) : xas_erase(xas);
+}
+
+/* Give back the nodes a state holds. */
+static void xas_free_nodes(struct rg_xa_state *xas)
+{
+	while (xas->xa_alloc) {
+		struct rg_xa_node *n = xas->xa_alloc;
+
+		xas->xa_alloc = n->parent;
+		rg_slab_free(__atomic_load_n(&xa_cache, __ATOMIC_ACQUIRE), n);
+	}
+}
+
+bool rg_xas_nomem(struct rg_xa_state *xas)
+{
+	struct rg_slab_cache *c;
+	struct rg_xa_node *n;
+	unsigned int have = 0;
+
+	if (rg_xas_error(xas) != -ENOMEM) {
+		xas_free_nodes(xas);
+		return false;
+	}
+	for (n = xas->xa_alloc; n; n = n->parent)
+		have++;
+	c = xa_node_cache();
+	while (have < xas->xa_need) {
+		n = c ? rg_slab_alloc(c) : NULL;
+		if (!n) {
+			xas_free_nodes(xas);
+			return false;
+		}
+		n->parent = xas->xa_alloc;
+		xas->xa_alloc = n;
+		have++;
+	}
+	xas->xa_node = XAS_RESTART;
+	return true;
+}
+
+/* Index after the last one the tree covers, and whether there is one. */
+static bool xa_end(const struct rg_xarray *xa, unsigned long *end)
+{
+	struct rg_xa_node *root = xa_root(xa);
+	unsigned long top;
+
+	if (!xa->head)
+		return false;
+	top = root ? xa_node_max(root->shift) : 0;
+	if (top == ULONG_MAX)
+		return false;
+	*end = top + 1;
+	return true;
+}
+
+static void *xas_find_filter(struct rg_xa_state *xas, unsigned long max,
+			     unsigned int filter)
+{
+	struct rg_xarray *xa = xas->xa;
+	unsigned long start = xas->xa_index, end;
+	struct rgi_xa_cursor c;
+
+	if (rg_xas_error(xas) || xas->xa_node == XAS_BOUNDS)
+		return NULL;
+	if (xas->xa_node != XAS_RESTART) {
+		if (start == ULONG_MAX) {
+			xas->xa_node = XAS_BOUNDS;
+			return NULL;
+		}
+		start++;
+	}
+	if (start <= max &&
+	    rgi_xa_seek(xa, start, max, filter | RGI_XA_FILTER_RAW, &c)) {
+		xas->xa_index = c.index;
+		if (!c.slot) {
+			/* A free index with no slot yet: a store walks. */
+			xas->xa_node = XAS_RESTART;
+			return NULL;
+		}
+		xas->xa_node = c.node;
+		xas->xa_offset = (unsigned char)xa_offset(c.index, 0);
+		return *c.slot;
+	}
+	xas->xa_node = XAS_BOUNDS;
+	if (xa_end(xa, &end) && end <= max)
+		xas->xa_index = RGI_MAX(start, end);
+	else if (max < ULONG_MAX)
+		xas->xa_index = RGI_MAX(start, max + 1);
+	else
+		xas->xa_index = start;
+	return NULL;
+}
+
+void *rg_xas_find(struct rg_xa_state *xas, unsigned long max)
+{
+	return xas_find_filter(xas, max, RG_XA_PRESENT);
+}
+
+void *rg_xas_next_entry(struct rg_xa_state *xas, unsigned long max)
+{
+	struct rg_xa_node *node = xas->xa_node;
+	unsigned int off = xas->xa_offset;
+
+	/* The next entry in the same leaf, when there is one. */
+	if (xas_on_leaf(xas) && off < XA_SLOT_MASK && xas->xa_index < max) {
+		uint64_t m = node->used & (~(uint64_t)0 << (off + 1));
+
+		if (m) {
+			unsigned int b = (unsigned int)__builtin_ctzll(m);
+			unsigned long i = xas->xa_index + (b - off);
+
+			if (i <= max) {
+				xas->xa_index = i;
+				xas->xa_offset = (unsigned char)b;
+				return node->slots[b];
+			}
+		}
+	}
+	return xas_find_filter(xas, max, RG_XA_PRESENT);
+}
+
+void *rg_xas_find_marked(struct rg_xa_state *xas, unsigned long max,
+			 rg_xa_mark_t mark)
+{
+	if (mark > RG_XA_MARK_MAX)
+		return NULL;
+	if (mark == RG_XA_FREE_MARK && xa_track_free(xas->xa))
+		return xas_find_filter(xas, max, RGI_XA_FILTER_FREE);
+	return xas_find_filter(xas, max, mark);
+}
+
+void *rg_xas_next(struct rg_xa_state *xas)
+{
+	struct rg_xa_node *node = xas->xa_node;
+
+	if (rg_xas_error(xas))
+		return NULL;
+	if (xas_on_leaf(xas) && xas->xa_offset < XA_SLOT_MASK) {
+		xas->xa_index++;
+		xas->xa_offset++;
+		return node->slots[xas->xa_offset];
+	}
+	if (node != XAS_RESTART)
+		xas->xa_index++;
+	if (!node) {
+		xas->xa_node = XAS_BOUNDS;
+		return NULL;
+	}
+	return rg_xas_load(xas);
+}
+
+void *rg_xas_prev(struct rg_xa_state *xas)
+{
+	struct rg_xa_node *node = xas->xa_node;
+
+	if (rg_xas_error(xas))
+		return NULL;
+	if (xas_on_leaf(xas) && xas->xa_offset > 0) {
+		xas->xa_index--;
+		xas->xa_offset--;
+		return node->slots[xas->xa_offset];
+	}
+	if (node != XAS_RESTART)
+		xas->xa_index--;
+	if (!node) {
+		xas->xa_node = XAS_BOUNDS;
+		return NULL;
+	}
+	return rg_xas_load(xas);
+}
+
+void rg_xas_pause(struct rg_xa_state *xas)
+{
+	struct rg_xa_node *node = xas->xa_node;
+
+	if (rg_xas_invalid(xas))
+		return;
+	if (node && node->shift) {
+		/* Stopped above a missing child: skip its whole subtree. */
+		unsigned long step = 1UL << node->shift;
+
+		xas->xa_index = (xas->xa_index & ~(step - 1)) + step;
+	} else {
+		xas->xa_index++;
+	}
+	xas->xa_node = xas->xa_index ? XAS_RESTART : XAS_BOUNDS;
+}
+
+/* The state is on a present entry: a leaf slot in use, or the head. */
+static bool xas_on_entry(const struct rg_xa_state *xas)
+{
+	if (xas_on_leaf(xas))
+		return xas->xa_node->used & xa_bit(xas->xa_offset);
+	return !xas->xa_node && xas->xa->head && !xa_root(xas->xa);
+}
+
+bool rg_xas_get_mark(const struct rg_xa_state *xas, rg_xa_mark_t mark)
+{
+	if (mark > RG_XA_MARK_MAX || rg_xas_invalid(xas))
+		return false;
+	if (!xas->xa_node)
+		return xas->xa->head_marks & (1u << mark);
+	return (xas->xa_node->marks[mark] >> xas->xa_offset) & 1;
+}
+
+static void xas_mark(const struct rg_xa_state *xas, rg_xa_mark_t mark, bool set)
+{
+	if (mark > RG_XA_MARK_MAX || !xas_on_entry(xas))
+		return;
+	if (xas->xa_node)
+		xa_mark_update(xas->xa_node, xas->xa_offset, mark, set);
+	else if (set)
+		xas->xa->head_marks |= 1u << mark;
+	else
+		xas->xa->head_marks &= ~(1u << mark);
+}
+
+void rg_xas_set_mark(const struct rg_xa_state *xas, rg_xa_mark_t mark)
+{
+	xas_mark(xas, mark, true);
+}
+
+void rg_xas_clear_mark(const struct rg_xa_state *xas, rg_xa_mark_t mark)
+{
+	xas_mark(xas, mark, false);
+}
+
+void rg_xas_init_marks(const struct rg_xa_state *xas)
+{
+	unsigned int m;
+
+	for (m = 0; m <= RG_XA_MARK_MAX; m++)
+		xas_mark(xas, m,
+			 m == RG_XA_FREE_MARK && xa_track_free(xas->xa));
+}
+
+/* ---- normal calls under the caller's lock ---- */
+
+/*
+ * Store @entry (raw: RGI_XA_ZERO reserves; NULL erases) with the normal
+ * API's marks: a new entry of an allocating array is not free.
+ */
+static int xa_store_raw(struct rg_xarray *xa, unsigned long index, void *entry,
+			void **old)
+{
+	RG_XA_STATE(xas, xa, index);
+	void *prev = rg_xas_store(&xas, entry);
+
+	if (rg_xas_error(&xas))
+		return rg_xas_error(&xas);
+	if (entry && !prev && xa_track_free(xa))
+		rg_xas_clear_mark(&xas, RG_XA_FREE_MARK);
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+int rg_xa_store_locked(struct rg_xarray *xa, unsigned long index, void *entry,
+		       void **old)
+{
+	void *prev = NULL;
+	int err;
+
+	if (unlikely(!xa) || xa_is_internal(entry))
+		return -EINVAL;
+	if (!entry && xa_track_free(xa))
+		entry = RGI_XA_ZERO;
+	err = xa_store_raw(xa, index, entry, &prev);
+	if (!err && old)
+		*old = xa_zero_to_null(prev);
+	return err;
+}
+
+int rg_xa_insert_locked(struct rg_xarray *xa, unsigned long index, void *entry)
+{
+	RG_XA_STATE(xas, xa, index);
+
+	if (unlikely(!xa) || xa_is_internal(entry))
+		return -EINVAL;
+	if (rg_xas_load(&xas))
+		return -EBUSY;
+	return xa_store_raw(xa, index, entry ? entry : RGI_XA_ZERO, NULL);
+}
+
+void *rg_xa_erase_locked(struct rg_xarray *xa, unsigned long index)
+{
+	RG_XA_STATE(xas, xa, index);
+
+	if (unlikely(!xa))
+		return NULL;
+	return xa_zero_to_null(xas_erase(&xas));
+}
+
+int rg_xa_cmpxchg_locked(struct rg_xarray *xa, unsigned long index, void *old,
+			 void *entry, void **cur)
+{
+	RG_XA_STATE(xas, xa, index);
+	void *curr, *eff;
+	int err = 0;
+
+	if (unlikely(!xa) || xa_is_internal(entry))
+		return -EINVAL;
+	curr = rg_xas_load(&xas);
+	/* What the slot would hold: NULL reserves in an allocating array. */
+	eff = entry ? entry : xa_track_free(xa) ? RGI_XA_ZERO : NULL;
+	/* A reserved @old matches nothing, not even a reservation. */
+	if (curr != old || xa_is_internal(old))
+		err = -EBUSY;
+	else if (eff != curr)
+		err = xa_store_raw(xa, index, eff, NULL);
+	if (err != -ENOMEM && cur)
+		*cur = xa_zero_to_null(curr);
+	return err;
+}
+
+int rg_xa_alloc_locked(struct rg_xarray *xa, unsigned long *id, void *entry,
+		       unsigned long min, unsigned long max)
+{
+	struct rgi_xa_cursor c;
+	int err;
+
+	if (!xa || !id || !xa_track_free(xa) || xa_is_internal(entry))
+		return -EINVAL;
+	/* an empty range has no free index, as in the kernel */
+	if (min > max)
+		return -EBUSY;
+	if ((xa->flags & RG_XA_FLAGS_ALLOC1) == RG_XA_FLAGS_ALLOC1 && !min) {
+		if (max == 0)
+			return -EBUSY;
+		min = 1;
+	}
+	if (!rgi_xa_seek(xa, min, max, RGI_XA_FILTER_FREE, &c))
+		return -EBUSY;
+	err = xa_store_raw(xa, c.index, entry ? entry : RGI_XA_ZERO, NULL);
+	if (!err)
+		*id = c.index;
+	return err;
+}
+
+static bool xa_filter_ok(const struct rg_xarray *xa, rg_xa_mark_t filter)
+{
+	if (filter == RG_XA_PRESENT)
+		return true;
+	if (filter > RG_XA_MARK_MAX)
+		return false;
+	return !(xa_track_free(xa) && filter == RG_XA_FREE_MARK);
+}
+
+static int xa_mark_locked(struct rg_xarray *xa, unsigned long index,
+			  rg_xa_mark_t mark, bool set)
+{
+	RG_XA_STATE(xas, xa, index);
+
+	if (unlikely(!xa) || mark == RG_XA_PRESENT || !xa_filter_ok(xa, mark))
+		return -EINVAL;
+	if (!rg_xas_load(&xas))
+		return -ENOENT;
+	xas_mark(&xas, mark, set);
+	return 0;
+}
+
+int rg_xa_set_mark_locked(struct rg_xarray *xa, unsigned long index,
+			  rg_xa_mark_t mark)
+{
+	return xa_mark_locked(xa, index, mark, true);
+}
+
+int rg_xa_clear_mark_locked(struct rg_xarray *xa, unsigned long index,
+			    rg_xa_mark_t mark)
+{
+	return xa_mark_locked(xa, index, mark, false);
+}
+
+int rg_xa_validate_locked(struct rg_xarray *xa, unsigned int flags,
+			  const char **reason)
+{
+	if (unlikely(!xa) || (flags & ~RG_XA_VALIDATE_OWNER_FREE)) {
+		if (reason)
+			*reason = xa ? "unknown validate flags" : "NULL array";
+		return -EINVAL;
+	}
+	return rgi_xa_validate_locked(xa, flags & RG_XA_VALIDATE_OWNER_FREE,
+				      reason);
+}
+
+void rg_xa_dump_locked(struct rg_xarray *xa, FILE *f, rg_xa_dump_fn fn)
+{
+	if (unlikely(!xa || !f))
+		return;
+	rgi_xa_dump_locked(xa, f, fn);
+}
+
+size_t rg_xa_bytes_locked(const struct rg_xarray *xa)
+{
+	return xa ? rgi_xa_node_bytes(xa) + sizeof(*xa) : 0;
 }
 
 /* ---- public calls ---- */
@@ -856,64 +1421,38 @@ void rg_xa_destroy(struct rg_xarray *xa)
 
 void *rg_xa_load(struct rg_xarray *xa, unsigned long index)
 {
-	struct rgi_xa_node *leaf;
-	void **slot;
+	RG_XA_STATE(xas, xa, index);
 	void *e;
 
 	if (unlikely(!xa))
 		return NULL;
 	rgi_xa_lock(xa);
-	slot = rgi_xa_slot(xa, index, &leaf);
-	e = slot ? xa_zero_to_null(*slot) : NULL;
+	e = xa_zero_to_null(rg_xas_load(&xas));
 	rgi_xa_unlock(xa);
 	return e;
-}
-
-/* Store under the lock with the public semantics of NULL; raw old entry. */
-static int xa_store_common(struct rg_xarray *xa, unsigned long index,
-			   void *entry, void **old)
-{
-	if (!entry) {
-		if (!xa_track_free(xa)) {
-			*old = rgi_xa_erase_locked(xa, index);
-			return 0;
-		}
-		entry = RGI_XA_ZERO;
-	}
-	return rgi_xa_store_locked(xa, index, entry, old, true);
 }
 
 int rg_xa_store(struct rg_xarray *xa, unsigned long index, void *entry,
 		void **old)
 {
-	void *prev = NULL;
 	int err;
 
-	if (unlikely(!xa) || xa_is_internal(entry))
+	if (unlikely(!xa))
 		return -EINVAL;
 	rgi_xa_lock(xa);
-	err = xa_store_common(xa, index, entry, &prev);
+	err = rg_xa_store_locked(xa, index, entry, old);
 	rgi_xa_unlock(xa);
-	if (!err && old)
-		*old = xa_zero_to_null(prev);
 	return err;
 }
 
 int rg_xa_insert(struct rg_xarray *xa, unsigned long index, void *entry)
 {
-	struct rgi_xa_node *leaf;
-	void **slot;
 	int err;
 
-	if (unlikely(!xa) || xa_is_internal(entry))
+	if (unlikely(!xa))
 		return -EINVAL;
 	rgi_xa_lock(xa);
-	slot = rgi_xa_slot(xa, index, &leaf);
-	if (slot && *slot)
-		err = -EBUSY;
-	else
-		err = rgi_xa_store_locked(
-			xa, index, entry ? entry : RGI_XA_ZERO, NULL, true);
+	err = rg_xa_insert_locked(xa, index, entry);
 	rgi_xa_unlock(xa);
 	return err;
 }
@@ -925,103 +1464,65 @@ void *rg_xa_erase(struct rg_xarray *xa, unsigned long index)
 	if (unlikely(!xa))
 		return NULL;
 	rgi_xa_lock(xa);
-	old = rgi_xa_erase_locked(xa, index);
+	old = rg_xa_erase_locked(xa, index);
 	rgi_xa_unlock(xa);
-	return xa_zero_to_null(old);
+	return old;
 }
 
 int rg_xa_cmpxchg(struct rg_xarray *xa, unsigned long index, void *old,
 		  void *entry, void **cur)
 {
-	struct rgi_xa_node *leaf;
-	void **slot;
-	void *curr, *prev, *eff;
-	int err = 0;
+	int err;
 
-	if (unlikely(!xa) || xa_is_internal(entry))
+	if (unlikely(!xa))
 		return -EINVAL;
 	rgi_xa_lock(xa);
-	slot = rgi_xa_slot(xa, index, &leaf);
-	curr = slot ? *slot : NULL;
-	/* What the slot would hold: NULL reserves in an allocating array. */
-	eff = entry ? entry : xa_track_free(xa) ? RGI_XA_ZERO : NULL;
-	/* A reserved @old matches nothing, not even a reservation. */
-	if (curr != old || xa_is_internal(old))
-		err = -EBUSY;
-	else if (eff != curr)
-		err = xa_store_common(xa, index, entry, &prev);
+	err = rg_xa_cmpxchg_locked(xa, index, old, entry, cur);
 	rgi_xa_unlock(xa);
-	if (err != -ENOMEM && cur)
-		*cur = xa_zero_to_null(curr);
 	return err;
 }
 
 int rg_xa_reserve(struct rg_xarray *xa, unsigned long index)
 {
-	struct rgi_xa_node *leaf;
-	void **slot;
+	RG_XA_STATE(xas, xa, index);
 	int err = 0;
 
 	if (unlikely(!xa))
 		return -EINVAL;
 	rgi_xa_lock(xa);
-	slot = rgi_xa_slot(xa, index, &leaf);
-	if (!slot || !*slot)
-		err = rgi_xa_store_locked(xa, index, RGI_XA_ZERO, NULL, true);
+	if (!rg_xas_load(&xas)) {
+		rg_xas_store(&xas, RGI_XA_ZERO);
+		err = rg_xas_error(&xas);
+		if (!err && xa_track_free(xa))
+			rg_xas_clear_mark(&xas, RG_XA_FREE_MARK);
+	}
 	rgi_xa_unlock(xa);
 	return err;
 }
 
 void rg_xa_release(struct rg_xarray *xa, unsigned long index)
 {
-	struct rgi_xa_node *leaf;
-	void **slot;
+	RG_XA_STATE(xas, xa, index);
 
 	if (unlikely(!xa))
 		return;
 	rgi_xa_lock(xa);
-	slot = rgi_xa_slot(xa, index, &leaf);
-	if (slot && *slot == RGI_XA_ZERO)
-		rgi_xa_erase_locked(xa, index);
+	if (rg_xas_load(&xas) == RGI_XA_ZERO)
+		rg_xas_store(&xas, NULL);
 	rgi_xa_unlock(xa);
 }
 
 int rg_xa_alloc(struct rg_xarray *xa, unsigned long *id, void *entry,
 		unsigned long min, unsigned long max)
 {
-	struct rgi_xa_cursor c;
 	int err;
 
-	if (!xa || !id || !xa_track_free(xa) || xa_is_internal(entry))
+	if (!xa)
 		return -EINVAL;
-	/* an empty range has no free index, as in the kernel */
-	if (min > max)
-		return -EBUSY;
-	if ((xa->flags & RG_XA_FLAGS_ALLOC1) == RG_XA_FLAGS_ALLOC1 && !min) {
-		if (max == 0)
-			return -EBUSY;
-		min = 1;
-	}
 	rgi_xa_lock(xa);
-	if (!rgi_xa_seek(xa, min, max, RGI_XA_FILTER_FREE, &c)) {
-		err = -EBUSY;
-	} else {
-		err = rgi_xa_store_locked(
-			xa, c.index, entry ? entry : RGI_XA_ZERO, NULL, true);
-		if (!err)
-			*id = c.index;
-	}
+	err = rg_xa_alloc_locked(xa, id, entry, min, max);
 	rgi_xa_unlock(xa);
 	return err;
-}
-
-static bool xa_filter_ok(const struct rg_xarray *xa, rg_xa_mark_t filter)
-{
-	if (filter == RG_XA_PRESENT)
-		return true;
-	if (filter > RG_XA_MARK_MAX)
-		return false;
-	return !(xa_track_free(xa) && filter == RG_XA_FREE_MARK);
 }
 
 void *rg_xa_find(struct rg_xarray *xa, unsigned long *index, unsigned long max,
@@ -1056,44 +1557,35 @@ void *rg_xa_find_after(struct rg_xarray *xa, unsigned long *index,
 	return e;
 }
 
-static int xa_mark_common(struct rg_xarray *xa, unsigned long index,
-			  rg_xa_mark_t mark, bool set)
-{
-	struct rgi_xa_node *leaf;
-	void **slot;
-	int err = 0;
-
-	if (unlikely(!xa) || mark == RG_XA_PRESENT || !xa_filter_ok(xa, mark))
-		return -EINVAL;
-	rgi_xa_lock(xa);
-	slot = rgi_xa_slot(xa, index, &leaf);
-	if (!slot || !*slot)
-		err = -ENOENT;
-	else if (leaf)
-		xa_mark_update(leaf, xa_offset(index, 0), mark, set);
-	else if (set)
-		xa->head_marks |= 1u << mark;
-	else
-		xa->head_marks &= ~(1u << mark);
-	rgi_xa_unlock(xa);
-	return err;
-}
-
 int rg_xa_set_mark(struct rg_xarray *xa, unsigned long index, rg_xa_mark_t mark)
 {
-	return xa_mark_common(xa, index, mark, true);
+	int err;
+
+	if (unlikely(!xa))
+		return -EINVAL;
+	rgi_xa_lock(xa);
+	err = rg_xa_set_mark_locked(xa, index, mark);
+	rgi_xa_unlock(xa);
+	return err;
 }
 
 int rg_xa_clear_mark(struct rg_xarray *xa, unsigned long index,
 		     rg_xa_mark_t mark)
 {
-	return xa_mark_common(xa, index, mark, false);
+	int err;
+
+	if (unlikely(!xa))
+		return -EINVAL;
+	rgi_xa_lock(xa);
+	err = rg_xa_clear_mark_locked(xa, index, mark);
+	rgi_xa_unlock(xa);
+	return err;
 }
 
 bool rg_xa_get_mark(struct rg_xarray *xa, unsigned long index,
 		    rg_xa_mark_t mark)
 {
-	struct rgi_xa_node *leaf;
+	struct rg_xa_node *leaf;
 	void **slot;
 	bool r = false;
 
@@ -1149,7 +1641,7 @@ size_t rg_xa_node_count(struct rg_xarray *xa)
 
 size_t rg_xa_node_size(void)
 {
-	return sizeof(struct rgi_xa_node);
+	return sizeof(struct rg_xa_node);
 }
 
 int rg_xa_node_cache_stats(struct rg_slab_stats *st)

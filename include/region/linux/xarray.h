@@ -17,14 +17,19 @@
  * As in the kernel, xa_store() and xa_cmpxchg() return the old entry or an
  * error encoded with xa_mk_err-style internal entries (test with xa_is_err(),
  * decode with xa_err()); xa_alloc() and xa_insert() return 0 or a negative
- * errno. gfp arguments are accepted and ignored. Differences: pointers must
- * be 4-byte aligned (entries with the low bits 10 are rejected with -EINVAL);
- * multi-index entries and the advanced xas_* API are not provided;
- * xa_set_mark() on an absent entry does nothing, as in the kernel.
+ * errno. gfp arguments are accepted and ignored. The advanced API (XA_STATE,
+ * xas_*, xa_lock() and its _irq/_bh forms, __xa_store() and the other
+ * __xa_* calls) maps onto rg_xas_* and the rg_xa_*_locked calls; the lock
+ * is the array's mutex. Differences: pointers must be 4-byte aligned
+ * (entries with the low bits 10 are rejected with -EINVAL); multi-index
+ * entries are not provided; xa_set_mark() on an absent entry does nothing,
+ * as in the kernel.
  */
 #ifndef REGION_LINUX_XARRAY_H
 #define REGION_LINUX_XARRAY_H
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "region/linux/types.h"
@@ -70,7 +75,7 @@ struct xa_limit {
  * mtree_load() and mt_find(); see RG_MT_ZERO_ENTRY. The xarray calls
  * (xa_store() and friends) refuse it with -EINVAL: use xa_reserve().
  */
-#define XA_ZERO_ENTRY ((void *)1030UL)
+#define XA_ZERO_ENTRY RG_XA_ZERO_ENTRY
 
 static inline bool xa_is_zero(const void *entry)
 {
@@ -233,6 +238,286 @@ static inline bool xa_empty(struct xarray *xa)
 	     (entry) = xa_find_after((xa), &(index), ULONG_MAX, (filter)))
 #define xa_for_each(xa, index, entry) \
 	xa_for_each_marked(xa, index, entry, XA_PRESENT)
+
+/* ---- internal entries ---- */
+
+#define BITS_PER_XA_VALUE ((int)(sizeof(unsigned long) * 8) - 1)
+#define XA_CHUNK_SHIFT RG_XA_CHUNK_SHIFT
+#define XA_CHUNK_SIZE RG_XA_CHUNK_SIZE
+#define XA_CHUNK_MASK (XA_CHUNK_SIZE - 1)
+#define XA_RETRY_ENTRY RG_XA_RETRY_ENTRY
+
+static inline void *xa_mk_internal(unsigned long v)
+{
+	return rg_xa_mk_internal(v);
+}
+
+static inline unsigned long xa_to_internal(const void *entry)
+{
+	return rg_xa_to_internal(entry);
+}
+
+static inline bool xa_is_internal(const void *entry)
+{
+	return rg_xa_is_internal(entry);
+}
+
+static inline bool xa_is_retry(const void *entry)
+{
+	return rg_xa_is_retry(entry);
+}
+
+/* ---- the lock ---- */
+
+static inline void xa_lock(struct xarray *xa)
+{
+	rg_xa_lock(&xa->rg);
+}
+
+static inline void xa_unlock(struct xarray *xa)
+{
+	rg_xa_unlock(&xa->rg);
+}
+
+#define xa_lock_irq(xa) xa_lock(xa)
+#define xa_unlock_irq(xa) xa_unlock(xa)
+#define xa_lock_bh(xa) xa_lock(xa)
+#define xa_unlock_bh(xa) xa_unlock(xa)
+#define xa_lock_irqsave(xa, flags) ((void)(flags), xa_lock(xa))
+#define xa_unlock_irqrestore(xa, flags) ((void)(flags), xa_unlock(xa))
+
+/* ---- normal calls under the caller's lock ---- */
+
+static inline void *__xa_store(struct xarray *xa, unsigned long index,
+			       void *entry, gfp_t gfp)
+{
+	void *old = NULL;
+	int err = rg_xa_store_locked(&xa->rg, index, entry, &old);
+
+	(void)gfp;
+	return err ? xa_mk_err_entry_(err) : old;
+}
+
+static inline void *__xa_erase(struct xarray *xa, unsigned long index)
+{
+	return rg_xa_erase_locked(&xa->rg, index);
+}
+
+static inline int __xa_insert(struct xarray *xa, unsigned long index,
+			      void *entry, gfp_t gfp)
+{
+	(void)gfp;
+	return rg_xa_insert_locked(&xa->rg, index, entry);
+}
+
+static inline void *__xa_cmpxchg(struct xarray *xa, unsigned long index,
+				 void *old, void *entry, gfp_t gfp)
+{
+	void *cur = NULL;
+	int err = rg_xa_cmpxchg_locked(&xa->rg, index, old, entry, &cur);
+
+	(void)gfp;
+	if (err && err != -EBUSY)
+		return xa_mk_err_entry_(err);
+	return cur;
+}
+
+static inline int __xa_alloc(struct xarray *xa, uint32_t *id, void *entry,
+			     struct xa_limit limit, gfp_t gfp)
+{
+	unsigned long got = 0;
+	int err =
+		rg_xa_alloc_locked(&xa->rg, &got, entry, limit.min, limit.max);
+
+	(void)gfp;
+	if (!err)
+		*id = (uint32_t)got;
+	return err;
+}
+
+static inline void __xa_set_mark(struct xarray *xa, unsigned long index,
+				 xa_mark_t mark)
+{
+	(void)rg_xa_set_mark_locked(&xa->rg, index, mark);
+}
+
+static inline void __xa_clear_mark(struct xarray *xa, unsigned long index,
+				   xa_mark_t mark)
+{
+	(void)rg_xa_clear_mark_locked(&xa->rg, index, mark);
+}
+
+/* ---- the advanced API ---- */
+
+struct xa_node;
+
+/*
+ * The kernel's xa_state, laid out as struct rg_xa_state (checked below);
+ * the xas_* calls pass it on as one.
+ */
+struct xa_state {
+	struct xarray *xa;
+	unsigned long xa_index;
+	unsigned char xa_shift;
+	unsigned char xa_sibs;
+	unsigned char xa_offset;
+	unsigned char xa_pad;
+	struct xa_node *xa_node;
+	struct xa_node *xa_alloc;
+	unsigned int xa_need;
+};
+
+#ifndef __cplusplus
+_Static_assert(sizeof(struct xa_state) == sizeof(struct rg_xa_state),
+	       "struct xa_state mirrors struct rg_xa_state");
+_Static_assert(offsetof(struct xa_state, xa_node) ==
+		       offsetof(struct rg_xa_state, xa_node),
+	       "struct xa_state mirrors struct rg_xa_state");
+_Static_assert(offsetof(struct xa_state, xa_need) ==
+		       offsetof(struct rg_xa_state, xa_need),
+	       "struct xa_state mirrors struct rg_xa_state");
+#endif
+
+#define XAS_RESTART ((struct xa_node *)RG_XAS_RESTART)
+#define XAS_BOUNDS ((struct xa_node *)RG_XAS_BOUNDS)
+
+#define XA_STATE(name, array, index)                               \
+	struct xa_state name = { (array), (index),     0,    0, 0, \
+				 0,	  XAS_RESTART, NULL, 0 }
+
+static inline struct rg_xa_state *xas_rg_(const struct xa_state *xas)
+{
+	return (struct rg_xa_state *)(uintptr_t)xas;
+}
+
+#define xas_lock(xas) xa_lock((xas)->xa)
+#define xas_unlock(xas) xa_unlock((xas)->xa)
+#define xas_lock_irq(xas) xa_lock((xas)->xa)
+#define xas_unlock_irq(xas) xa_unlock((xas)->xa)
+#define xas_lock_bh(xas) xa_lock((xas)->xa)
+#define xas_unlock_bh(xas) xa_unlock((xas)->xa)
+#define xas_lock_irqsave(xas, flags) xa_lock_irqsave((xas)->xa, flags)
+#define xas_unlock_irqrestore(xas, flags) xa_unlock_irqrestore((xas)->xa, flags)
+
+static inline int xas_error(const struct xa_state *xas)
+{
+	return rg_xas_error(xas_rg_(xas));
+}
+
+static inline void xas_set_err(struct xa_state *xas, long err)
+{
+	rg_xas_set_err(xas_rg_(xas), err);
+}
+
+static inline bool xas_invalid(const struct xa_state *xas)
+{
+	return rg_xas_invalid(xas_rg_(xas));
+}
+
+static inline bool xas_valid(const struct xa_state *xas)
+{
+	return rg_xas_valid(xas_rg_(xas));
+}
+
+static inline void xas_reset(struct xa_state *xas)
+{
+	rg_xas_reset(xas_rg_(xas));
+}
+
+static inline void xas_set(struct xa_state *xas, unsigned long index)
+{
+	rg_xas_set(xas_rg_(xas), index);
+}
+
+static inline bool xas_retry(struct xa_state *xas, const void *entry)
+{
+	return rg_xas_retry(xas_rg_(xas), entry);
+}
+
+static inline void *xas_load(struct xa_state *xas)
+{
+	return rg_xas_load(xas_rg_(xas));
+}
+
+static inline void *xas_reload(struct xa_state *xas)
+{
+	return rg_xas_reload(xas_rg_(xas));
+}
+
+static inline void *xas_store(struct xa_state *xas, void *entry)
+{
+	return rg_xas_store(xas_rg_(xas), entry);
+}
+
+static inline bool xas_nomem(struct xa_state *xas, gfp_t gfp)
+{
+	(void)gfp;
+	return rg_xas_nomem(xas_rg_(xas));
+}
+
+static inline void *xas_find(struct xa_state *xas, unsigned long max)
+{
+	return rg_xas_find(xas_rg_(xas), max);
+}
+
+static inline void *xas_next_entry(struct xa_state *xas, unsigned long max)
+{
+	return rg_xas_next_entry(xas_rg_(xas), max);
+}
+
+static inline void *xas_find_marked(struct xa_state *xas, unsigned long max,
+				    xa_mark_t mark)
+{
+	return rg_xas_find_marked(xas_rg_(xas), max, mark);
+}
+
+static inline void *xas_next_marked(struct xa_state *xas, unsigned long max,
+				    xa_mark_t mark)
+{
+	return rg_xas_find_marked(xas_rg_(xas), max, mark);
+}
+
+static inline void *xas_next(struct xa_state *xas)
+{
+	return rg_xas_next(xas_rg_(xas));
+}
+
+static inline void *xas_prev(struct xa_state *xas)
+{
+	return rg_xas_prev(xas_rg_(xas));
+}
+
+static inline void xas_pause(struct xa_state *xas)
+{
+	rg_xas_pause(xas_rg_(xas));
+}
+
+static inline bool xas_get_mark(const struct xa_state *xas, xa_mark_t mark)
+{
+	return rg_xas_get_mark(xas_rg_(xas), mark);
+}
+
+static inline void xas_set_mark(const struct xa_state *xas, xa_mark_t mark)
+{
+	rg_xas_set_mark(xas_rg_(xas), mark);
+}
+
+static inline void xas_clear_mark(const struct xa_state *xas, xa_mark_t mark)
+{
+	rg_xas_clear_mark(xas_rg_(xas), mark);
+}
+
+static inline void xas_init_marks(const struct xa_state *xas)
+{
+	rg_xas_init_marks(xas_rg_(xas));
+}
+
+#define xas_for_each(xas, entry, max)                   \
+	for ((entry) = xas_find((xas), (max)); (entry); \
+	     (entry) = xas_next_entry((xas), (max)))
+#define xas_for_each_marked(xas, entry, max, mark)                     \
+	for ((entry) = xas_find_marked((xas), (max), (mark)); (entry); \
+	     (entry) = xas_next_marked((xas), (max), (mark)))
 
 #ifdef __cplusplus
 }
