@@ -48,23 +48,24 @@ extern "C" {
  * @xa: the allocating xarray of chunks; its lock is the IDA's lock.
  * @free_lo: every ID below it is allocated (a search hint).
  * @nr_bitmaps: chunk bitmaps this IDA holds.
- * @hint_slot: NULL, or the xarray slot of chunk @hint_chunk (cached).
- * @hint_leaf: the xarray leaf holding @hint_slot (NULL: the array head).
- * @hint_chunk: the chunk whose slot is cached.
+ * @hint: private: a walked xarray state (the advanced API) on the chunk
+ *        where the last allocation landed; its xa is NULL when unset.
+ * @hint_bm: private: the chunk bitmap at @hint (the IDA's own memory), or
+ *           NULL while that chunk is a value entry.
  */
 struct rg_ida {
 	struct rg_xarray xa;
 	unsigned int free_lo;
 	size_t nr_bitmaps;
-	void **hint_slot;
-	void *hint_leaf;
-	unsigned long hint_chunk;
+	struct rg_xa_state hint;
+	void *hint_bm;
 };
 
 /* Static initialiser: struct rg_ida ida = RG_IDA_INIT; */
-#define RG_IDA_INIT                                                    \
-	{                                                              \
-		RG_XARRAY_INIT(RG_XA_FLAGS_ALLOC), 0, 0, NULL, NULL, 0 \
+#define RG_IDA_INIT                                                            \
+	{                                                                      \
+		RG_XARRAY_INIT(RG_XA_FLAGS_ALLOC), 0, 0,                       \
+			{ NULL, 0, 0, 0, 0, 0, RG_XAS_RESTART, NULL, 0 }, NULL \
 	}
 #define RG_DEFINE_IDA(name) struct rg_ida name = RG_IDA_INIT
 

@@ -613,7 +613,10 @@ struct rg_xa_state {
  *
  * Context: blocks while another thread holds it.
  */
-RG_API void rg_xa_lock(struct rg_xarray *xa);
+static inline void rg_xa_lock(struct rg_xarray *xa)
+{
+	pthread_mutex_lock(&xa->lock);
+}
 
 /**
  * rg_xa_unlock() - release the array's lock.
@@ -621,7 +624,10 @@ RG_API void rg_xa_lock(struct rg_xarray *xa);
  *
  * Context: the caller holds the lock.
  */
-RG_API void rg_xa_unlock(struct rg_xarray *xa);
+static inline void rg_xa_unlock(struct rg_xarray *xa)
+{
+	pthread_mutex_unlock(&xa->lock);
+}
 
 /**
  * rg_xas_error() - the error recorded in a state.

@@ -15,11 +15,14 @@
  * The xarray's free mark is the IDA's index of chunks with a free ID: every
  * empty slot and every value chunk has it (a value entry uses at most 63 of
  * 1024 IDs), and a bitmap chunk has it unless all 1024 bits are set. The
- * IDA sets and clears the mark itself (rgi_xa_set_free()); the xarray's
- * node bitmaps then let a search skip full regions in one step per level.
+ * IDA sets and clears the mark itself (rg_xas_set_mark() and
+ * rg_xas_clear_mark(): the advanced xarray API keeps the mark of a slot as
+ * it is when an entry is stored there); the xarray's node bitmaps then let
+ * a search skip full regions in one step per level. The IDA uses the
+ * xarray only through <region/xarray.h>, its normal and advanced calls.
  *
  * Allocation: find the first chunk at or after min / 1024 with the free mark
- * (rgi_xa_seek), then the first zero bit at or after the start bit in it;
+ * (rg_xas_find_marked()), then the first zero bit at or after the start bit in it;
  * only the chunk of min itself can be free but not above the start bit, in
  * which case the search moves on to the next chunk. The hint free_lo (every
  * ID below it is allocated) lets the common sequential case start at the
@@ -28,15 +31,16 @@
  * when an allocation whose min is at most free_lo succeeds, and falls to any
  * freed ID below it.
  *
- * Fast path: the IDA caches the xarray slot (and its leaf) of the chunk
- * where the last allocation from free_lo landed. While free_lo stays in
- * that chunk and the chunk is a bitmap with a zero bit at or above it, an
- * allocation is one word scan and one bit set, with no walk from the root;
- * a free in that chunk skips the walk too, and a free elsewhere moves the
- * cache to its own chunk (a bitmap that stays), where reuse will look. The cache is dropped whenever the
- * IDA changes the xarray's shape (a new chunk stored, a chunk erased,
+ * Fast path: the IDA keeps a walked xarray state (struct rg_xa_state,
+ * ida->hint) on the chunk where the last allocation from free_lo landed.
+ * While free_lo stays in that chunk and the chunk is a bitmap with a zero
+ * bit at or above it, an allocation is one rg_xas_reload(), one word scan
+ * and one bit set, with no walk from the root; a free in that chunk skips
+ * the walk too, and a free elsewhere moves the hint to its own chunk (a
+ * bitmap that stays), where reuse will look. The hint is dropped whenever
+ * the IDA changes the xarray's shape (a new chunk stored, a chunk erased,
  * destroy), since only then can a slot move or its node be freed; a value
- * entry turning into a bitmap replaces the slot's content in place.
+ * entry turning into a bitmap is a store on the same walked slot.
  *
  * Memory: an allocation needs at most one bitmap (allocated first) and the
  * xarray nodes for a new chunk (allocated by the xarray in one bulk call
@@ -54,8 +58,8 @@
 #include "region/bitmap.h"
 #include "region/ida.h"
 #include "region/slab.h"
+#include "region/xarray.h"
 #include "rg_internal.h"
-#include "xarray/xa_internal.h"
 
 #define IDA_BITS RG_IDA_BITMAP_BITS
 #define IDA_LONG_BITS ((unsigned int)RG_BITS_PER_LONG)
@@ -146,14 +150,13 @@ static bool bm_empty(const struct ida_bitmap *bm)
 }
 
 /*
- * Take the first free bit at or after @bit of chunk @chunk's bitmap if its
- * ID (@base + bit) is at most @max, and clear the chunk's free mark (in
- * @leaf) when the bitmap fills. Returns the bit, or IDA_BITS for none.
+ * Take the first free bit at or after @bit of the bitmap @bm of the chunk
+ * @xas is on if its ID (@base + bit) is at most @max, and clear the chunk's
+ * free mark when the bitmap fills. Returns the bit, or IDA_BITS for none.
  */
-static inline unsigned int bm_take(struct rg_ida *ida, struct ida_bitmap *bm,
-				   unsigned int bit, unsigned long base,
-				   unsigned long max, void *leaf,
-				   unsigned long chunk)
+static inline unsigned int bm_take(struct ida_bitmap *bm, unsigned int bit,
+				   unsigned long base, unsigned long max,
+				   const struct rg_xa_state *xas)
 {
 	unsigned int pos = bm_next_zero(bm, bit);
 	unsigned long *w;
@@ -163,7 +166,7 @@ static inline unsigned int bm_take(struct rg_ida *ida, struct ida_bitmap *bm,
 	w = &bm->bits[pos / IDA_LONG_BITS];
 	*w |= 1UL << (pos % IDA_LONG_BITS);
 	if (*w == ~0UL && bm_full(bm))
-		rgi_xa_set_free(&ida->xa, leaf, chunk, false);
+		rg_xas_clear_mark(xas, RG_XA_FREE_MARK);
 	return pos;
 }
 
@@ -171,27 +174,30 @@ static inline unsigned int bm_take(struct rg_ida *ida, struct ida_bitmap *bm,
 
 static inline void ida_hint_drop(struct rg_ida *ida)
 {
-	ida->hint_slot = NULL;
-	ida->hint_leaf = NULL;
+	ida->hint.xa = NULL;
+	ida->hint_bm = NULL;
 }
 
-/* Cache the slot of @chunk (which must exist). */
-static void ida_hint_set(struct rg_ida *ida, unsigned long chunk)
+static inline bool ida_hint_on(const struct rg_ida *ida, unsigned long chunk)
 {
-	struct rg_xa_node *leaf;
-
-	ida->hint_slot = rgi_xa_slot(&ida->xa, chunk, &leaf);
-	ida->hint_leaf = leaf;
-	ida->hint_chunk = chunk;
+	return ida->hint.xa && ida->hint.xa_index == chunk;
 }
 
-/* A new chunk at @chunk holding only @bit. */
-static int ida_new_chunk(struct rg_ida *ida, unsigned long chunk,
+/* Remember @xas, walked to a chunk that stays, holding @entry. */
+static inline void ida_hint_set(struct rg_ida *ida,
+				const struct rg_xa_state *xas, void *entry)
+{
+	ida->hint = *xas;
+	ida->hint.xa_alloc = NULL;
+	ida->hint_bm = rg_xa_is_value(entry) ? NULL : entry;
+}
+
+/* A new chunk at the index of @xas holding only @bit. */
+static int ida_new_chunk(struct rg_ida *ida, struct rg_xa_state *xas,
 			 unsigned int bit)
 {
 	struct ida_bitmap *bm = NULL;
 	void *entry;
-	int err;
 
 	if (bit < IDA_VALUE_BITS) {
 		entry = rg_xa_mk_value(1UL << bit);
@@ -202,38 +208,43 @@ static int ida_new_chunk(struct rg_ida *ida, unsigned long chunk,
 		rg_bitmap_set(bm->bits, bit);
 		entry = bm;
 	}
-	err = rgi_xa_store_locked(&ida->xa, chunk, entry, NULL, false);
-	if (err && bm)
-		ida_bitmap_free(ida, bm);
-	if (!err)
-		ida_hint_drop(ida);
-	return err;
+	/* The empty slot's free mark stays: the chunk has free IDs. */
+	rg_xas_store(xas, entry);
+	if (rg_xas_error(xas)) {
+		if (bm)
+			ida_bitmap_free(ida, bm);
+		return -ENOMEM;
+	}
+	ida_hint_drop(ida);
+	return 0;
 }
 
 /* Lowest free ID in [start, max] (both <= INT_MAX); lock held. */
 static int ida_alloc_locked(struct rg_ida *ida, unsigned long start,
-			    unsigned long max, unsigned int *id)
+			    unsigned long max, unsigned int *id,
+			    struct rg_xa_state *xas)
 {
-	struct rgi_xa_cursor c;
-
 	for (;;) {
 		unsigned long chunk = start / IDA_BITS, base, got;
 		unsigned int bit = start % IDA_BITS, pos;
 		struct ida_bitmap *bm;
 		void *entry;
 
-		if (start > max || !rgi_xa_seek(&ida->xa, chunk, max / IDA_BITS,
-						RGI_XA_FILTER_FREE, &c))
+		if (start > max)
 			return -ENOSPC;
-		if (c.index != chunk)
+		rg_xas_set(xas, chunk);
+		entry = rg_xas_find_marked(xas, max / IDA_BITS,
+					   RG_XA_FREE_MARK);
+		if (xas->xa_index > max / IDA_BITS)
+			return -ENOSPC;
+		if (xas->xa_index != chunk)
 			bit = 0;
-		base = c.index * IDA_BITS;
-		entry = c.slot ? *c.slot : NULL;
+		base = xas->xa_index * IDA_BITS;
 		if (!entry) {
 			got = base + bit;
 			if (got > max)
 				return -ENOSPC;
-			if (ida_new_chunk(ida, c.index, bit))
+			if (ida_new_chunk(ida, xas, bit))
 				return -ENOMEM;
 			*id = (unsigned int)got;
 			return 0;
@@ -251,20 +262,21 @@ static int ida_alloc_locked(struct rg_ida *ida, unsigned long start,
 			if (got > max)
 				return -ENOSPC;
 			if (pos < IDA_VALUE_BITS) {
-				*c.slot = rg_xa_mk_value(v | (1UL << pos));
+				rg_xas_store(xas,
+					     rg_xa_mk_value(v | (1UL << pos)));
 			} else {
-				/* Outgrows a value entry: convert in place. */
+				/* Outgrows a value entry: same slot. */
 				bm = ida_bitmap_alloc(ida);
 				if (!bm)
 					return -ENOMEM;
 				bm->bits[0] = v;
 				rg_bitmap_set(bm->bits, pos);
-				*c.slot = bm;
+				rg_xas_store(xas, bm);
 			}
 			*id = (unsigned int)got;
 			return 0;
 		}
-		pos = bm_take(ida, entry, bit, base, max, c.node, c.index);
+		pos = bm_take(entry, bit, base, max, xas);
 		if (pos == IDA_BITS) {
 			/*
 			 * Free IDs only below the start bit, or above max
@@ -293,35 +305,35 @@ int rg_ida_alloc_range(struct rg_ida *ida, unsigned int min, unsigned int max,
 		max = RG_IDA_MAX;
 	if (min > max)
 		return -ENOSPC;
-	rgi_xa_lock(&ida->xa);
+	rg_xa_lock(&ida->xa);
 	hinted = min <= ida->free_lo;
-	if (hinted && ida->hint_slot &&
-	    ida->hint_chunk == ida->free_lo / IDA_BITS) {
-		void *entry = *ida->hint_slot;
+	if (hinted && ida->hint_bm &&
+	    ida->hint.xa_index == ida->free_lo / IDA_BITS) {
+		/* The common path: no walk, no xarray call. */
+		unsigned long base = ida->hint.xa_index * IDA_BITS;
+		unsigned int pos =
+			bm_take(ida->hint_bm, ida->free_lo % IDA_BITS, base,
+				max, &ida->hint);
 
-		if (!rg_xa_is_value(entry)) {
-			/* The common path: no walk from the root. */
-			unsigned long base = ida->hint_chunk * IDA_BITS;
-			unsigned int pos = bm_take(
-				ida, entry, ida->free_lo % IDA_BITS, base, max,
-				ida->hint_leaf, ida->hint_chunk);
-
-			if (pos < IDA_BITS) {
-				got = (unsigned int)(base + pos);
-				ida->free_lo = got + 1;
-				rgi_xa_unlock(&ida->xa);
-				*id = got;
-				return 0;
-			}
+		if (pos < IDA_BITS) {
+			got = (unsigned int)(base + pos);
+			ida->free_lo = got + 1;
+			rg_xa_unlock(&ida->xa);
+			*id = got;
+			return 0;
 		}
 	}
-	err = ida_alloc_locked(ida, hinted ? ida->free_lo : min, max, &got);
-	if (!err && hinted) {
-		ida->free_lo = got + 1;
-		if (!ida->hint_slot || ida->hint_chunk != got / IDA_BITS)
-			ida_hint_set(ida, got / IDA_BITS);
+	{
+		RG_XA_STATE(xas, &ida->xa, 0);
+
+		err = ida_alloc_locked(ida, hinted ? ida->free_lo : min, max,
+				       &got, &xas);
+		if (!err && hinted) {
+			ida->free_lo = got + 1;
+			ida_hint_set(ida, &xas, rg_xas_reload(&xas));
+		}
 	}
-	rgi_xa_unlock(&ida->xa);
+	rg_xa_unlock(&ida->xa);
 	if (!err)
 		*id = got;
 	return err;
@@ -334,35 +346,37 @@ int rg_ida_free(struct rg_ida *ida, unsigned int id)
 	unsigned long chunk = id / IDA_BITS;
 	unsigned int bit = id % IDA_BITS, w = bit / IDA_LONG_BITS;
 	unsigned long mask = 1UL << (bit % IDA_LONG_BITS);
-	struct rg_xa_node *leaf;
+	struct rg_xa_state *s;
 	struct ida_bitmap *bm;
-	void **slot, *entry;
+	void *entry;
 	int err = 0;
 
 	if (!ida)
 		return -EINVAL;
 	if (id > RG_IDA_MAX)
 		return -ENOENT;
-	rgi_xa_lock(&ida->xa);
-	if (ida->hint_slot && ida->hint_chunk == chunk) {
-		slot = ida->hint_slot;
-		leaf = ida->hint_leaf;
+	RG_XA_STATE(xas, &ida->xa, chunk);
+	rg_xa_lock(&ida->xa);
+	if (ida_hint_on(ida, chunk)) {
+		s = &ida->hint;
+		entry = ida->hint_bm ? ida->hint_bm : rg_xas_reload(s);
 	} else {
-		slot = rgi_xa_slot(&ida->xa, chunk, &leaf);
+		s = &xas;
+		entry = rg_xas_load(s);
 	}
-	entry = slot ? *slot : NULL;
 	if (!entry) {
 		err = -ENOENT;
 	} else if (rg_xa_is_value(entry)) {
 		unsigned long v = rg_xa_to_value(entry);
 
-		if (bit >= IDA_VALUE_BITS || !(v & (1UL << bit)))
+		if (bit >= IDA_VALUE_BITS || !(v & (1UL << bit))) {
 			err = -ENOENT;
-		else if (!(v &= ~(1UL << bit))) {
-			rgi_xa_erase_locked(&ida->xa, chunk);
+		} else if (!(v &= ~(1UL << bit))) {
+			rg_xas_store(s, NULL);
 			ida_hint_drop(ida);
-		} else
-			*slot = rg_xa_mk_value(v);
+		} else {
+			rg_xas_store(s, rg_xa_mk_value(v));
+		}
 	} else {
 		bool was_full;
 
@@ -374,43 +388,41 @@ int rg_ida_free(struct rg_ida *ida, unsigned int id)
 		was_full = bm->bits[w] == ~0UL && bm_full(bm);
 		bm->bits[w] &= ~mask;
 		if (!bm->bits[w] && bm_empty(bm)) {
-			rgi_xa_erase_locked(&ida->xa, chunk);
+			rg_xas_store(s, NULL);
 			ida_hint_drop(ida);
 			ida_bitmap_free(ida, bm);
 		} else {
 			if (was_full)
-				rgi_xa_set_free(&ida->xa, leaf, chunk, true);
-			/* Cache this chunk: frees in a row and reuse hit it. */
-			ida->hint_slot = slot;
-			ida->hint_leaf = leaf;
-			ida->hint_chunk = chunk;
+				rg_xas_set_mark(s, RG_XA_FREE_MARK);
+			/* Keep this chunk: frees in a row and reuse hit it. */
+			if (s != &ida->hint)
+				ida_hint_set(ida, s, bm);
 		}
 	}
 	if (!err && id < ida->free_lo)
 		ida->free_lo = id;
 out:
-	rgi_xa_unlock(&ida->xa);
+	rg_xa_unlock(&ida->xa);
 	return err;
 }
 
 bool rg_ida_exists(struct rg_ida *ida, unsigned int id)
 {
 	unsigned int bit = id % IDA_BITS;
-	struct rg_xa_node *leaf;
-	void **slot, *entry;
+	void *entry;
 	bool r = false;
 
 	if (unlikely(!ida) || id > RG_IDA_MAX)
 		return false;
-	rgi_xa_lock(&ida->xa);
-	slot = rgi_xa_slot(&ida->xa, id / IDA_BITS, &leaf);
-	entry = slot ? *slot : NULL;
+	RG_XA_STATE(xas, &ida->xa, id / IDA_BITS);
+	rg_xa_lock(&ida->xa);
+	entry = rg_xas_load(&xas);
 	if (entry && rg_xa_is_value(entry))
 		r = bit < IDA_VALUE_BITS &&
 		    ((rg_xa_to_value(entry) >> bit) & 1);
 	else if (entry)
 		r = rg_bitmap_test(((struct ida_bitmap *)entry)->bits, bit);
-	rgi_xa_unlock(&ida->xa);
+	rg_xa_unlock(&ida->xa);
 	return r;
 }
 
@@ -421,29 +433,35 @@ void rg_ida_init(struct rg_ida *ida)
 	rg_xa_init_flags(&ida->xa, RG_XA_FLAGS_ALLOC);
 	ida->free_lo = 0;
 	ida->nr_bitmaps = 0;
-	ida_hint_drop(ida);
-	ida->hint_chunk = 0;
+	memset(&ida->hint, 0, sizeof(ida->hint));
+	ida->hint_bm = NULL;
 }
 
 void rg_ida_destroy(struct rg_ida *ida)
 {
-	struct rgi_xa_cursor c;
-	unsigned long i = 0;
+	void *entry;
 
 	if (unlikely(!ida))
 		return;
-	rgi_xa_lock(&ida->xa);
-	while (rgi_xa_seek(&ida->xa, i, ULONG_MAX, RG_XA_PRESENT, &c)) {
-		void *entry = *c.slot;
-
+	RG_XA_STATE(xas, &ida->xa, 0);
+	rg_xa_lock(&ida->xa);
+	rg_xas_for_each(&xas, entry, ULONG_MAX)
+	{
 		if (!rg_xa_is_value(entry))
 			ida_bitmap_free(ida, entry);
-		i = c.index + 1;
+		rg_xas_store(&xas, NULL);
 	}
-	rgi_xa_destroy_locked(&ida->xa);
 	ida_hint_drop(ida);
 	ida->free_lo = 0;
-	rgi_xa_unlock(&ida->xa);
+	rg_xa_unlock(&ida->xa);
+}
+
+/* Lock held. */
+static bool ida_empty(struct rg_ida *ida)
+{
+	RG_XA_STATE(xas, &ida->xa, 0);
+
+	return rg_xas_find(&xas, ULONG_MAX) == NULL;
 }
 
 bool rg_ida_is_empty(struct rg_ida *ida)
@@ -452,10 +470,17 @@ bool rg_ida_is_empty(struct rg_ida *ida)
 
 	if (unlikely(!ida))
 		return false;
-	rgi_xa_lock(&ida->xa);
-	r = ida->xa.head == NULL;
-	rgi_xa_unlock(&ida->xa);
+	rg_xa_lock(&ida->xa);
+	r = ida_empty(ida);
+	rg_xa_unlock(&ida->xa);
 	return r;
+}
+
+/* Lock held. */
+static size_t ida_bytes(const struct rg_ida *ida)
+{
+	return ida->nr_bitmaps * sizeof(struct ida_bitmap) +
+	       rg_xa_bytes_locked(&ida->xa) - sizeof(ida->xa) + sizeof(*ida);
 }
 
 size_t rg_ida_bytes(struct rg_ida *ida)
@@ -464,10 +489,9 @@ size_t rg_ida_bytes(struct rg_ida *ida)
 
 	if (unlikely(!ida))
 		return 0;
-	rgi_xa_lock(&ida->xa);
-	r = ida->nr_bitmaps * sizeof(struct ida_bitmap) +
-	    rgi_xa_node_bytes(&ida->xa) + sizeof(*ida);
-	rgi_xa_unlock(&ida->xa);
+	rg_xa_lock(&ida->xa);
+	r = ida_bytes(ida);
+	rg_xa_unlock(&ida->xa);
 	return r;
 }
 
@@ -477,9 +501,9 @@ size_t rg_ida_bitmap_count(struct rg_ida *ida)
 
 	if (unlikely(!ida))
 		return 0;
-	rgi_xa_lock(&ida->xa);
+	rg_xa_lock(&ida->xa);
 	r = ida->nr_bitmaps;
-	rgi_xa_unlock(&ida->xa);
+	rg_xa_unlock(&ida->xa);
 	return r;
 }
 
@@ -499,32 +523,27 @@ int rg_ida_bitmap_cache_stats(struct rg_slab_stats *st)
 
 /* ---- validate and dump ---- */
 
-static bool ida_chunk_free_mark(struct rg_ida *ida, struct rgi_xa_cursor *c)
-{
-	if (!c->node)
-		return ida->xa.head_marks & (1u << RG_XA_FREE_MARK);
-	return (c->node->marks[RG_XA_FREE_MARK] >> (c->index % 64)) & 1;
-}
-
 static const char *ida_check(struct rg_ida *ida)
 {
-	struct rgi_xa_cursor c;
+	RG_XA_STATE(xas, &ida->xa, 0);
 	unsigned long i = 0, lowest_free = ULONG_MAX;
 	size_t bitmaps = 0;
 	const char *why = NULL;
+	void *entry;
 
-	if (rgi_xa_validate_locked(&ida->xa, true, &why))
+	if (rg_xa_validate_locked(&ida->xa, RG_XA_VALIDATE_OWNER_FREE, &why))
 		return why;
 	if (ida->xa.flags != RG_XA_FLAGS_ALLOC)
 		return "IDA xarray is not a plain allocating array";
-	while (rgi_xa_seek(&ida->xa, i, ULONG_MAX, RG_XA_PRESENT, &c)) {
-		void *entry = *c.slot;
-		bool free_mark = ida_chunk_free_mark(ida, &c);
+	rg_xas_for_each(&xas, entry, ULONG_MAX)
+	{
+		bool free_mark = rg_xas_get_mark(&xas, RG_XA_FREE_MARK);
+		unsigned long c = xas.xa_index;
 		unsigned int first_zero;
 
-		if (c.index > IDA_MAX_CHUNK)
+		if (c > IDA_MAX_CHUNK)
 			return "chunk beyond INT_MAX";
-		if (lowest_free == ULONG_MAX && c.index != i)
+		if (lowest_free == ULONG_MAX && c != i)
 			lowest_free = i * IDA_BITS;
 		if (rg_xa_is_value(entry)) {
 			unsigned long v = rg_xa_to_value(entry);
@@ -537,8 +556,7 @@ static const char *ida_check(struct rg_ida *ida)
 		} else {
 			struct ida_bitmap *bm = entry;
 
-			if (rg_xa_is_reserved_entry(entry) ||
-			    ((uintptr_t)entry & 7))
+			if (rg_xa_is_internal(entry) || ((uintptr_t)entry & 7))
 				return "chunk is not a bitmap pointer";
 			bitmaps++;
 			if (bm_empty(bm))
@@ -548,8 +566,8 @@ static const char *ida_check(struct rg_ida *ida)
 			first_zero = bm_next_zero(bm, 0);
 		}
 		if (lowest_free == ULONG_MAX && first_zero < IDA_BITS)
-			lowest_free = c.index * IDA_BITS + first_zero;
-		i = c.index + 1;
+			lowest_free = c * IDA_BITS + first_zero;
+		i = c + 1;
 	}
 	if (lowest_free == ULONG_MAX)
 		lowest_free = i * IDA_BITS;
@@ -557,15 +575,17 @@ static const char *ida_check(struct rg_ida *ida)
 		return "bitmap count disagrees";
 	if (ida->free_lo > lowest_free)
 		return "hint above the lowest free ID";
-	if (ida->hint_slot) {
-		struct rg_xa_node *leaf;
+	if (!ida->hint.xa && ida->hint_bm)
+		return "cached bitmap without a cached slot";
+	if (ida->hint.xa) {
+		RG_XA_STATE(chk, &ida->xa, ida->hint.xa_index);
+		void *e = rg_xas_load(&chk);
 
-		if (rgi_xa_slot(&ida->xa, ida->hint_chunk, &leaf) !=
-			    ida->hint_slot ||
-		    (void *)leaf != ida->hint_leaf || !*ida->hint_slot)
+		if (ida->hint.xa != &ida->xa || !e ||
+		    (ida->hint_bm && ida->hint_bm != e) ||
+		    chk.xa_node != ida->hint.xa_node ||
+		    chk.xa_offset != ida->hint.xa_offset || ida->hint.xa_alloc)
 			return "cached slot is stale";
-	} else if (ida->hint_leaf) {
-		return "cached leaf without a slot";
 	}
 	return NULL;
 }
@@ -575,9 +595,9 @@ int rg_ida_validate(struct rg_ida *ida, const char **reason)
 	const char *why = "NULL IDA";
 
 	if (likely(ida)) {
-		rgi_xa_lock(&ida->xa);
+		rg_xa_lock(&ida->xa);
 		why = ida_check(ida);
-		rgi_xa_unlock(&ida->xa);
+		rg_xa_unlock(&ida->xa);
 	}
 	if (reason)
 		*reason = why;
@@ -606,11 +626,9 @@ void rg_ida_dump(struct rg_ida *ida, FILE *f)
 {
 	if (unlikely(!ida || !f))
 		return;
-	rgi_xa_lock(&ida->xa);
+	rg_xa_lock(&ida->xa);
 	fprintf(f, "ida %p bitmaps %zu free_lo %u bytes %zu\n", (void *)ida,
-		ida->nr_bitmaps, ida->free_lo,
-		ida->nr_bitmaps * sizeof(struct ida_bitmap) +
-			rgi_xa_node_bytes(&ida->xa) + sizeof(*ida));
-	rgi_xa_dump_locked(&ida->xa, f, ida_dump_chunk);
-	rgi_xa_unlock(&ida->xa);
+		ida->nr_bitmaps, ida->free_lo, ida_bytes(ida));
+	rg_xa_dump_locked(&ida->xa, f, ida_dump_chunk);
+	rg_xa_unlock(&ida->xa);
 }

@@ -11,7 +11,7 @@
  *
  * Entries are pointers with the two low bits 00 and value entries with the
  * low bit 1. Anything with the low bits 10 is internal: tagged nodes and
- * RGI_XA_ZERO, the reservation entry that reads as NULL but occupies its
+ * XA_ZERO, the reservation entry that reads as NULL but occupies its
  * index. The public calls reject such entries with -EINVAL.
  *
  * Invariants (checked by rg_xa_validate()):
@@ -41,8 +41,22 @@
  * cannot leave it broken for good). Each array counts its own nodes, which
  * is what rg_xa_bytes() reports.
  *
- * Locking: every public call takes xa->lock; the rgi_ functions in
- * xa_internal.h expect it held. Limits: indices are unsigned long; height is
+ * The advanced API. A struct rg_xa_state names an index and the node where
+ * the last walk to it stopped (the head, RG_XAS_RESTART before a walk,
+ * RG_XAS_BOUNDS outside the tree, or an encoded error). Every slot write,
+ * the normal API's included, goes through rg_xas_store(): a store of a new
+ * entry keeps the empty slot's marks (the free mark of an allocating array
+ * included, which the normal calls then clear and the IDA manages), and an
+ * erase gives the slot the marks of an empty one. A state on a leaf reads
+ * and writes its slot without a walk; erase leaves the state on the
+ * deepest node that survives, so an iteration that erases goes on.
+ * A store that fails to get nodes records -ENOMEM and the node count it
+ * needed; rg_xas_nomem() allocates that many into the state (xa_alloc, a
+ * list through the nodes' parent fields), and the next store takes them
+ * first.
+ *
+ * Locking: every normal call takes xa->lock; the rg_xas_* calls, the
+ * *_locked calls and the static helpers here expect it held. Limits: indices are unsigned long; height is
  * at most 11 levels on 64-bit.
  */
 #include <errno.h>
@@ -53,7 +67,58 @@
 #include "region/slab.h"
 #include "region/xarray.h"
 #include "rg_internal.h"
-#include "xarray/xa_internal.h"
+
+/* Filter for xa_seek(): free indices (slots with the free mark, empty
+ * slots of interior nodes, and indices beyond the tree). */
+#define XA_FILTER_FREE 16U
+
+/* Reservation entry: reads as NULL, occupies the index. */
+#define XA_ZERO RG_XA_ZERO_ENTRY
+/* Filter bit for xa_seek(): also stop at reservations. */
+#define XA_FILTER_RAW 32U
+
+/*
+ * struct rg_xa_node - one 64-slot node (opaque in <region/xarray.h>).
+ * @shift: bits of index below this node's slots (0 for a leaf).
+ * @offset: slot of this node in its parent.
+ * @parent: parent node, NULL for the top node.
+ * @used: bit n set iff slots[n] is not NULL.
+ * @marks: per mark, bit n set iff the entry in slot n (leaf) or some entry
+ *         below slot n (interior) has the mark; for the free mark of an
+ *         allocating array, iff slot n has a free index below it.
+ * @slots: entries (leaf) or tagged child nodes (interior).
+ */
+struct rg_xa_node {
+	unsigned char shift;
+	unsigned char offset;
+	struct rg_xa_node *parent;
+	uint64_t used;
+	uint64_t marks[RG_XA_MARK_MAX + 1];
+	void *slots[RG_XA_CHUNK_SIZE];
+};
+
+/*
+ * struct xa_cursor - where xa_seek() stopped.
+ * @node: the leaf holding @slot, or NULL when @slot is the array's head or
+ *        when no slot exists yet for @index.
+ * @slot: the slot of @index, or NULL if storing there needs new nodes.
+ * @index: the index found.
+ */
+struct xa_cursor {
+	struct rg_xa_node *node;
+	void **slot;
+	unsigned long index;
+};
+
+static inline void xa_mutex_lock(struct rg_xarray *xa)
+{
+	pthread_mutex_lock(&xa->lock);
+}
+
+static inline void xa_mutex_unlock(struct rg_xarray *xa)
+{
+	pthread_mutex_unlock(&xa->lock);
+}
 
 #define XA_BITS ((unsigned int)(sizeof(unsigned long) * CHAR_BIT))
 #define XA_SLOT_MASK (RG_XA_CHUNK_SIZE - 1)
@@ -109,7 +174,7 @@ static inline void *xa_mk_node(const struct rg_xa_node *n)
 
 static inline void *xa_zero_to_null(void *e)
 {
-	return e == RGI_XA_ZERO ? NULL : e;
+	return e == XA_ZERO ? NULL : e;
 }
 
 static inline bool xa_track_free(const struct rg_xarray *xa)
@@ -199,7 +264,7 @@ static inline uint64_t xa_filter_mask(const struct rg_xa_node *n,
 {
 	if (filter == RG_XA_PRESENT)
 		return n->used;
-	if (filter == RGI_XA_FILTER_FREE)
+	if (filter == XA_FILTER_FREE)
 		return n->marks[RG_XA_FREE_MARK];
 	return n->marks[filter];
 }
@@ -275,8 +340,8 @@ static void xa_node_free(struct rg_xarray *xa, struct rg_xa_node *n)
 
 /* ---- lookup and seek ---- */
 
-void **rgi_xa_slot(struct rg_xarray *xa, unsigned long index,
-		   struct rg_xa_node **leaf)
+static void **xa_slot(struct rg_xarray *xa, unsigned long index,
+		      struct rg_xa_node **leaf)
 {
 	struct rg_xa_node *node = xa_root(xa);
 
@@ -301,14 +366,14 @@ void **rgi_xa_slot(struct rg_xarray *xa, unsigned long index,
 	}
 }
 
-/* The head is an entry or nothing: the index-0-only case of rgi_xa_seek. */
+/* The head is an entry or nothing: the index-0-only case of xa_seek. */
 static bool xa_seek_head(struct rg_xarray *xa, unsigned long start,
 			 unsigned long max, unsigned int filter, bool raw,
-			 struct rgi_xa_cursor *c)
+			 struct xa_cursor *c)
 {
 	void *head = xa->head;
 
-	if (filter == RGI_XA_FILTER_FREE) {
+	if (filter == XA_FILTER_FREE) {
 		if (head && start == 0) {
 			if (xa->head_marks & XA_FREE_BIT) {
 				c->slot = &xa->head;
@@ -320,7 +385,7 @@ static bool xa_seek_head(struct rg_xarray *xa, unsigned long start,
 		c->index = start;
 		return start <= max;
 	}
-	if (!head || start != 0 || (head == RGI_XA_ZERO && !raw))
+	if (!head || start != 0 || (head == XA_ZERO && !raw))
 		return false;
 	if (filter != RG_XA_PRESENT && !(xa->head_marks & (1u << filter)))
 		return false;
@@ -329,14 +394,14 @@ static bool xa_seek_head(struct rg_xarray *xa, unsigned long start,
 	return true;
 }
 
-bool rgi_xa_seek(struct rg_xarray *xa, unsigned long start, unsigned long max,
-		 unsigned int filter, struct rgi_xa_cursor *c)
+static bool xa_seek(struct rg_xarray *xa, unsigned long start,
+		    unsigned long max, unsigned int filter, struct xa_cursor *c)
 {
 	struct rg_xa_node *root = xa_root(xa), *node = root;
 	unsigned long i = start, top;
-	bool raw = filter & RGI_XA_FILTER_RAW;
+	bool raw = filter & XA_FILTER_RAW;
 
-	filter &= ~RGI_XA_FILTER_RAW;
+	filter &= ~XA_FILTER_RAW;
 	c->node = NULL;
 	c->slot = NULL;
 	if (start > max)
@@ -361,8 +426,8 @@ bool rgi_xa_seek(struct rg_xarray *xa, unsigned long start, unsigned long max,
 			if (i > max)
 				return false;
 			if (s == 0) {
-				if (e == RGI_XA_ZERO && !raw &&
-				    filter != RGI_XA_FILTER_FREE)
+				if (e == XA_ZERO && !raw &&
+				    filter != XA_FILTER_FREE)
 					continue;
 				c->node = node;
 				c->slot = &node->slots[b];
@@ -397,7 +462,7 @@ bool rgi_xa_seek(struct rg_xarray *xa, unsigned long start, unsigned long max,
 		}
 	}
 beyond:
-	if (filter != RGI_XA_FILTER_FREE)
+	if (filter != XA_FILTER_FREE)
 		return false;
 	top = xa_node_max(root->shift);
 	if (top == ULONG_MAX)
@@ -533,7 +598,8 @@ static inline bool xas_on_leaf(const struct rg_xa_state *xas)
  * Leaves the state where the walk stopped. @leaf: the leaf, or NULL for
  * the head.
  */
-static void **xas_walk(struct rg_xa_state *xas, struct rg_xa_node **leaf)
+static RGI_ALWAYS_INLINE void **xas_walk(struct rg_xa_state *xas,
+					 struct rg_xa_node **leaf)
 {
 	struct rg_xarray *xa = xas->xa;
 	unsigned long index = xas->xa_index;
@@ -563,14 +629,14 @@ static void **xas_walk(struct rg_xa_state *xas, struct rg_xa_node **leaf)
 		unsigned int off = xa_offset(index, node->shift);
 		void *e = node->slots[off];
 
-		xas->xa_node = node;
-		xas->xa_offset = (unsigned char)off;
-		if (!node->shift) {
+		if (!node->shift || !e) {
+			xas->xa_node = node;
+			xas->xa_offset = (unsigned char)off;
+			if (node->shift)
+				return NULL;
 			*leaf = node;
 			return &node->slots[off];
 		}
-		if (!e)
-			return NULL;
 		node = xa_to_node(e);
 	}
 }
@@ -578,7 +644,8 @@ static void **xas_walk(struct rg_xa_state *xas, struct rg_xa_node **leaf)
 /* ---- store ---- */
 
 /* Store non-NULL @entry at the state's index; raw old entry, or error. */
-static void *xas_store_entry(struct rg_xa_state *xas, void *entry)
+static RGI_ALWAYS_INLINE void *xas_store_entry(struct rg_xa_state *xas,
+					       void *entry)
 {
 	struct rg_xarray *xa = xas->xa;
 	unsigned long index = xas->xa_index;
@@ -646,7 +713,7 @@ static void xa_shrink(struct rg_xarray *xa, struct rg_xa_state *xas)
  * Erase the entry at the state's index; returns it raw. The state stays on
  * the deepest node that survives (or the head), or goes out of bounds.
  */
-static void *xas_erase(struct rg_xa_state *xas)
+static RGI_ALWAYS_INLINE void *xas_erase(struct rg_xa_state *xas)
 {
 	struct rg_xarray *xa = xas->xa;
 	struct rg_xa_node *leaf, *node;
@@ -693,45 +760,6 @@ static void *xas_erase(struct rg_xa_state *xas)
 	return old;
 }
 
-/* ---- what the IDA still uses (moves to the advanced API) ---- */
-
-int rgi_xa_store_locked(struct rg_xarray *xa, unsigned long index, void *entry,
-			void **old, bool clear_free)
-{
-	RG_XA_STATE(xas, xa, index);
-	void *prev;
-
-	RGI_DEBUG_ASSERT(entry != NULL);
-	prev = xas_store_entry(&xas, entry);
-	if (rg_xas_error(&xas))
-		return rg_xas_error(&xas);
-	if (!prev && clear_free && xa_track_free(xa))
-		rg_xas_clear_mark(&xas, RG_XA_FREE_MARK);
-	if (old)
-		*old = prev;
-	return 0;
-}
-
-void *rgi_xa_erase_locked(struct rg_xarray *xa, unsigned long index)
-{
-	RG_XA_STATE(xas, xa, index);
-
-	return xas_erase(&xas);
-}
-
-void rgi_xa_set_free(struct rg_xarray *xa, struct rg_xa_node *leaf,
-		     unsigned long index, bool free)
-{
-	if (!leaf) {
-		if (free)
-			xa->head_marks |= XA_FREE_BIT;
-		else
-			xa->head_marks &= ~XA_FREE_BIT;
-		return;
-	}
-	xa_mark_update(leaf, xa_offset(index, 0), RG_XA_FREE_MARK, free);
-}
-
 /* ---- destroy ---- */
 
 static void xa_free_subtree(struct rg_xarray *xa, struct rg_xa_node *node)
@@ -749,7 +777,7 @@ static void xa_free_subtree(struct rg_xarray *xa, struct rg_xa_node *node)
 	xa_node_free(xa, node);
 }
 
-void rgi_xa_destroy_locked(struct rg_xarray *xa)
+static void xa_destroy_nolock(struct rg_xarray *xa)
 {
 	struct rg_xa_node *root = xa_root(xa);
 
@@ -759,7 +787,7 @@ void rgi_xa_destroy_locked(struct rg_xarray *xa)
 	xa->head_marks = 0;
 }
 
-size_t rgi_xa_node_bytes(const struct rg_xarray *xa)
+static size_t xa_node_bytes(const struct rg_xarray *xa)
 {
 	return xa->nr_nodes * sizeof(struct rg_xa_node);
 }
@@ -854,8 +882,8 @@ static bool xa_check_node(struct xa_vstate *v, struct rg_xa_node *node,
 	return true;
 }
 
-int rgi_xa_validate_locked(struct rg_xarray *xa, bool owner_free,
-			   const char **reason)
+static int xa_validate_nolock(struct rg_xarray *xa, bool owner_free,
+			      const char **reason)
 {
 	struct xa_vstate v = { xa, owner_free, 0, NULL };
 	struct rg_xa_node *root = xa_root(xa);
@@ -893,7 +921,7 @@ int rgi_xa_validate_locked(struct rg_xarray *xa, bool owner_free,
 
 static void xa_dump_entry(FILE *f, unsigned long index, void *e)
 {
-	if (e == RGI_XA_ZERO)
+	if (e == XA_ZERO)
 		fprintf(f, "reserved\n");
 	else if (rg_xa_is_value(e))
 		fprintf(f, "value %lu\n", rg_xa_to_value(e));
@@ -903,7 +931,7 @@ static void xa_dump_entry(FILE *f, unsigned long index, void *e)
 }
 
 static void xa_dump_node(FILE *f, struct rg_xa_node *node, unsigned long base,
-			 int depth, rgi_xa_dump_fn fn)
+			 int depth, rg_xa_dump_fn fn)
 {
 	unsigned int b;
 
@@ -930,14 +958,14 @@ static void xa_dump_node(FILE *f, struct rg_xa_node *node, unsigned long base,
 	}
 }
 
-void rgi_xa_dump_locked(struct rg_xarray *xa, FILE *f, rgi_xa_dump_fn fn)
+static void xa_dump_nolock(struct rg_xarray *xa, FILE *f, rg_xa_dump_fn fn)
 {
 	struct rg_xa_node *root = xa_root(xa);
 
 	if (!fn)
 		fn = xa_dump_entry;
 	fprintf(f, "xarray %p flags %#x nodes %zu bytes %zu\n", (void *)xa,
-		xa->flags, xa->nr_nodes, rgi_xa_node_bytes(xa) + sizeof(*xa));
+		xa->flags, xa->nr_nodes, xa_node_bytes(xa) + sizeof(*xa));
 	if (!xa->head) {
 		fprintf(f, "  empty\n");
 	} else if (!root) {
@@ -950,17 +978,8 @@ void rgi_xa_dump_locked(struct rg_xarray *xa, FILE *f, rgi_xa_dump_fn fn)
 
 /* ---- the advanced API ---- */
 
-void rg_xa_lock(struct rg_xarray *xa)
-{
-	rgi_xa_lock(xa);
-}
-
-void rg_xa_unlock(struct rg_xarray *xa)
-{
-	rgi_xa_unlock(xa);
-}
-
-void *rg_xas_load(struct rg_xa_state *xas)
+/* rg_xas_load(), for the calls here: inlined. */
+static RGI_ALWAYS_INLINE void *xas_load(struct rg_xa_state *xas)
 {
 	struct rg_xa_node *leaf;
 	void **slot;
@@ -970,6 +989,11 @@ void *rg_xas_load(struct rg_xa_state *xas)
 	xas->xa_node = XAS_RESTART;
 	slot = xas_walk(xas, &leaf);
 	return slot ? *slot : NULL;
+}
+
+void *rg_xas_load(struct rg_xa_state *xas)
+{
+	return xas_load(xas);
 }
 
 void *rg_xas_reload(struct rg_xa_state *xas)
@@ -983,7 +1007,8 @@ void *rg_xas_reload(struct rg_xa_state *xas)
 	return rg_xas_load(xas);
 }
 
-void *rg_xas_store(struct rg_xa_state *xas, void *entry)
+/* rg_xas_store(), for the calls here. */
+static inline void *xas_store(struct rg_xa_state *xas, void *entry)
 {
 	if (rg_xas_error(xas))
 		return NULL;
@@ -993,6 +1018,11 @@ void *rg_xas_store(struct rg_xa_state *xas, void *entry)
 		return NULL;
 	}
 	return entry ? xas_store_entry(xas, entry) : xas_erase(xas);
+}
+
+void *rg_xas_store(struct rg_xa_state *xas, void *entry)
+{
+	return xas_store(xas, entry);
 }
 
 /* Give back the nodes a state holds. */
@@ -1053,7 +1083,7 @@ static void *xas_find_filter(struct rg_xa_state *xas, unsigned long max,
 {
 	struct rg_xarray *xa = xas->xa;
 	unsigned long start = xas->xa_index, end;
-	struct rgi_xa_cursor c;
+	struct xa_cursor c;
 
 	if (rg_xas_error(xas) || xas->xa_node == XAS_BOUNDS)
 		return NULL;
@@ -1065,7 +1095,7 @@ static void *xas_find_filter(struct rg_xa_state *xas, unsigned long max,
 		start++;
 	}
 	if (start <= max &&
-	    rgi_xa_seek(xa, start, max, filter | RGI_XA_FILTER_RAW, &c)) {
+	    xa_seek(xa, start, max, filter | XA_FILTER_RAW, &c)) {
 		xas->xa_index = c.index;
 		if (!c.slot) {
 			/* A free index with no slot yet: a store walks. */
@@ -1120,7 +1150,7 @@ void *rg_xas_find_marked(struct rg_xa_state *xas, unsigned long max,
 	if (mark > RG_XA_MARK_MAX)
 		return NULL;
 	if (mark == RG_XA_FREE_MARK && xa_track_free(xas->xa))
-		return xas_find_filter(xas, max, RGI_XA_FILTER_FREE);
+		return xas_find_filter(xas, max, XA_FILTER_FREE);
 	return xas_find_filter(xas, max, mark);
 }
 
@@ -1141,7 +1171,7 @@ void *rg_xas_next(struct rg_xa_state *xas)
 		xas->xa_node = XAS_BOUNDS;
 		return NULL;
 	}
-	return rg_xas_load(xas);
+	return xas_load(xas);
 }
 
 void *rg_xas_prev(struct rg_xa_state *xas)
@@ -1161,7 +1191,7 @@ void *rg_xas_prev(struct rg_xa_state *xas)
 		xas->xa_node = XAS_BOUNDS;
 		return NULL;
 	}
-	return rg_xas_load(xas);
+	return xas_load(xas);
 }
 
 void rg_xas_pause(struct rg_xa_state *xas)
@@ -1232,26 +1262,26 @@ void rg_xas_init_marks(const struct rg_xa_state *xas)
 /* ---- normal calls under the caller's lock ---- */
 
 /*
- * Store @entry (raw: RGI_XA_ZERO reserves; NULL erases) with the normal
+ * Store @entry (raw: XA_ZERO reserves; NULL erases) with the normal
  * API's marks: a new entry of an allocating array is not free.
  */
 static int xa_store_raw(struct rg_xarray *xa, unsigned long index, void *entry,
 			void **old)
 {
 	RG_XA_STATE(xas, xa, index);
-	void *prev = rg_xas_store(&xas, entry);
+	void *prev = xas_store(&xas, entry);
 
 	if (rg_xas_error(&xas))
 		return rg_xas_error(&xas);
 	if (entry && !prev && xa_track_free(xa))
-		rg_xas_clear_mark(&xas, RG_XA_FREE_MARK);
+		xas_mark(&xas, RG_XA_FREE_MARK, false);
 	if (old)
 		*old = prev;
 	return 0;
 }
 
-int rg_xa_store_locked(struct rg_xarray *xa, unsigned long index, void *entry,
-		       void **old)
+static inline int xa_store_locked(struct rg_xarray *xa, unsigned long index,
+				  void *entry, void **old)
 {
 	void *prev = NULL;
 	int err;
@@ -1259,11 +1289,17 @@ int rg_xa_store_locked(struct rg_xarray *xa, unsigned long index, void *entry,
 	if (unlikely(!xa) || xa_is_internal(entry))
 		return -EINVAL;
 	if (!entry && xa_track_free(xa))
-		entry = RGI_XA_ZERO;
+		entry = XA_ZERO;
 	err = xa_store_raw(xa, index, entry, &prev);
 	if (!err && old)
 		*old = xa_zero_to_null(prev);
 	return err;
+}
+
+int rg_xa_store_locked(struct rg_xarray *xa, unsigned long index, void *entry,
+		       void **old)
+{
+	return xa_store_locked(xa, index, entry, old);
 }
 
 int rg_xa_insert_locked(struct rg_xarray *xa, unsigned long index, void *entry)
@@ -1272,18 +1308,23 @@ int rg_xa_insert_locked(struct rg_xarray *xa, unsigned long index, void *entry)
 
 	if (unlikely(!xa) || xa_is_internal(entry))
 		return -EINVAL;
-	if (rg_xas_load(&xas))
+	if (xas_load(&xas))
 		return -EBUSY;
-	return xa_store_raw(xa, index, entry ? entry : RGI_XA_ZERO, NULL);
+	return xa_store_raw(xa, index, entry ? entry : XA_ZERO, NULL);
 }
 
-void *rg_xa_erase_locked(struct rg_xarray *xa, unsigned long index)
+static inline void *xa_erase_locked(struct rg_xarray *xa, unsigned long index)
 {
 	RG_XA_STATE(xas, xa, index);
 
 	if (unlikely(!xa))
 		return NULL;
 	return xa_zero_to_null(xas_erase(&xas));
+}
+
+void *rg_xa_erase_locked(struct rg_xarray *xa, unsigned long index)
+{
+	return xa_erase_locked(xa, index);
 }
 
 int rg_xa_cmpxchg_locked(struct rg_xarray *xa, unsigned long index, void *old,
@@ -1295,9 +1336,9 @@ int rg_xa_cmpxchg_locked(struct rg_xarray *xa, unsigned long index, void *old,
 
 	if (unlikely(!xa) || xa_is_internal(entry))
 		return -EINVAL;
-	curr = rg_xas_load(&xas);
+	curr = xas_load(&xas);
 	/* What the slot would hold: NULL reserves in an allocating array. */
-	eff = entry ? entry : xa_track_free(xa) ? RGI_XA_ZERO : NULL;
+	eff = entry ? entry : xa_track_free(xa) ? XA_ZERO : NULL;
 	/* A reserved @old matches nothing, not even a reservation. */
 	if (curr != old || xa_is_internal(old))
 		err = -EBUSY;
@@ -1311,7 +1352,7 @@ int rg_xa_cmpxchg_locked(struct rg_xarray *xa, unsigned long index, void *old,
 int rg_xa_alloc_locked(struct rg_xarray *xa, unsigned long *id, void *entry,
 		       unsigned long min, unsigned long max)
 {
-	struct rgi_xa_cursor c;
+	struct xa_cursor c;
 	int err;
 
 	if (!xa || !id || !xa_track_free(xa) || xa_is_internal(entry))
@@ -1324,9 +1365,9 @@ int rg_xa_alloc_locked(struct rg_xarray *xa, unsigned long *id, void *entry,
 			return -EBUSY;
 		min = 1;
 	}
-	if (!rgi_xa_seek(xa, min, max, RGI_XA_FILTER_FREE, &c))
+	if (!xa_seek(xa, min, max, XA_FILTER_FREE, &c))
 		return -EBUSY;
-	err = xa_store_raw(xa, c.index, entry ? entry : RGI_XA_ZERO, NULL);
+	err = xa_store_raw(xa, c.index, entry ? entry : XA_ZERO, NULL);
 	if (!err)
 		*id = c.index;
 	return err;
@@ -1348,7 +1389,7 @@ static int xa_mark_locked(struct rg_xarray *xa, unsigned long index,
 
 	if (unlikely(!xa) || mark == RG_XA_PRESENT || !xa_filter_ok(xa, mark))
 		return -EINVAL;
-	if (!rg_xas_load(&xas))
+	if (!xas_load(&xas))
 		return -ENOENT;
 	xas_mark(&xas, mark, set);
 	return 0;
@@ -1374,20 +1415,20 @@ int rg_xa_validate_locked(struct rg_xarray *xa, unsigned int flags,
 			*reason = xa ? "unknown validate flags" : "NULL array";
 		return -EINVAL;
 	}
-	return rgi_xa_validate_locked(xa, flags & RG_XA_VALIDATE_OWNER_FREE,
-				      reason);
+	return xa_validate_nolock(xa, flags & RG_XA_VALIDATE_OWNER_FREE,
+				  reason);
 }
 
 void rg_xa_dump_locked(struct rg_xarray *xa, FILE *f, rg_xa_dump_fn fn)
 {
 	if (unlikely(!xa || !f))
 		return;
-	rgi_xa_dump_locked(xa, f, fn);
+	xa_dump_nolock(xa, f, fn);
 }
 
 size_t rg_xa_bytes_locked(const struct rg_xarray *xa)
 {
-	return xa ? rgi_xa_node_bytes(xa) + sizeof(*xa) : 0;
+	return xa ? xa_node_bytes(xa) + sizeof(*xa) : 0;
 }
 
 /* ---- public calls ---- */
@@ -1414,9 +1455,9 @@ void rg_xa_destroy(struct rg_xarray *xa)
 {
 	if (unlikely(!xa))
 		return;
-	rgi_xa_lock(xa);
-	rgi_xa_destroy_locked(xa);
-	rgi_xa_unlock(xa);
+	xa_mutex_lock(xa);
+	xa_destroy_nolock(xa);
+	xa_mutex_unlock(xa);
 }
 
 void *rg_xa_load(struct rg_xarray *xa, unsigned long index)
@@ -1426,9 +1467,9 @@ void *rg_xa_load(struct rg_xarray *xa, unsigned long index)
 
 	if (unlikely(!xa))
 		return NULL;
-	rgi_xa_lock(xa);
-	e = xa_zero_to_null(rg_xas_load(&xas));
-	rgi_xa_unlock(xa);
+	xa_mutex_lock(xa);
+	e = xa_zero_to_null(xas_load(&xas));
+	xa_mutex_unlock(xa);
 	return e;
 }
 
@@ -1439,9 +1480,9 @@ int rg_xa_store(struct rg_xarray *xa, unsigned long index, void *entry,
 
 	if (unlikely(!xa))
 		return -EINVAL;
-	rgi_xa_lock(xa);
-	err = rg_xa_store_locked(xa, index, entry, old);
-	rgi_xa_unlock(xa);
+	xa_mutex_lock(xa);
+	err = xa_store_locked(xa, index, entry, old);
+	xa_mutex_unlock(xa);
 	return err;
 }
 
@@ -1451,9 +1492,9 @@ int rg_xa_insert(struct rg_xarray *xa, unsigned long index, void *entry)
 
 	if (unlikely(!xa))
 		return -EINVAL;
-	rgi_xa_lock(xa);
+	xa_mutex_lock(xa);
 	err = rg_xa_insert_locked(xa, index, entry);
-	rgi_xa_unlock(xa);
+	xa_mutex_unlock(xa);
 	return err;
 }
 
@@ -1463,9 +1504,9 @@ void *rg_xa_erase(struct rg_xarray *xa, unsigned long index)
 
 	if (unlikely(!xa))
 		return NULL;
-	rgi_xa_lock(xa);
-	old = rg_xa_erase_locked(xa, index);
-	rgi_xa_unlock(xa);
+	xa_mutex_lock(xa);
+	old = xa_erase_locked(xa, index);
+	xa_mutex_unlock(xa);
 	return old;
 }
 
@@ -1476,9 +1517,9 @@ int rg_xa_cmpxchg(struct rg_xarray *xa, unsigned long index, void *old,
 
 	if (unlikely(!xa))
 		return -EINVAL;
-	rgi_xa_lock(xa);
+	xa_mutex_lock(xa);
 	err = rg_xa_cmpxchg_locked(xa, index, old, entry, cur);
-	rgi_xa_unlock(xa);
+	xa_mutex_unlock(xa);
 	return err;
 }
 
@@ -1489,14 +1530,14 @@ int rg_xa_reserve(struct rg_xarray *xa, unsigned long index)
 
 	if (unlikely(!xa))
 		return -EINVAL;
-	rgi_xa_lock(xa);
-	if (!rg_xas_load(&xas)) {
-		rg_xas_store(&xas, RGI_XA_ZERO);
+	xa_mutex_lock(xa);
+	if (!xas_load(&xas)) {
+		xas_store(&xas, XA_ZERO);
 		err = rg_xas_error(&xas);
 		if (!err && xa_track_free(xa))
 			rg_xas_clear_mark(&xas, RG_XA_FREE_MARK);
 	}
-	rgi_xa_unlock(xa);
+	xa_mutex_unlock(xa);
 	return err;
 }
 
@@ -1506,10 +1547,10 @@ void rg_xa_release(struct rg_xarray *xa, unsigned long index)
 
 	if (unlikely(!xa))
 		return;
-	rgi_xa_lock(xa);
-	if (rg_xas_load(&xas) == RGI_XA_ZERO)
-		rg_xas_store(&xas, NULL);
-	rgi_xa_unlock(xa);
+	xa_mutex_lock(xa);
+	if (xas_load(&xas) == XA_ZERO)
+		xas_store(&xas, NULL);
+	xa_mutex_unlock(xa);
 }
 
 int rg_xa_alloc(struct rg_xarray *xa, unsigned long *id, void *entry,
@@ -1519,26 +1560,26 @@ int rg_xa_alloc(struct rg_xarray *xa, unsigned long *id, void *entry,
 
 	if (!xa)
 		return -EINVAL;
-	rgi_xa_lock(xa);
+	xa_mutex_lock(xa);
 	err = rg_xa_alloc_locked(xa, id, entry, min, max);
-	rgi_xa_unlock(xa);
+	xa_mutex_unlock(xa);
 	return err;
 }
 
 void *rg_xa_find(struct rg_xarray *xa, unsigned long *index, unsigned long max,
 		 rg_xa_mark_t filter)
 {
-	struct rgi_xa_cursor c;
+	struct xa_cursor c;
 	void *e = NULL;
 
 	if (unlikely(!xa || !index) || !xa_filter_ok(xa, filter))
 		return NULL;
-	rgi_xa_lock(xa);
-	if (rgi_xa_seek(xa, *index, max, filter, &c)) {
+	xa_mutex_lock(xa);
+	if (xa_seek(xa, *index, max, filter, &c)) {
 		e = *c.slot;
 		*index = c.index;
 	}
-	rgi_xa_unlock(xa);
+	xa_mutex_unlock(xa);
 	return e;
 }
 
@@ -1563,9 +1604,9 @@ int rg_xa_set_mark(struct rg_xarray *xa, unsigned long index, rg_xa_mark_t mark)
 
 	if (unlikely(!xa))
 		return -EINVAL;
-	rgi_xa_lock(xa);
+	xa_mutex_lock(xa);
 	err = rg_xa_set_mark_locked(xa, index, mark);
-	rgi_xa_unlock(xa);
+	xa_mutex_unlock(xa);
 	return err;
 }
 
@@ -1576,9 +1617,9 @@ int rg_xa_clear_mark(struct rg_xarray *xa, unsigned long index,
 
 	if (unlikely(!xa))
 		return -EINVAL;
-	rgi_xa_lock(xa);
+	xa_mutex_lock(xa);
 	err = rg_xa_clear_mark_locked(xa, index, mark);
-	rgi_xa_unlock(xa);
+	xa_mutex_unlock(xa);
 	return err;
 }
 
@@ -1591,15 +1632,15 @@ bool rg_xa_get_mark(struct rg_xarray *xa, unsigned long index,
 
 	if (unlikely(!xa) || mark == RG_XA_PRESENT || !xa_filter_ok(xa, mark))
 		return false;
-	rgi_xa_lock(xa);
-	slot = rgi_xa_slot(xa, index, &leaf);
+	xa_mutex_lock(xa);
+	slot = xa_slot(xa, index, &leaf);
 	if (slot && *slot) {
 		if (leaf)
 			r = leaf->marks[mark] & xa_bit(xa_offset(index, 0));
 		else
 			r = xa->head_marks & (1u << mark);
 	}
-	rgi_xa_unlock(xa);
+	xa_mutex_unlock(xa);
 	return r;
 }
 
@@ -1609,9 +1650,9 @@ bool rg_xa_empty(struct rg_xarray *xa)
 
 	if (unlikely(!xa))
 		return false;
-	rgi_xa_lock(xa);
+	xa_mutex_lock(xa);
 	r = xa->head == NULL;
-	rgi_xa_unlock(xa);
+	xa_mutex_unlock(xa);
 	return r;
 }
 
@@ -1621,9 +1662,9 @@ size_t rg_xa_bytes(struct rg_xarray *xa)
 
 	if (unlikely(!xa))
 		return 0;
-	rgi_xa_lock(xa);
-	r = rgi_xa_node_bytes(xa) + sizeof(*xa);
-	rgi_xa_unlock(xa);
+	xa_mutex_lock(xa);
+	r = xa_node_bytes(xa) + sizeof(*xa);
+	xa_mutex_unlock(xa);
 	return r;
 }
 
@@ -1633,9 +1674,9 @@ size_t rg_xa_node_count(struct rg_xarray *xa)
 
 	if (unlikely(!xa))
 		return 0;
-	rgi_xa_lock(xa);
+	xa_mutex_lock(xa);
 	r = xa->nr_nodes;
-	rgi_xa_unlock(xa);
+	xa_mutex_unlock(xa);
 	return r;
 }
 
@@ -1667,9 +1708,9 @@ int rg_xa_validate(struct rg_xarray *xa, const char **reason)
 			*reason = "NULL array";
 		return -EINVAL;
 	}
-	rgi_xa_lock(xa);
-	err = rgi_xa_validate_locked(xa, false, reason);
-	rgi_xa_unlock(xa);
+	xa_mutex_lock(xa);
+	err = xa_validate_nolock(xa, false, reason);
+	xa_mutex_unlock(xa);
 	return err;
 }
 
@@ -1677,7 +1718,7 @@ void rg_xa_dump(struct rg_xarray *xa, FILE *f)
 {
 	if (unlikely(!xa || !f))
 		return;
-	rgi_xa_lock(xa);
-	rgi_xa_dump_locked(xa, f, NULL);
-	rgi_xa_unlock(xa);
+	xa_mutex_lock(xa);
+	xa_dump_nolock(xa, f, NULL);
+	xa_mutex_unlock(xa);
 }

@@ -95,7 +95,7 @@ static void test_ida_validate_catches_corruption(void **state)
 		__attribute__((aligned(64)));
 	RG_DEFINE_IDA(ida);
 	unsigned int id;
-	void *keep;
+	struct rg_xa_state keep;
 
 	(void)state;
 	for (int i = 0; i < 3; i++)
@@ -140,13 +140,13 @@ static void test_ida_validate_catches_corruption(void **state)
 	expect_ida_invalid(&ida, "IDA xarray is not a plain allocating array");
 	ida.xa.flags = RG_XA_FLAGS_ALLOC;
 	expect_ida_valid(&ida);
-	keep = ida.hint_leaf;
-	ida.hint_slot = NULL;
-	ida.hint_leaf = &ida;
-	expect_ida_invalid(&ida, "cached leaf without a slot");
-	ida.hint_leaf = NULL;
+	keep = ida.hint;
+	ida.hint.xa = &ida.xa;
+	ida.hint.xa_index = 0;
+	ida.hint.xa_node = RG_XAS_BOUNDS;
+	expect_ida_invalid(&ida, "cached slot is stale");
+	ida.hint = keep;
 	expect_ida_valid(&ida);
-	(void)keep;
 
 	for (unsigned int i = 0; i < 3; i++)
 		assert_int_equal(rg_ida_free(&ida, i), 0);

@@ -25,9 +25,6 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 # Includes that cross a boundary today, each with its reason. An entry that
 # no longer matches anything is reported, so the list only shrinks.
 KNOWN = {
-    ('src/ida/ida.c', 'xarray/xa_internal.h'):
-        'ida still reaches into xarray nodes; it moves onto the xarray '
-        'advanced API',
 }
 
 
