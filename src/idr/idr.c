@@ -16,20 +16,22 @@
  *    moves its two top bits to the bottom; the pointers whose top bits are
  *    10 (non-canonical on 64-bit x86 and arm64) are refused, and every other
  *    pointer gives a word the xarray accepts;
- *  - NULL is stored as the rotated address of a private marker object, an
- *    address no caller can hold, so an ID holding NULL is an ordinary
- *    present entry of the xarray.
- * The xarray therefore never holds a reservation for an IDR, and "is this
- * ID allocated" is "does the xarray have an entry there". Lookups and the
- * iterators decode the word and skip the marker.
+ *  - NULL is stored as the xarray's reservation (RG_XA_ZERO_ENTRY, what
+ *    rg_xa_alloc() and a NULL store make in an allocating array): the ID
+ *    is allocated, the normal xarray calls read it as NULL and their
+ *    searches skip it, and the advanced API sees it, which is how
+ *    rg_idr_replace() tells an ID holding NULL from a free one.
+ * The rotation stays because the xarray, like the kernel's, takes only
+ * pointers whose two low bits are not 10, while an IDR takes any pointer
+ * (a char pointer at any offset, a function pointer).
  *
  * Memory: only allocation allocates (the xarray's nodes, all or nothing);
  * an -ENOMEM leaves the IDR, cursor included, as it was. Remove, replace,
  * lookups, iteration and validate never allocate.
  *
- * Locking: each call is one or more xarray calls, each under the xarray's
- * mutex. rg_idr_replace() is a compare-and-exchange loop, so it is atomic
- * against other callers. The cursor is a plain field: cyclic allocations
+ * Locking: each call is one xarray call under the xarray's mutex, or a
+ * walk and store of the advanced API under it (rg_idr_replace()), so each
+ * is atomic against other callers. The cursor is a plain field: cyclic allocations
  * are serialised by the caller, as the header says.
  */
 #include <errno.h>
@@ -41,13 +43,6 @@
 #include "region/xarray.h"
 
 #define WORD_BITS (sizeof(uintptr_t) * CHAR_BIT)
-
-/*
- * The stored form of NULL is this object's address, rotated. It is
- * writable (though never written) so that no compiler or linker option
- * that merges identical constants can give it another object's address.
- */
-static uint32_t idr_null_marker;
 
 static uintptr_t rotl2(uintptr_t w)
 {
@@ -65,19 +60,18 @@ static bool idr_ptr_ok(const void *ptr)
 	return ((uintptr_t)ptr >> (WORD_BITS - 2)) != 2;
 }
 
+/* The stored word of @ptr: NULL stays NULL (a reservation). */
 static void *idr_encode(void *ptr)
 {
-	uintptr_t p = ptr ? (uintptr_t)ptr : (uintptr_t)&idr_null_marker;
-
-	return (void *)rotl2(p);
+	return (void *)rotl2((uintptr_t)ptr);
 }
 
-/* The pointer a stored word stands for; the word must not be NULL. */
+/* The pointer a stored word stands for (NULL for none or a reservation). */
 static void *idr_decode(void *word)
 {
-	uintptr_t p = rotr2((uintptr_t)word);
-
-	return p == (uintptr_t)&idr_null_marker ? NULL : (void *)p;
+	if (!word || rg_xa_is_zero(word))
+		return NULL;
+	return (void *)rotr2((uintptr_t)word);
 }
 
 void rg_idr_init_base(struct rg_idr *idr, unsigned int base)
@@ -180,30 +174,22 @@ void *rg_idr_remove(struct rg_idr *idr, unsigned long id)
 
 int rg_idr_replace(struct rg_idr *idr, void *ptr, unsigned long id, void **old)
 {
-	unsigned long index;
-	void *word, *cur;
-	int err;
+	void *cur;
 
 	if (!idr || !idr_ptr_ok(ptr))
 		return -EINVAL;
 	if (id < idr->base)
 		return -ENOENT;
-	index = id - idr->base;
-	cur = rg_xa_load(&idr->xa, index);
-	word = idr_encode(ptr);
-	for (;;) {
-		void *seen = NULL;
-
-		if (!cur)
-			return -ENOENT;
-		err = rg_xa_cmpxchg(&idr->xa, index, cur, word, &seen);
-		if (!err && seen == cur)
-			break;
-		if (err && err != -EBUSY)
-			return err;
-		/* Another thread changed the ID: retry on what it left. */
-		cur = seen;
+	RG_XA_STATE(xas, &idr->xa, id - idr->base);
+	rg_xa_lock(&idr->xa);
+	cur = rg_xas_load(&xas); /* a reservation is an ID holding NULL */
+	if (!cur) {
+		rg_xa_unlock(&idr->xa);
+		return -ENOENT;
 	}
+	/* On the walked slot: no allocation, no failure; marks stay. */
+	rg_xas_store(&xas, ptr ? idr_encode(ptr) : RG_XA_ZERO_ENTRY);
+	rg_xa_unlock(&idr->xa);
 	if (old)
 		*old = idr_decode(cur);
 	return 0;
@@ -217,10 +203,8 @@ void *rg_idr_get_next_ul(struct rg_idr *idr, unsigned long *nextid)
 	if (!idr || !nextid)
 		return NULL;
 	index = *nextid < idr->base ? 0 : *nextid - idr->base;
+	/* IDs holding NULL are reservations, which the search skips. */
 	word = rg_xa_find(&idr->xa, &index, ULONG_MAX, RG_XA_PRESENT);
-	while (word && !idr_decode(word))
-		word = rg_xa_find_after(&idr->xa, &index, ULONG_MAX,
-					RG_XA_PRESENT);
 	if (!word)
 		return NULL;
 	*nextid = index + idr->base;
@@ -303,9 +287,17 @@ int rg_idr_validate(struct rg_idr *idr, const char **reason)
 		goto bad;
 	/* The first index whose ID would not fit in 32 bits. */
 	index = (unsigned long)(UINT_MAX - idr->base) + 1;
-	if (index && rg_xa_find(&idr->xa, &index, ULONG_MAX, RG_XA_PRESENT)) {
-		why = "ID above UINT_MAX";
-		goto bad;
+	if (index) {
+		RG_XA_STATE(xas, &idr->xa, index);
+		void *e;
+
+		rg_xa_lock(&idr->xa);
+		e = rg_xas_find(&xas, ULONG_MAX); /* reservations too */
+		rg_xa_unlock(&idr->xa);
+		if (e) {
+			why = "ID above UINT_MAX";
+			goto bad;
+		}
 	}
 	return 0;
 bad:
@@ -316,13 +308,16 @@ bad:
 
 void rg_idr_dump(struct rg_idr *idr, FILE *f)
 {
-	unsigned long index;
 	void *word;
 
 	if (!idr || !f)
 		return;
 	fprintf(f, "idr base %u cursor %u bytes %zu\n", idr->base, idr->next,
 		rg_idr_bytes(idr));
-	rg_xa_for_each(&idr->xa, index, word) fprintf(
-		f, "  id %lu: %p\n", index + idr->base, idr_decode(word));
+	RG_XA_STATE(xas, &idr->xa, 0);
+	rg_xa_lock(&idr->xa);
+	rg_xas_for_each(&xas, word, ULONG_MAX) /* IDs holding NULL too */
+		fprintf(f, "  id %lu: %p\n", xas.xa_index + idr->base,
+			idr_decode(word));
+	rg_xa_unlock(&idr->xa);
 }
