@@ -67,6 +67,11 @@ typedef unsigned int rg_xa_mark_t;
 #define RG_XA_FLAGS_ALLOC 0x1u
 /* Allocating array whose allocations start at 1 (index 0 never handed out). */
 #define RG_XA_FLAGS_ALLOC1 0x3u
+/*
+ * Set by rg_xa_alloc_cyclic() when its cursor wrapped past UINT32_MAX and
+ * cleared by its next success; not accepted by rg_xa_init_flags().
+ */
+#define RG_XA_FLAGS_ALLOC_WRAPPED 0x4u
 
 /* Slots per node and bits of index consumed per level. */
 #define RG_XA_CHUNK_SHIFT 6
@@ -376,6 +381,33 @@ RG_API void rg_xa_release(struct rg_xarray *xa, unsigned long index);
  */
 RG_API int rg_xa_alloc(struct rg_xarray *xa, unsigned long *id, void *entry,
 		       unsigned long min, unsigned long max);
+
+/**
+ * rg_xa_alloc_cyclic() - store an entry at the next free index after a cursor.
+ * @xa: an allocating array (RG_XA_FLAGS_ALLOC or RG_XA_FLAGS_ALLOC1).
+ * @id: receives the index on success.
+ * @entry: the entry; NULL reserves the index.
+ * @min: lowest acceptable index.
+ * @max: highest acceptable index.
+ * @next: in: where the search starts (below @min means @min); out, on
+ *        success: *@id + 1, which wraps to 0 after UINT32_MAX.
+ *
+ * As the kernel's xa_alloc_cyclic(): the lowest free index in
+ * [max(@min, *@next), @max], else, when that part is full and starts above
+ * @min, the lowest free index in [@min, @max]. IDs and the cursor are 32-bit
+ * as in the kernel. When *@next wraps to 0 the array remembers it
+ * (RG_XA_FLAGS_ALLOC_WRAPPED) and the next successful call returns 1.
+ *
+ * Context: takes the array's lock; may allocate nodes.
+ * Return: 0 with *@id and *@next set; 1 if the allocation wrapped (it
+ * started again at @min, or the previous one wrapped the cursor); -EBUSY if
+ * every index in [@min, @max] is taken or @min > @max; -EINVAL if @xa,
+ * @id or @next is NULL, @xa is not an allocating array or @entry is
+ * internal; -ENOMEM (nothing changes; the search does not start again at
+ * @min after it). On error *@id and *@next are not written.
+ */
+RG_API int rg_xa_alloc_cyclic(struct rg_xarray *xa, uint32_t *id, void *entry,
+			      uint32_t min, uint32_t max, uint32_t *next);
 
 /**
  * rg_xa_find() - the first entry at or after an index.
@@ -1013,6 +1045,22 @@ RG_API int rg_xa_cmpxchg_locked(struct rg_xarray *xa, unsigned long index,
 RG_API int rg_xa_alloc_locked(struct rg_xarray *xa, unsigned long *id,
 			      void *entry, unsigned long min,
 			      unsigned long max);
+
+/**
+ * rg_xa_alloc_cyclic_locked() - rg_xa_alloc_cyclic() under the caller's lock.
+ * @xa: an allocating array.
+ * @id: receives the index.
+ * @entry: the entry; NULL reserves.
+ * @min: lowest acceptable index.
+ * @max: highest acceptable index.
+ * @next: the cursor, as for rg_xa_alloc_cyclic().
+ *
+ * Context: the caller holds the array's lock; may allocate nodes.
+ * Return: 0, 1, -EBUSY, -EINVAL or -ENOMEM as rg_xa_alloc_cyclic().
+ */
+RG_API int rg_xa_alloc_cyclic_locked(struct rg_xarray *xa, uint32_t *id,
+				     void *entry, uint32_t min, uint32_t max,
+				     uint32_t *next);
 
 /**
  * rg_xa_set_mark_locked() - rg_xa_set_mark() under the caller's lock.

@@ -889,8 +889,10 @@ static int xa_validate_nolock(struct rg_xarray *xa, bool owner_free,
 	struct rg_xa_node *root = xa_root(xa);
 	void *head = xa->head;
 
-	if (xa->flags & ~RG_XA_FLAGS_ALLOC1)
+	if (xa->flags & ~(RG_XA_FLAGS_ALLOC1 | RG_XA_FLAGS_ALLOC_WRAPPED))
 		v.why = "unknown flags";
+	else if ((xa->flags & RG_XA_FLAGS_ALLOC_WRAPPED) && !xa_track_free(xa))
+		v.why = "wrapped cursor in an array that does not allocate";
 	else if (xa->head_marks & ~((1u << XA_NR_MARKS) - 1))
 		v.why = "unknown head mark bits";
 	else if (!root) {
@@ -1370,6 +1372,51 @@ int rg_xa_alloc_locked(struct rg_xarray *xa, unsigned long *id, void *entry,
 	err = xa_store_raw(xa, c.index, entry ? entry : XA_ZERO, NULL);
 	if (!err)
 		*id = c.index;
+	return err;
+}
+
+int rg_xa_alloc_cyclic_locked(struct rg_xarray *xa, uint32_t *id, void *entry,
+			      uint32_t min, uint32_t max, uint32_t *next)
+{
+	uint32_t lo;
+	unsigned long got = 0;
+	int ret;
+
+	if (!xa || !id || !next)
+		return -EINVAL;
+	lo = *next > min ? *next : min;
+	ret = rg_xa_alloc_locked(xa, &got, entry, lo, max);
+	if (!ret && (xa->flags & RG_XA_FLAGS_ALLOC_WRAPPED)) {
+		xa->flags &= ~RG_XA_FLAGS_ALLOC_WRAPPED;
+		ret = 1;
+	}
+	if (ret == -EBUSY && lo > min) {
+		/* [lo, max] is full: start again at min. */
+		ret = rg_xa_alloc_locked(xa, &got, entry, min, max);
+		if (!ret) {
+			xa->flags &= ~RG_XA_FLAGS_ALLOC_WRAPPED;
+			ret = 1;
+		}
+	}
+	if (ret < 0)
+		return ret;
+	*id = (uint32_t)got;
+	*next = (uint32_t)got + 1;
+	if (!*next)
+		xa->flags |= RG_XA_FLAGS_ALLOC_WRAPPED;
+	return ret;
+}
+
+int rg_xa_alloc_cyclic(struct rg_xarray *xa, uint32_t *id, void *entry,
+		       uint32_t min, uint32_t max, uint32_t *next)
+{
+	int err;
+
+	if (!xa)
+		return -EINVAL;
+	xa_mutex_lock(xa);
+	err = rg_xa_alloc_cyclic_locked(xa, id, entry, min, max, next);
+	xa_mutex_unlock(xa);
 	return err;
 }
 

@@ -792,6 +792,111 @@ static void test_lockstep(void **state)
 	free(m);
 }
 
+/* Cyclic allocation: from the cursor, wrapping to the start with 1. */
+static void test_alloc_cyclic(void **state)
+{
+	struct rg_xarray xa, plain;
+	uint32_t id = 0, next = 0;
+	unsigned int i;
+
+	(void)state;
+	rg_xa_init_flags(&xa, RG_XA_FLAGS_ALLOC);
+	rg_xa_init(&plain);
+	for (i = 10; i <= 14; i++) {
+		assert_int_equal(
+			rg_xa_alloc_cyclic(&xa, &id, P(i), 10, 14, &next), 0);
+		assert_int_equal(id, i);
+		assert_int_equal(next, i + 1);
+		check_valid(&xa, 0);
+	}
+	/* full */
+	id = 77;
+	assert_int_equal(rg_xa_alloc_cyclic(&xa, &id, P(1), 10, 14, &next),
+			 -EBUSY);
+	assert_int_equal(id, 77);
+	assert_int_equal(next, 15);
+	/* a hole behind the cursor: found by starting again, returns 1 */
+	assert_ptr_equal(rg_xa_erase(&xa, 11), P(11));
+	assert_int_equal(rg_xa_alloc_cyclic(&xa, &id, P(2), 10, 14, &next), 1);
+	assert_int_equal(id, 11);
+	assert_int_equal(next, 12);
+	/* the cursor moves on past holes it does not need */
+	assert_ptr_equal(rg_xa_erase(&xa, 10), P(10));
+	assert_ptr_equal(rg_xa_erase(&xa, 13), P(13));
+	assert_int_equal(rg_xa_alloc_cyclic(&xa, &id, P(3), 10, 14, &next), 0);
+	assert_int_equal(id, 13);
+	assert_int_equal(rg_xa_alloc_cyclic(&xa, &id, P(4), 10, 14, &next), 1);
+	assert_int_equal(id, 10);
+	/* the cursor wraps past UINT32_MAX: the next success returns 1 */
+	next = UINT32_MAX;
+	assert_int_equal(
+		rg_xa_alloc_cyclic(&xa, &id, NULL, 0, UINT32_MAX, &next), 0);
+	assert_int_equal(id, UINT32_MAX);
+	assert_int_equal(next, 0);
+	check_valid(&xa, 0);
+	assert_int_equal(
+		rg_xa_alloc_cyclic(&xa, &id, P(5), 0, UINT32_MAX, &next), 1);
+	assert_int_equal(id, 0);
+	assert_int_equal(
+		rg_xa_alloc_cyclic(&xa, &id, P(6), 0, UINT32_MAX, &next), 0);
+	assert_int_equal(id, 1);
+	/* bad input */
+	assert_int_equal(rg_xa_alloc_cyclic(&plain, &id, P(1), 0, 9, &next),
+			 -EINVAL);
+	assert_int_equal(rg_xa_alloc_cyclic(&xa, NULL, P(1), 0, 9, &next),
+			 -EINVAL);
+	assert_int_equal(rg_xa_alloc_cyclic(&xa, &id, P(1), 0, 9, NULL),
+			 -EINVAL);
+	assert_int_equal(
+		rg_xa_alloc_cyclic(&xa, &id, RG_XA_ZERO_ENTRY, 0, 9, &next),
+		-EINVAL);
+	assert_int_equal(rg_xa_alloc_cyclic(&xa, &id, P(1), 9, 8, &next),
+			 -EBUSY);
+	assert_int_equal(rg_xa_alloc_cyclic(NULL, &id, P(1), 0, 9, &next),
+			 -EINVAL);
+	check_valid(&xa, 0);
+	rg_xa_destroy(&xa);
+	rg_xa_destroy(&plain);
+}
+
+/* Fault injection on cyclic allocation: -ENOMEM changes nothing. */
+static void test_alloc_cyclic_faults(void **state)
+{
+	struct rg_xarray xa;
+	unsigned long n;
+
+	(void)state;
+	for (n = 1;; n++) {
+		uint32_t id = 5, next = 1000000;
+		size_t base;
+		bool fired;
+		int ret;
+
+		rg_xa_init_flags(&xa, RG_XA_FLAGS_ALLOC);
+		assert_int_equal(rg_xa_store(&xa, 3, P(3), NULL), 0);
+		base = nodes_in_use();
+		rg_fault_inject(n);
+		ret = rg_xa_alloc_cyclic(&xa, &id, P(9), 0, UINT32_MAX, &next);
+		fired = rg_fault_fired();
+		rg_fault_inject(0);
+		check_valid(&xa, 0);
+		if (!fired) {
+			assert_int_equal(ret, 0);
+			assert_int_equal(id, 1000000);
+			assert_int_equal(next, 1000001);
+			rg_xa_destroy(&xa);
+			break;
+		}
+		assert_int_equal(ret, -ENOMEM);
+		assert_int_equal(id, 5);
+		assert_int_equal(next, 1000000);
+		assert_null(rg_xa_load(&xa, 1000000));
+		assert_int_equal(nodes_in_use(), base);
+		rg_xa_destroy(&xa);
+	}
+	assert_true(n > 1);
+}
+
 /* The kernel's names map onto the calls above. */
 static void test_linux_names(void **state)
 {
@@ -833,6 +938,22 @@ static void test_linux_names(void **state)
 	assert_ptr_equal(__xa_erase(&array, 7), xa_mk_value(7));
 	xa_unlock(&array);
 	xa_destroy(&array);
+	{
+		DEFINE_XARRAY_ALLOC(ids);
+		uint32_t id, next = 5;
+
+		assert_int_equal(xa_alloc_cyclic(&ids, &id, xa_mk_value(1),
+						 XA_LIMIT(0, 5), &next,
+						 GFP_KERNEL),
+				 0);
+		assert_int_equal(id, 5);
+		assert_int_equal(xa_alloc_cyclic(&ids, &id, xa_mk_value(2),
+						 XA_LIMIT(0, 5), &next,
+						 GFP_KERNEL),
+				 1);
+		assert_int_equal(id, 0);
+		xa_destroy(&ids);
+	}
 }
 
 int main(void)
@@ -849,6 +970,8 @@ int main(void)
 		cmocka_unit_test(test_erase_in_loop),
 		cmocka_unit_test(test_nomem_faults),
 		cmocka_unit_test(test_lockstep),
+		cmocka_unit_test(test_alloc_cyclic),
+		cmocka_unit_test(test_alloc_cyclic_faults),
 		cmocka_unit_test(test_linux_names),
 	};
 

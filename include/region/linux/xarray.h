@@ -53,6 +53,7 @@ typedef rg_xa_mark_t xa_mark_t;
 
 #define XA_FLAGS_ALLOC RG_XA_FLAGS_ALLOC
 #define XA_FLAGS_ALLOC1 RG_XA_FLAGS_ALLOC1
+#define XA_FLAGS_ALLOC_WRAPPED RG_XA_FLAGS_ALLOC_WRAPPED
 
 #define XARRAY_INIT(name, flags)      \
 	{                             \
@@ -189,6 +190,15 @@ static inline int xa_alloc(struct xarray *xa, uint32_t *id, void *entry,
 	if (!err)
 		*id = (uint32_t)got;
 	return err;
+}
+
+static inline int xa_alloc_cyclic(struct xarray *xa, uint32_t *id, void *entry,
+				  struct xa_limit limit, uint32_t *next,
+				  gfp_t gfp)
+{
+	(void)gfp;
+	return rg_xa_alloc_cyclic(&xa->rg, id, entry, limit.min, limit.max,
+				  next);
 }
 
 static inline void *xa_find(struct xarray *xa, unsigned long *indexp,
@@ -333,6 +343,15 @@ static inline int __xa_alloc(struct xarray *xa, uint32_t *id, void *entry,
 	if (!err)
 		*id = (uint32_t)got;
 	return err;
+}
+
+static inline int __xa_alloc_cyclic(struct xarray *xa, uint32_t *id,
+				    void *entry, struct xa_limit limit,
+				    uint32_t *next, gfp_t gfp)
+{
+	(void)gfp;
+	return rg_xa_alloc_cyclic_locked(&xa->rg, id, entry, limit.min,
+					 limit.max, next);
 }
 
 static inline void __xa_set_mark(struct xarray *xa, unsigned long index,
