@@ -22,10 +22,12 @@
  *	unsigned long id;
  *	rg_xa_alloc(&ids, &id, ptr, 0, 1000);	// lowest free index
  *
- * Entries: a pointer aligned to 4 bytes, or a value entry made with
- * rg_xa_mk_value() (an integer 0 .. LONG_MAX shifted left one bit with the
- * low bit set). Entries whose two low bits are 10 are reserved for the
- * array's own use; every call that stores them returns -EINVAL. Storing NULL
+ * Entries: a pointer, or a value entry made with rg_xa_mk_value() (an
+ * integer 0 .. LONG_MAX shifted left one bit with the low bit set). The
+ * entries whose two low bits are 10 up to 4096 are reserved for the
+ * array's own use (rg_xa_is_reserved_entry()); every call that stores them
+ * returns -EINVAL. Above 4096 such pointers are stored like any other, as
+ * in the kernel (a char pointer at any offset, for instance). Storing NULL
  * erases, except in an allocating array, where it reserves the index (the
  * index reads as NULL but is not free until rg_xa_erase() or
  * rg_xa_release()).
@@ -86,6 +88,8 @@ typedef unsigned int rg_xa_mark_t;
  * @head: NULL, the entry at index 0 when it is the only one, or the root
  *        node (tagged).
  * @nr_nodes: nodes this array holds.
+ * @owner: the thread holding @lock through rg_xa_lock(), or 0: the read
+ *         calls of that thread run under its lock instead of taking it.
  */
 struct rg_xarray {
 	pthread_mutex_t lock;
@@ -93,12 +97,13 @@ struct rg_xarray {
 	unsigned int head_marks;
 	void *head;
 	size_t nr_nodes;
+	unsigned long owner;
 };
 
 /* Static initialiser: struct rg_xarray xa = RG_XARRAY_INIT(flags); */
-#define RG_XARRAY_INIT(flags)                                  \
-	{                                                      \
-		PTHREAD_MUTEX_INITIALIZER, (flags), 0, NULL, 0 \
+#define RG_XARRAY_INIT(flags)                                     \
+	{                                                         \
+		PTHREAD_MUTEX_INITIALIZER, (flags), 0, NULL, 0, 0 \
 	}
 #define RG_DEFINE_XARRAY(name) struct rg_xarray name = RG_XARRAY_INIT(0)
 #define RG_DEFINE_XARRAY_ALLOC(name) \
@@ -150,13 +155,17 @@ static inline bool rg_xa_is_value(const void *entry)
  * rg_xa_is_reserved_entry() - tell whether an entry may not be stored.
  * @entry: an entry.
  *
+ * The array keeps the internal entries (two low bits 10) up to 4096 for
+ * itself; pointers with the low bits 10 above that are stored like any
+ * other, as in the kernel.
+ *
  * Context: any.
- * Return: true if the two low bits of @entry are 10; storing such an entry
- * fails with -EINVAL.
+ * Return: true if the two low bits of @entry are 10 and it is at most
+ * 4096; storing such an entry fails with -EINVAL.
  */
 static inline bool rg_xa_is_reserved_entry(const void *entry)
 {
-	return ((uintptr_t)entry & 3) == 2;
+	return ((uintptr_t)entry & 3) == 2 && (uintptr_t)entry <= 4096;
 }
 
 /**
@@ -321,9 +330,10 @@ RG_API void *rg_xa_erase(struct rg_xarray *xa, unsigned long index);
  * rg_xa_cmpxchg() - replace an entry if it is the one expected.
  * @xa: the array.
  * @index: the index.
- * @old: the expected entry (NULL: nothing there, not even a reservation).
- *       A reserved value (see rg_xa_is_reserved_entry()) is compared like
- *       any other and, as no index holds one, never matches.
+ * @old: the expected entry (NULL: nothing there, not even a reservation),
+ *       compared with what the slot holds: RG_XA_ZERO_ENTRY matches a
+ *       reservation, as in the kernel, and any other reserved value (see
+ *       rg_xa_is_reserved_entry()) matches nothing, as no index holds one.
  * @entry: the new entry; NULL erases (reserves in an allocating array).
  * @cur: if not NULL, receives the entry found at @index (reserved reads as
  *       NULL), whether or not the exchange happened.
@@ -333,8 +343,7 @@ RG_API void *rg_xa_erase(struct rg_xarray *xa, unsigned long index);
  *
  * Context: takes the array's lock; may allocate nodes.
  * Return: 0 if the entry was @old and is now @entry; -EBUSY if the entry
- * was something else, or @old is a reserved value (nothing changes, @cur
- * written); -EINVAL for a reserved @entry value (nothing changes, @cur not
+ * was something else (nothing changes, @cur written); -EINVAL for a reserved @entry value (nothing changes, @cur not
  * written); -ENOMEM (nothing changes, @cur not written).
  */
 RG_API int rg_xa_cmpxchg(struct rg_xarray *xa, unsigned long index, void *old,
@@ -641,13 +650,20 @@ struct rg_xa_state {
  * @xa: the array.
  *
  * The lock every normal call takes. Hold it around rg_xas_* calls and the
- * *_locked calls; it is not recursive.
+ * *_locked calls. The normal calls that only read (rg_xa_load(),
+ * rg_xa_find(), rg_xa_find_after(), rg_xa_get_mark(), rg_xa_empty(),
+ * rg_xa_validate(), rg_xa_dump(), the iterators) may be called with it
+ * held, as the kernel's lock-free readers may; the normal calls that
+ * change the array may not (they would wait for ever): use the *_locked
+ * calls.
  *
  * Context: blocks while another thread holds it.
  */
 static inline void rg_xa_lock(struct rg_xarray *xa)
 {
 	pthread_mutex_lock(&xa->lock);
+	__atomic_store_n(&xa->owner, (unsigned long)pthread_self(),
+			 __ATOMIC_RELAXED);
 }
 
 /**
@@ -658,6 +674,7 @@ static inline void rg_xa_lock(struct rg_xarray *xa)
  */
 static inline void rg_xa_unlock(struct rg_xarray *xa)
 {
+	__atomic_store_n(&xa->owner, 0UL, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&xa->lock);
 }
 
@@ -874,7 +891,8 @@ RG_API void *rg_xas_next_entry(struct rg_xa_state *xas, unsigned long max);
  * @max: the highest index to consider.
  * @mark: RG_XA_MARK_0 .. RG_XA_MARK_2.
  *
- * As rg_xas_find(), for entries with @mark. In an allocating array
+ * As rg_xas_find(), for entries with @mark, except that a state not yet
+ * walked whose index is past @max is left as it is. In an allocating array
  * RG_XA_FREE_MARK finds free indices: an empty slot or an index after the
  * tree is found with NULL returned and xa_index set to it (a search that
  * finds nothing leaves xa_index past @max, or keeps it if @max is

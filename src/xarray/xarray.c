@@ -120,6 +120,25 @@ static inline void xa_mutex_unlock(struct rg_xarray *xa)
 	pthread_mutex_unlock(&xa->lock);
 }
 
+/*
+ * The read calls: take the lock unless this thread holds it through
+ * rg_xa_lock() (as kernel code reads under xa_lock). True if taken.
+ */
+static inline bool xa_read_lock(struct rg_xarray *xa)
+{
+	if (__atomic_load_n(&xa->owner, __ATOMIC_RELAXED) ==
+	    (unsigned long)pthread_self())
+		return false;
+	pthread_mutex_lock(&xa->lock);
+	return true;
+}
+
+static inline void xa_read_unlock(struct rg_xarray *xa, bool taken)
+{
+	if (taken)
+		pthread_mutex_unlock(&xa->lock);
+}
+
 #define XA_BITS ((unsigned int)(sizeof(unsigned long) * CHAR_BIT))
 #define XA_SLOT_MASK (RG_XA_CHUNK_SIZE - 1)
 #define XA_NR_MARKS (RG_XA_MARK_MAX + 1)
@@ -160,6 +179,17 @@ static inline bool xa_is_internal(const void *e)
 static inline bool xa_is_node(const void *e)
 {
 	return xa_is_internal(e) && (uintptr_t)e > 4096;
+}
+
+/*
+ * The internal entries no caller may store: those up to 4096, the array's
+ * own (RG_XA_ZERO_ENTRY, RG_XA_RETRY_ENTRY and room for more). Above that
+ * a pointer with the low bits 10 is stored like any other (in a leaf: the
+ * head never holds one, where it would read as the top node).
+ */
+static inline bool xa_is_advanced(const void *e)
+{
+	return rg_xa_is_reserved_entry(e);
 }
 
 static inline struct rg_xa_node *xa_to_node(const void *e)
@@ -477,14 +507,15 @@ beyond:
 /* ---- store ---- */
 
 /* Exact number of nodes a store of a non-NULL entry at @index creates. */
-static unsigned int xa_nodes_needed(struct rg_xarray *xa, unsigned long index)
+static unsigned int xa_nodes_needed(struct rg_xarray *xa, unsigned long index,
+				    bool leaf0)
 {
 	struct rg_xa_node *node = xa_root(xa);
 	unsigned int s;
 
 	if (!node) {
 		if (index == 0)
-			return 0;
+			return leaf0 ? 1 : 0;
 		s = xa_shift_for(index) / RG_XA_CHUNK_SHIFT;
 		/* Head entry: a leaf for it, the levels up, a path down. */
 		return xa->head ? 1 + 2 * s : s + 1;
@@ -507,16 +538,21 @@ static unsigned int xa_nodes_needed(struct rg_xarray *xa, unsigned long index)
 	}
 }
 
-/* Build the missing nodes for @index from @pre; cannot fail. */
+/*
+ * Build the missing nodes for @index from @pre; cannot fail. @leaf0: index
+ * 0 needs a leaf even in an array without nodes (the entry would read as a
+ * node in the head).
+ */
 static void **xa_create_slot(struct rg_xarray *xa, unsigned long index,
-			     struct xa_prealloc *pre, struct rg_xa_node **leaf)
+			     struct xa_prealloc *pre, struct rg_xa_node **leaf,
+			     bool leaf0)
 {
 	struct rg_xa_node *node = xa_root(xa);
 	unsigned int m;
 
 	*leaf = NULL;
 	if (!node) {
-		if (index == 0)
+		if (index == 0 && !leaf0)
 			return &xa->head;
 		if (xa->head) {
 			/* Move the head entry into slot 0 of a new leaf. */
@@ -651,18 +687,20 @@ static RGI_ALWAYS_INLINE void *xas_store_entry(struct rg_xa_state *xas,
 	unsigned long index = xas->xa_index;
 	struct rg_xa_node *leaf;
 	void **slot = xas_walk(xas, &leaf);
+	/* The head holds no entry that looks like a node: give it a leaf. */
+	bool leaf0 = slot && !leaf && xa_is_node(entry);
 	void *prev;
 
-	if (!slot) {
+	if (!slot || leaf0) {
 		struct xa_prealloc pre;
-		unsigned int n = xa_nodes_needed(xa, index);
+		unsigned int n = xa_nodes_needed(xa, index, leaf0);
 
 		if (xa_prealloc(&pre, n, xas)) {
 			xas->xa_need = n;
 			rg_xas_set_err(xas, -ENOMEM);
 			return NULL;
 		}
-		slot = xa_create_slot(xa, index, &pre, &leaf);
+		slot = xa_create_slot(xa, index, &pre, &leaf, leaf0);
 		RGI_ASSERT(pre.used == pre.n);
 		xas->xa_node = leaf;
 		xas->xa_offset = (unsigned char)xa_offset(index, 0);
@@ -689,6 +727,9 @@ static void xa_shrink(struct rg_xarray *xa, struct rg_xa_state *xas)
 	while ((node = xa_root(xa)) && node->used == 1) {
 		void *e = node->slots[0];
 
+		/* An entry that looks like a node stays in its leaf. */
+		if (!node->shift && xa_is_node(e))
+			break;
 		if (node->shift) {
 			struct rg_xa_node *child = xa_to_node(e);
 
@@ -838,7 +879,7 @@ static bool xa_check_node(struct xa_vstate *v, struct rg_xa_node *node,
 		for (; used; used &= used - 1) {
 			void *e = node->slots[__builtin_ctzll(used)];
 
-			if (xa_is_internal(e) && e != RG_XA_ZERO_ENTRY &&
+			if (xa_is_advanced(e) && e != RG_XA_ZERO_ENTRY &&
 			    e != RG_XA_RETRY_ENTRY)
 				return xa_vfail(v, "internal entry in a leaf");
 		}
@@ -910,7 +951,8 @@ static int xa_validate_nolock(struct rg_xarray *xa, bool owner_free,
 		v.why = "head marks with a node at the head";
 	} else if (root->shift % RG_XA_CHUNK_SHIFT || root->shift >= XA_BITS) {
 		v.why = "top node has a bad shift";
-	} else if (root->used == 1) {
+	} else if (root->used == 1 &&
+		   !(root->shift == 0 && xa_is_node(root->slots[0]))) {
 		v.why = "top node uses only slot 0 (not shrunk)";
 	} else if (xa_check_node(&v, root, NULL, 0, root->shift) &&
 		   v.nodes != xa->nr_nodes) {
@@ -1014,7 +1056,7 @@ static inline void *xas_store(struct rg_xa_state *xas, void *entry)
 {
 	if (rg_xas_error(xas))
 		return NULL;
-	if (xa_is_internal(entry) && entry != RG_XA_ZERO_ENTRY &&
+	if (xa_is_advanced(entry) && entry != RG_XA_ZERO_ENTRY &&
 	    entry != RG_XA_RETRY_ENTRY) {
 		rg_xas_set_err(xas, -EINVAL);
 		return NULL;
@@ -1150,6 +1192,9 @@ void *rg_xas_find_marked(struct rg_xa_state *xas, unsigned long max,
 			 rg_xa_mark_t mark)
 {
 	if (mark > RG_XA_MARK_MAX)
+		return NULL;
+	/* As the kernel's: a start past the limit leaves the state alone. */
+	if (xas->xa_node == XAS_RESTART && xas->xa_index > max)
 		return NULL;
 	if (mark == RG_XA_FREE_MARK && xa_track_free(xas->xa))
 		return xas_find_filter(xas, max, XA_FILTER_FREE);
@@ -1288,7 +1333,7 @@ static inline int xa_store_locked(struct rg_xarray *xa, unsigned long index,
 	void *prev = NULL;
 	int err;
 
-	if (unlikely(!xa) || xa_is_internal(entry))
+	if (unlikely(!xa) || xa_is_advanced(entry))
 		return -EINVAL;
 	if (!entry && xa_track_free(xa))
 		entry = XA_ZERO;
@@ -1308,7 +1353,7 @@ int rg_xa_insert_locked(struct rg_xarray *xa, unsigned long index, void *entry)
 {
 	RG_XA_STATE(xas, xa, index);
 
-	if (unlikely(!xa) || xa_is_internal(entry))
+	if (unlikely(!xa) || xa_is_advanced(entry))
 		return -EINVAL;
 	if (xas_load(&xas))
 		return -EBUSY;
@@ -1336,13 +1381,13 @@ int rg_xa_cmpxchg_locked(struct rg_xarray *xa, unsigned long index, void *old,
 	void *curr, *eff;
 	int err = 0;
 
-	if (unlikely(!xa) || xa_is_internal(entry))
+	if (unlikely(!xa) || xa_is_advanced(entry))
 		return -EINVAL;
 	curr = xas_load(&xas);
 	/* What the slot would hold: NULL reserves in an allocating array. */
 	eff = entry ? entry : xa_track_free(xa) ? XA_ZERO : NULL;
-	/* A reserved @old matches nothing, not even a reservation. */
-	if (curr != old || xa_is_internal(old))
+	/* Raw: RG_XA_ZERO_ENTRY matches a reservation, as in the kernel. */
+	if (curr != old)
 		err = -EBUSY;
 	else if (eff != curr)
 		err = xa_store_raw(xa, index, eff, NULL);
@@ -1357,7 +1402,7 @@ int rg_xa_alloc_locked(struct rg_xarray *xa, unsigned long *id, void *entry,
 	struct xa_cursor c;
 	int err;
 
-	if (!xa || !id || !xa_track_free(xa) || xa_is_internal(entry))
+	if (!xa || !id || !xa_track_free(xa) || xa_is_advanced(entry))
 		return -EINVAL;
 	/* an empty range has no free index, as in the kernel */
 	if (min > max)
@@ -1490,6 +1535,7 @@ int rg_xa_init_flags(struct rg_xarray *xa, unsigned int flags)
 	xa->head_marks = 0;
 	xa->head = NULL;
 	xa->nr_nodes = 0;
+	xa->owner = 0;
 	return 0;
 }
 
@@ -1509,14 +1555,15 @@ void rg_xa_destroy(struct rg_xarray *xa)
 
 void *rg_xa_load(struct rg_xarray *xa, unsigned long index)
 {
+	bool taken;
 	RG_XA_STATE(xas, xa, index);
 	void *e;
 
 	if (unlikely(!xa))
 		return NULL;
-	xa_mutex_lock(xa);
+	taken = xa_read_lock(xa);
 	e = xa_zero_to_null(xas_load(&xas));
-	xa_mutex_unlock(xa);
+	xa_read_unlock(xa, taken);
 	return e;
 }
 
@@ -1616,17 +1663,18 @@ int rg_xa_alloc(struct rg_xarray *xa, unsigned long *id, void *entry,
 void *rg_xa_find(struct rg_xarray *xa, unsigned long *index, unsigned long max,
 		 rg_xa_mark_t filter)
 {
+	bool taken;
 	struct xa_cursor c;
 	void *e = NULL;
 
 	if (unlikely(!xa || !index) || !xa_filter_ok(xa, filter))
 		return NULL;
-	xa_mutex_lock(xa);
+	taken = xa_read_lock(xa);
 	if (xa_seek(xa, *index, max, filter, &c)) {
 		e = *c.slot;
 		*index = c.index;
 	}
-	xa_mutex_unlock(xa);
+	xa_read_unlock(xa, taken);
 	return e;
 }
 
@@ -1673,13 +1721,14 @@ int rg_xa_clear_mark(struct rg_xarray *xa, unsigned long index,
 bool rg_xa_get_mark(struct rg_xarray *xa, unsigned long index,
 		    rg_xa_mark_t mark)
 {
+	bool taken;
 	struct rg_xa_node *leaf;
 	void **slot;
 	bool r = false;
 
 	if (unlikely(!xa) || mark == RG_XA_PRESENT || !xa_filter_ok(xa, mark))
 		return false;
-	xa_mutex_lock(xa);
+	taken = xa_read_lock(xa);
 	slot = xa_slot(xa, index, &leaf);
 	if (slot && *slot) {
 		if (leaf)
@@ -1687,43 +1736,46 @@ bool rg_xa_get_mark(struct rg_xarray *xa, unsigned long index,
 		else
 			r = xa->head_marks & (1u << mark);
 	}
-	xa_mutex_unlock(xa);
+	xa_read_unlock(xa, taken);
 	return r;
 }
 
 bool rg_xa_empty(struct rg_xarray *xa)
 {
+	bool taken;
 	bool r;
 
 	if (unlikely(!xa))
 		return false;
-	xa_mutex_lock(xa);
+	taken = xa_read_lock(xa);
 	r = xa->head == NULL;
-	xa_mutex_unlock(xa);
+	xa_read_unlock(xa, taken);
 	return r;
 }
 
 size_t rg_xa_bytes(struct rg_xarray *xa)
 {
+	bool taken;
 	size_t r;
 
 	if (unlikely(!xa))
 		return 0;
-	xa_mutex_lock(xa);
+	taken = xa_read_lock(xa);
 	r = xa_node_bytes(xa) + sizeof(*xa);
-	xa_mutex_unlock(xa);
+	xa_read_unlock(xa, taken);
 	return r;
 }
 
 size_t rg_xa_node_count(struct rg_xarray *xa)
 {
+	bool taken;
 	size_t r;
 
 	if (unlikely(!xa))
 		return 0;
-	xa_mutex_lock(xa);
+	taken = xa_read_lock(xa);
 	r = xa->nr_nodes;
-	xa_mutex_unlock(xa);
+	xa_read_unlock(xa, taken);
 	return r;
 }
 
@@ -1748,6 +1800,7 @@ int rg_xa_node_cache_stats(struct rg_slab_stats *st)
 
 int rg_xa_validate(struct rg_xarray *xa, const char **reason)
 {
+	bool taken;
 	int err;
 
 	if (unlikely(!xa)) {
@@ -1755,17 +1808,18 @@ int rg_xa_validate(struct rg_xarray *xa, const char **reason)
 			*reason = "NULL array";
 		return -EINVAL;
 	}
-	xa_mutex_lock(xa);
+	taken = xa_read_lock(xa);
 	err = xa_validate_nolock(xa, false, reason);
-	xa_mutex_unlock(xa);
+	xa_read_unlock(xa, taken);
 	return err;
 }
 
 void rg_xa_dump(struct rg_xarray *xa, FILE *f)
 {
+	bool taken;
 	if (unlikely(!xa || !f))
 		return;
-	xa_mutex_lock(xa);
+	taken = xa_read_lock(xa);
 	xa_dump_nolock(xa, f, NULL);
-	xa_mutex_unlock(xa);
+	xa_read_unlock(xa, taken);
 }

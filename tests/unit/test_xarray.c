@@ -62,7 +62,8 @@ static void test_values(void **state)
 	assert_false(rg_xa_is_reserved_entry(P(1)));
 	assert_false(rg_xa_is_reserved_entry(e));
 	assert_true(rg_xa_is_reserved_entry((void *)(uintptr_t)2));
-	assert_true(rg_xa_is_reserved_entry((void *)(uintptr_t)0x1002));
+	assert_true(rg_xa_is_reserved_entry((void *)(uintptr_t)0xffe));
+	assert_false(rg_xa_is_reserved_entry((void *)(uintptr_t)0x1002));
 }
 
 static void test_store_load_heights(void **state)
@@ -148,7 +149,7 @@ static void test_reserved_entries(void **state)
 {
 	RG_DEFINE_XARRAY(xa);
 	RG_DEFINE_XARRAY_ALLOC(ax);
-	void *bad = (void *)(uintptr_t)0x2002, *cur;
+	void *bad = (void *)(uintptr_t)0x802, *cur;
 	unsigned long id;
 
 	(void)state;
@@ -160,6 +161,11 @@ static void test_reserved_entries(void **state)
 	assert_true(rg_xa_empty(&ax));
 	RG_ASSERT_VALID(&xa);
 	RG_ASSERT_VALID(&ax);
+	/* above 4096 the low bits 10 are a pointer like any other */
+	assert_int_equal(rg_xa_store(&xa, 3, (void *)(uintptr_t)0x2002, NULL),
+			 0);
+	RG_ASSERT_VALID(&xa);
+	rg_xa_destroy(&xa);
 }
 
 static void test_insert_cmpxchg(void **state)
@@ -533,7 +539,7 @@ static void test_linux_names(void **state)
 	(void)state;
 	assert_null(xa_store(&xa, 5, P(5), GFP_KERNEL));
 	assert_ptr_equal(xa_store(&xa, 5, P(6), GFP_KERNEL), P(5));
-	r = xa_store(&xa, 6, (void *)(uintptr_t)0x1002, GFP_KERNEL);
+	r = xa_store(&xa, 6, (void *)(uintptr_t)0x802, GFP_KERNEL);
 	assert_true(xa_is_err(r));
 	assert_int_equal(xa_err(r), -EINVAL);
 	assert_false(xa_is_err(P(5)));
@@ -632,7 +638,7 @@ static void regress_xa_cmpxchg_reserved_old(void **state)
 	RG_DEFINE_XARRAY(xa);
 	RG_DEFINE_XARRAY_ALLOC(ax);
 	void *olds[] = { (void *)(uintptr_t)0x2, (void *)(uintptr_t)0x402,
-			 (void *)(uintptr_t)0x2002 };
+			 (void *)(uintptr_t)0x802 };
 	unsigned long id;
 	void *cur;
 

@@ -109,7 +109,7 @@ static void test_bad_entry(void **state)
 	nodes = rg_xa_node_count(&xa);
 	RG_XA_STATE(xas, &xa, 70);
 	rg_xa_lock(&xa);
-	assert_null(rg_xas_store(&xas, (void *)(uintptr_t)0x2002));
+	assert_null(rg_xas_store(&xas, (void *)(uintptr_t)0x802));
 	assert_int_equal(rg_xas_error(&xas), -EINVAL);
 	assert_true(rg_xas_invalid(&xas));
 	/* an errored state does nothing */
@@ -897,6 +897,159 @@ static void test_alloc_cyclic_faults(void **state)
 	assert_true(n > 1);
 }
 
+/*
+ * Regression: kernel code reads with xa_load() (and finds, marks, checks)
+ * while it holds xa_lock, as the kernel's readers take no lock; the
+ * normal read calls took the array's mutex again and waited for ever.
+ */
+static void regress_xa_read_under_lock(void **state)
+{
+	struct rg_xarray xa;
+	unsigned long i = 0;
+	const char *why = NULL;
+	char buf[256];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	(void)state;
+	assert_non_null(f);
+	alarm(20); /* a deadlock fails the test instead of hanging it */
+	rg_xa_init(&xa);
+	assert_int_equal(rg_xa_store(&xa, 5, P(5), NULL), 0);
+	assert_int_equal(rg_xa_set_mark(&xa, 5, RG_XA_MARK_1), 0);
+	rg_xa_lock(&xa);
+	assert_ptr_equal(rg_xa_load(&xa, 5), P(5));
+	assert_ptr_equal(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_PRESENT), P(5));
+	assert_null(rg_xa_find_after(&xa, &i, ULONG_MAX, RG_XA_PRESENT));
+	assert_true(rg_xa_get_mark(&xa, 5, RG_XA_MARK_1));
+	assert_false(rg_xa_empty(&xa));
+	assert_int_equal(rg_xa_validate(&xa, &why), 0);
+	rg_xa_dump(&xa, f);
+	assert_true(rg_xa_bytes(&xa) > sizeof(xa));
+	assert_true(rg_xa_node_count(&xa) > 0);
+	assert_int_equal(rg_xa_store_locked(&xa, 6, P(6), NULL), 0);
+	rg_xa_unlock(&xa);
+	fclose(f);
+	alarm(0);
+	/* and the lock is free again for the normal calls */
+	assert_ptr_equal(rg_xa_erase(&xa, 6), P(6));
+	rg_xa_destroy(&xa);
+}
+
+/*
+ * Regression: pointers with the low bits 10 (a char pointer at an offset
+ * of 2) were refused with -EINVAL at every address; the kernel takes them
+ * above its internal entries (4096). They live in leaves: the head, where
+ * one would read as the top node, never holds one, and the tree does not
+ * shrink a leaf holding one into the head.
+ */
+static void regress_xa_low_bits_10_pointer(void **state)
+{
+	static char name[64] __attribute__((aligned(8)));
+	struct rg_xarray xa;
+	unsigned long id, i;
+	void *odd = name + 2, *old = NULL;
+
+	(void)state;
+	assert_true(rg_xa_is_internal(odd));
+	assert_false(rg_xa_is_reserved_entry(odd));
+	rg_xa_init(&xa);
+	/* at index 0 of an empty array: a leaf, not the head */
+	assert_int_equal(rg_xa_store(&xa, 0, odd, &old), 0);
+	check_valid(&xa, 0);
+	assert_int_equal(rg_xa_node_count(&xa), 1);
+	assert_ptr_equal(rg_xa_load(&xa, 0), odd);
+	/* over an entry in the head */
+	assert_ptr_equal(rg_xa_erase(&xa, 0), odd);
+	assert_int_equal(rg_xa_store(&xa, 0, P(1), NULL), 0);
+	assert_int_equal(rg_xa_node_count(&xa), 0);
+	assert_int_equal(rg_xa_store(&xa, 0, odd, &old), 0);
+	assert_ptr_equal(old, P(1));
+	check_valid(&xa, 0);
+	/* growth and shrinking keep it in a leaf */
+	assert_int_equal(rg_xa_store(&xa, 1UL << 40, name + 6, NULL), 0);
+	check_valid(&xa, 0);
+	assert_ptr_equal(rg_xa_erase(&xa, 1UL << 40), name + 6);
+	check_valid(&xa, 0);
+	assert_ptr_equal(rg_xa_load(&xa, 0), odd);
+	i = 0;
+	assert_ptr_equal(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_PRESENT), odd);
+	assert_ptr_equal(rg_xa_erase(&xa, 0), odd);
+	assert_true(rg_xa_empty(&xa));
+	assert_int_equal(rg_xa_node_count(&xa), 0);
+	/* allocation of every offset of a string, as the kernel's tests do */
+	rg_xa_destroy(&xa);
+	rg_xa_init_flags(&xa, RG_XA_FLAGS_ALLOC);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(rg_xa_alloc(&xa, &id, name + i, 0, 100), 0);
+		assert_int_equal(id, i);
+		check_valid(&xa, 0);
+	}
+	for (i = 0; i < 8; i++)
+		assert_ptr_equal(rg_xa_erase(&xa, i), name + i);
+	assert_true(rg_xa_empty(&xa));
+	/* the reserved range is still refused */
+	assert_int_equal(rg_xa_store(&xa, 0, (void *)(uintptr_t)0xffa, NULL),
+			 -EINVAL);
+	rg_xa_destroy(&xa);
+}
+
+/*
+ * Regression: cmpxchg compares the raw slot, as the kernel's does, so the
+ * zero entry as the expected value matches a reservation (the kernel's
+ * "cmpxchg sees a reserved entry as ZERO"); it matched nothing.
+ */
+static void regress_xa_cmpxchg_zero_entry_old(void **state)
+{
+	struct rg_xarray xa;
+	void *cur = P(1);
+
+	(void)state;
+	rg_xa_init(&xa);
+	assert_int_equal(rg_xa_reserve(&xa, 12345678), 0);
+	assert_int_equal(
+		rg_xa_cmpxchg(&xa, 12345678, RG_XA_ZERO_ENTRY, P(2), &cur), 0);
+	assert_null(cur); /* the reservation reads as NULL */
+	assert_ptr_equal(rg_xa_load(&xa, 12345678), P(2));
+	/* without a reservation the zero entry matches nothing */
+	assert_int_equal(rg_xa_cmpxchg(&xa, 5, RG_XA_ZERO_ENTRY, P(3), &cur),
+			 -EBUSY);
+	assert_null(rg_xa_load(&xa, 5));
+	/* NULL does not match a reservation */
+	assert_int_equal(rg_xa_reserve(&xa, 6), 0);
+	assert_int_equal(rg_xa_cmpxchg(&xa, 6, NULL, P(4), &cur), -EBUSY);
+	check_valid(&xa, 0);
+	rg_xa_destroy(&xa);
+}
+
+/*
+ * Regression: a marked search from a state not yet walked whose index is
+ * past the limit moved the state out of bounds; the kernel leaves it as
+ * it is (not walked), which its own iteration tests check.
+ */
+static void regress_xas_find_marked_past_limit(void **state)
+{
+	struct rg_xarray xa;
+	void *entry;
+
+	(void)state;
+	rg_xa_init(&xa);
+	assert_int_equal(rg_xa_store(&xa, 3, P(3), NULL), 0);
+	assert_int_equal(rg_xa_set_mark(&xa, 3, RG_XA_MARK_0), 0);
+	RG_XA_STATE(xas, &xa, 9);
+	rg_xa_lock(&xa);
+	rg_xas_for_each_marked(&xas, entry, 5, RG_XA_MARK_0)
+		fail_msg("found %p past the limit", entry);
+	assert_ptr_equal(xas.xa_node, RG_XAS_RESTART);
+	assert_int_equal(xas.xa_index, 9);
+	/* within the limit the search runs as before */
+	rg_xas_set(&xas, 2);
+	assert_ptr_equal(rg_xas_find_marked(&xas, 5, RG_XA_MARK_0), P(3));
+	assert_null(rg_xas_find_marked(&xas, 5, RG_XA_MARK_0));
+	assert_ptr_equal(xas.xa_node, RG_XAS_BOUNDS);
+	rg_xa_unlock(&xa);
+	rg_xa_destroy(&xa);
+}
+
 /* The kernel's names map onto the calls above. */
 static void test_linux_names(void **state)
 {
@@ -954,6 +1107,37 @@ static void test_linux_names(void **state)
 		assert_int_equal(id, 0);
 		xa_destroy(&ids);
 	}
+	{
+		DEFINE_XARRAY_ALLOC(a2);
+		XA_STATE_ORDER(o0, &a2, 4, 0);
+		XA_STATE_ORDER(o3, &a2, 8, 3);
+		void *e;
+		int n = 0;
+
+		/* multi-index entries are not offered: order > 0 is -EINVAL */
+		assert_int_equal(xas_error(&o0), 0);
+		assert_int_equal(xas_error(&o3), -EINVAL);
+		xas_set_order(&o0, 4, 2);
+		assert_int_equal(xas_error(&o0), -EINVAL);
+		xas_set_order(&o0, 4, 0);
+		assert_int_equal(xas_error(&o0), 0);
+		assert_true(a2.xa_flags & XA_FLAGS_ALLOC);
+		assert_null(a2.xa_head);
+		assert_null(xa_store(&a2, 4, xa_mk_value(4), GFP_KERNEL));
+		assert_ptr_equal(a2.xa_head, a2.rg.head);
+		assert_int_equal(xa_get_order(&a2, 4), 0);
+		xa_lock(&a2);
+		xas_create_range(&o0);
+		xas_for_each_conflict(&o0, e)
+		{
+			assert_ptr_equal(e, xa_mk_value(4));
+			assert_int_equal(xas_get_order(&o0), 0);
+			n++;
+		}
+		xa_unlock(&a2);
+		assert_int_equal(n, 1);
+		xa_destroy(&a2);
+	}
 }
 
 int main(void)
@@ -972,6 +1156,10 @@ int main(void)
 		cmocka_unit_test(test_lockstep),
 		cmocka_unit_test(test_alloc_cyclic),
 		cmocka_unit_test(test_alloc_cyclic_faults),
+		cmocka_unit_test(regress_xa_read_under_lock),
+		cmocka_unit_test(regress_xa_low_bits_10_pointer),
+		cmocka_unit_test(regress_xa_cmpxchg_zero_entry_old),
+		cmocka_unit_test(regress_xas_find_marked_past_limit),
 		cmocka_unit_test(test_linux_names),
 	};
 

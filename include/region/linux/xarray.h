@@ -20,10 +20,12 @@
  * errno. gfp arguments are accepted and ignored. The advanced API (XA_STATE,
  * xas_*, xa_lock() and its _irq/_bh forms, __xa_store() and the other
  * __xa_* calls) maps onto rg_xas_* and the rg_xa_*_locked calls; the lock
- * is the array's mutex. Differences: pointers must be 4-byte aligned
- * (entries with the low bits 10 are rejected with -EINVAL); multi-index
- * entries are not provided; xa_set_mark() on an absent entry does nothing,
- * as in the kernel.
+ * is the array's mutex; xa_load() and the other reading calls may run
+ * under it, as the kernel's RCU readers may. As in the kernel, pointers
+ * with the low bits 10 are refused only up to 4096 (-EINVAL), and
+ * xa_set_mark() on an absent entry does nothing. Differences: multi-index
+ * entries are not provided (an order above 0 is -EINVAL, xa_get_order()
+ * is 0); node update callbacks (xas_set_update()) are not offered.
  */
 #ifndef REGION_LINUX_XARRAY_H
 #define REGION_LINUX_XARRAY_H
@@ -39,8 +41,21 @@
 extern "C" {
 #endif
 
+/*
+ * The array; @xa_lock, @xa_flags and @xa_head read the kernel's field
+ * names over struct rg_xarray's own (the head is NULL, the entry at index
+ * 0, or the top node with the low bits 10, as in the kernel).
+ */
 struct xarray {
-	struct rg_xarray rg;
+	union {
+		struct rg_xarray rg;
+		struct {
+			pthread_mutex_t xa_lock;
+			unsigned int xa_flags;
+			unsigned int xa_head_marks_;
+			void *xa_head;
+		};
+	};
 };
 
 typedef rg_xa_mark_t xa_mark_t;
@@ -55,9 +70,11 @@ typedef rg_xa_mark_t xa_mark_t;
 #define XA_FLAGS_ALLOC1 RG_XA_FLAGS_ALLOC1
 #define XA_FLAGS_ALLOC_WRAPPED RG_XA_FLAGS_ALLOC_WRAPPED
 
-#define XARRAY_INIT(name, flags)      \
-	{                             \
-		RG_XARRAY_INIT(flags) \
+#define XARRAY_INIT(name, flags)              \
+	{                                     \
+		{                             \
+			RG_XARRAY_INIT(flags) \
+		}                             \
 	}
 #define DEFINE_XARRAY_FLAGS(name, flags) \
 	struct xarray name = XARRAY_INIT(name, flags)
@@ -96,7 +113,7 @@ static inline void *xa_mk_err_entry_(long err)
 
 static inline bool xa_is_err(const void *entry)
 {
-	return rg_xa_is_reserved_entry(entry) &&
+	return rg_xa_is_internal(entry) &&
 	       (uintptr_t)entry >= (uintptr_t)xa_mk_err_entry_(-4095);
 }
 
@@ -387,6 +404,12 @@ struct xa_state {
 };
 
 #ifndef __cplusplus
+_Static_assert(offsetof(struct xarray, xa_head) ==
+		       offsetof(struct rg_xarray, head),
+	       "struct xarray names struct rg_xarray's fields");
+_Static_assert(offsetof(struct xarray, xa_flags) ==
+		       offsetof(struct rg_xarray, flags),
+	       "struct xarray names struct rg_xarray's fields");
 _Static_assert(sizeof(struct xa_state) == sizeof(struct rg_xa_state),
 	       "struct xa_state mirrors struct rg_xa_state");
 _Static_assert(offsetof(struct xa_state, xa_node) ==
@@ -399,6 +422,24 @@ _Static_assert(offsetof(struct xa_state, xa_need) ==
 
 #define XAS_RESTART ((struct xa_node *)RG_XAS_RESTART)
 #define XAS_BOUNDS ((struct xa_node *)RG_XAS_BOUNDS)
+
+/* Multi-index entries are not offered: an order above 0 is -EINVAL. */
+#define XA_STATE_ORDER(name, array, index, order)                             \
+	struct xa_state name = {                                              \
+		(array),                                                      \
+		(index),                                                      \
+		0,                                                            \
+		0,                                                            \
+		0,                                                            \
+		0,                                                            \
+		(order) ?                                                     \
+			(struct xa_node *)(uintptr_t)(((unsigned long)-EINVAL \
+						       << 2) |                \
+						      2UL) :                  \
+			XAS_RESTART,                                          \
+		NULL,                                                         \
+		0                                                             \
+	}
 
 #define XA_STATE(name, array, index)                               \
 	struct xa_state name = { (array), (index),     0,    0, 0, \
@@ -530,6 +571,58 @@ static inline void xas_init_marks(const struct xa_state *xas)
 {
 	rg_xas_init_marks(xas_rg_(xas));
 }
+
+/*
+ * Orders: every entry has order 0 (multi-index entries are not offered);
+ * setting an order above 0 puts -EINVAL in the state, as the kernel
+ * built without CONFIG_XARRAY_MULTI does.
+ */
+static inline void xas_set_order(struct xa_state *xas, unsigned long index,
+				 unsigned int order)
+{
+	xas_set(xas, index);
+	if (order)
+		xas_set_err(xas, -EINVAL);
+}
+
+static inline int xas_get_order(struct xa_state *xas)
+{
+	(void)xas;
+	return 0;
+}
+
+static inline int xa_get_order(struct xarray *xa, unsigned long index)
+{
+	(void)xa;
+	(void)index;
+	return 0;
+}
+
+/*
+ * The entries an order-0 store at the state's index would replace: the
+ * one there, once (the state is walked by the first call).
+ */
+static inline void *xas_find_conflict(struct xa_state *xas)
+{
+	void *entry;
+
+	if (xas->xa_node != XAS_RESTART)
+		return NULL;
+	entry = xas_load(xas);
+	return entry;
+}
+
+/*
+ * Order 0 only: there is no range to build beforehand; the store that
+ * follows creates its slot (recording -ENOMEM there, for xas_nomem()).
+ */
+static inline void xas_create_range(struct xa_state *xas)
+{
+	(void)xas;
+}
+
+#define xas_for_each_conflict(xas, entry) \
+	while (((entry) = xas_find_conflict(xas)))
 
 #define xas_for_each(xas, entry, max)                   \
 	for ((entry) = xas_find((xas), (max)); (entry); \
