@@ -18,7 +18,7 @@ ver=${KERNEL:-6.12}
 lib=build/release
 tarball=/usr/src/linux-source-$ver.tar.xz
 out=build/kernel-tests/$ver
-progs=(test_ida.c test_maple_tree.c test_bitmap.c)
+progs=(test_ida.c test_maple_tree.c test_bitmap.c test_xarray.c)
 
 [ -f "$tarball" ] || bash scripts/deps.sh "kernel-source-$ver"
 [ -f "$lib/libregion.a" ] || { echo "test-kernel: run make build first" >&2; exit 2; }
