@@ -126,8 +126,9 @@ static inline void xa_mutex_unlock(struct rg_xarray *xa)
  */
 static inline bool xa_read_lock(struct rg_xarray *xa)
 {
-	if (__atomic_load_n(&xa->owner, __ATOMIC_RELAXED) ==
-	    (unsigned long)pthread_self())
+	unsigned long owner = __atomic_load_n(&xa->owner, __ATOMIC_RELAXED);
+
+	if (owner && owner == (unsigned long)pthread_self())
 		return false;
 	pthread_mutex_lock(&xa->lock);
 	return true;
