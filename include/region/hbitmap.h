@@ -205,6 +205,50 @@ RG_API int rg_hbitmap_alloc_rev(struct rg_hbitmap *hb, uint64_t n,
 RG_API int rg_hbitmap_alloc_best(struct rg_hbitmap *hb, uint64_t n,
 				 uint64_t align, uint64_t *start);
 
+/* rg_hbitmap_alloc_window() placements. */
+#define RG_HBITMAP_LOWEST 0u /* the lowest start that fits */
+#define RG_HBITMAP_BEST 1u /* from the shortest free run that fits */
+#define RG_HBITMAP_HIGHEST 2u /* the highest start that fits */
+
+/**
+ * rg_hbitmap_alloc_window() - allocate inside a window, crossing no
+ * boundary, placed lowest, best or highest.
+ * @hb: the allocator.
+ * @n: number of units, 1 .. capacity.
+ * @align: alignment of the start, a power of two (1: none).
+ * @min: lowest unit the run may use.
+ * @max: highest unit the run may use (inclusive); values at or past the
+ *       capacity mean "up to the last unit".
+ * @boundary: 0 for none, else a power of two of at least @n: the run
+ *            crosses no multiple of it (s / boundary == (s + n - 1) /
+ *            boundary).
+ * @place: RG_HBITMAP_LOWEST, RG_HBITMAP_BEST or RG_HBITMAP_HIGHEST.
+ * @start: receives the first unit of the run on success.
+ *
+ * Among the starts s with s % align == 0, @min <= s, s + n - 1 <= @max, no
+ * boundary crossed and [s, s + n) free: the lowest (LOWEST, as
+ * rg_hbitmap_alloc_range()), the highest (HIGHEST), or (BEST) the lowest
+ * one in the shortest free run that holds one (the run measured whole, not
+ * cut at the window; the lowest run among equals). The search stays inside
+ * the window: the summaries are searched from @min (LOWEST, BEST) or from
+ * @max down (HIGHEST), a fit that crosses a boundary restarts the search at
+ * that boundary, and BEST takes one such search, and O(log capacity) to
+ * measure the run, per free run in the window that holds a fit (it needs
+ * no best-fit index). On best-fit instances (RG_HBITMAP_BEST_FIT) the
+ * summaries are rebuilt first when they are behind (O(capacity / 64)), as
+ * for rg_hbitmap_alloc_range().
+ *
+ * Context: caller serialises calls on @hb; never allocates memory.
+ * Return: 0 on success; -EINVAL if @n is 0 or larger than the capacity,
+ * @align is not a power of two, @min > @max, @boundary is not 0 or a power
+ * of two of at least @n, or @place is unknown; -ENOSPC if no such run
+ * exists (nothing changes).
+ */
+RG_API int rg_hbitmap_alloc_window(struct rg_hbitmap *hb, uint64_t n,
+				   uint64_t align, uint64_t min, uint64_t max,
+				   uint64_t boundary, unsigned int place,
+				   uint64_t *start);
+
 /**
  * rg_hbitmap_free() - release the units [@start, @start + @n).
  * @hb: the allocator.

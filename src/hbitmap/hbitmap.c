@@ -2554,3 +2554,273 @@ void rg_hbitmap_dump(const struct rg_hbitmap *hb, FILE *f)
 	if (hb->runs)
 		rgi_hb_runs_dump(hb->runs, f);
 }
+
+/* ---- constrained allocation: window, boundary, placement --------------- */
+
+/*
+ * rg_hbitmap_alloc_window() searches only inside its window [lo, hi) with
+ * the summaries (flushed, and rebuilt first on best-fit instances, as for
+ * rg_hbitmap_alloc_range()):
+ *   lowest   hb_search() with the window (it skips children outside it);
+ *            a fit that crosses a boundary moves the window's start to
+ *            that boundary and searches again, as no start from the fit
+ *            to the boundary can avoid crossing it.
+ *   highest  hb_rev_window(), the top-down search of hb_rev_node() with
+ *            the window: children wholly inside it are as there, the one
+ *            or two children its ends cut are searched with the window
+ *            (a word scan at the block level), their cut prefix and
+ *            suffix joining the open run from the summaries. A fit that
+ *            crosses a boundary moves the window's end down to it.
+ *   best     the lowest fit of each free run in the window that holds one,
+ *            run after run: each fit's run is measured whole with
+ *            hb_next_set_fast() and hb_prev_set_fast() (the masks and
+ *            summaries, O(log capacity)), the next search starts at the
+ *            run's end; the shortest run wins, the lowest among equals, and
+ *            a run of exactly n ends the search.
+ * So each free run in the window costs at most one search, and runs
+ * shorter than n are never visited.
+ */
+
+/* Lowest allocated unit at or after x (x < capacity), or the capacity. */
+static uint64_t hb_next_set_fast(const struct rg_hbitmap *hb, uint64_t x)
+{
+	uint64_t b = x >> HB_BLOCK_SHIFT, i = x >> 6, c, m;
+	uint64_t wend = (b + 1) * HB_BLOCK_WORDS, v;
+
+	v = hb->words[i] & (~0ULL << (x & 63));
+	for (;;) {
+		if (v) {
+			x = (i << 6) + (uint64_t)__builtin_ctzll(v);
+			return x < hb->capacity ? x : hb->capacity;
+		}
+		if (++i >= wend)
+			break;
+		v = hb->words[i];
+	}
+	c = b; /* child c of the level-k node c >> 6 */
+	for (unsigned k = 0; k < hb->nlevels; k++) {
+		const struct hb_node *nd = &hb->lv[k][c >> HB_FAN_SHIFT];
+		unsigned j = (unsigned)(c & 63);
+		uint64_t nchild = k ? hb->lv_count[k - 1] : hb->nblocks;
+
+		m = j == 63 ? 0 : ~nd->all & (~0ULL << (j + 1));
+		if (m) {
+			c = (c & ~63ULL) + (uint64_t)__builtin_ctzll(m);
+			if (c >= nchild)
+				return hb->capacity;
+			x = (c << hb_child_shift(k)) + hb_child(hb, k, c).p;
+			return x < hb->capacity ? x : hb->capacity;
+		}
+		c >>= HB_FAN_SHIFT;
+	}
+	return hb->capacity;
+}
+
+/* Highest allocated unit below x, or HB_NONE. */
+static uint64_t hb_prev_set_fast(const struct rg_hbitmap *hb, uint64_t x)
+{
+	uint64_t b, i, c, m, wbeg, v;
+
+	if (!x)
+		return HB_NONE;
+	b = (x - 1) >> HB_BLOCK_SHIFT;
+	i = (x - 1) >> 6;
+	wbeg = b * HB_BLOCK_WORDS;
+	v = hb->words[i] & (~0ULL >> (63 - ((x - 1) & 63)));
+	for (;;) {
+		if (v)
+			return (i << 6) + 63 - (uint64_t)__builtin_clzll(v);
+		if (i == wbeg)
+			break;
+		v = hb->words[--i];
+	}
+	c = b;
+	for (unsigned k = 0; k < hb->nlevels; k++) {
+		const struct hb_node *nd = &hb->lv[k][c >> HB_FAN_SHIFT];
+		unsigned j = (unsigned)(c & 63);
+
+		m = ~nd->all & ((1ULL << j) - 1);
+		if (m) {
+			c = (c & ~63ULL) + 63 - (uint64_t)__builtin_clzll(m);
+			return ((c + 1) << hb_child_shift(k)) - 1 -
+			       hb_child(hb, k, c).s;
+		}
+		c >>= HB_FAN_SHIFT;
+	}
+	return HB_NONE;
+}
+
+/* Highest aligned fit in [top - len, top), or HB_NONE. */
+static inline uint64_t hb_rev_fit(uint64_t top, uint64_t len, uint64_t n,
+				  uint64_t mask)
+{
+	uint64_t t;
+
+	if (len < n)
+		return HB_NONE;
+	t = (top - n) & ~mask;
+	return t >= top - len ? t : HB_NONE;
+}
+
+/* hb_rev_node() inside the window [lo, hi), which meets node (k, idx). */
+static uint64_t hb_rev_window(const struct rg_hbitmap *hb, unsigned k,
+			      uint64_t idx, uint64_t n, uint64_t mask,
+			      uint64_t lo, uint64_t hi)
+{
+	const struct hb_node *nd = &hb->lv[k][idx];
+	unsigned sh = hb_child_shift(k);
+	uint64_t csz = 1ULL << sh, base = idx << (sh + HB_FAN_SHIFT);
+	uint64_t otop = 0, olen = 0, t;
+	int jhi = hi - base >= (csz << HB_FAN_SHIFT) ?
+			  63 :
+			  (int)((hi - 1 - base) >> sh);
+	int jlo = lo <= base ? 0 : (int)((lo - base) >> sh);
+
+	for (int j = jhi; j >= jlo; j--) {
+		uint64_t c = (idx << HB_FAN_SHIFT) + (uint64_t)j;
+		uint64_t cs = base + (uint64_t)j * csz, ce = cs + csz;
+		uint64_t clo = cs > lo ? cs : lo, chi = ce < hi ? ce : hi;
+		struct hb_sum sm;
+
+		if (!((nd->any >> j) & 1)) {
+			if ((t = hb_rev_fit(otop, olen, n, mask)) != HB_NONE)
+				return t;
+			olen = 0;
+			continue;
+		}
+		if ((nd->all >> j) & 1) {
+			if (!olen)
+				otop = chi;
+			olen += chi - clo;
+			continue;
+		}
+		sm = hb_child(hb, k, c);
+		if (chi == ce) {
+			/* the suffix, cut at lo, closes the open run */
+			if (!olen)
+				otop = ce;
+			olen += sm.s < ce - clo ? sm.s : ce - clo;
+			if ((t = hb_rev_fit(otop, olen, n, mask)) != HB_NONE)
+				return t;
+		}
+		if (clo == cs && chi == ce) {
+			if (sm.inner >= n) {
+				t = k ? hb_rev_node(hb, k - 1, c, n, mask) :
+					rgi_hb_find_rev(hb->words, cs, ce, n,
+							mask);
+				if (t != HB_NONE)
+					return t;
+			}
+		} else {
+			t = k ? hb_rev_window(hb, k - 1, c, n, mask, clo, chi) :
+				rgi_hb_find_rev(hb->words, clo, chi, n, mask);
+			if (t != HB_NONE)
+				return t;
+		}
+		/* the prefix, cut at hi, opens the next run */
+		olen = 0;
+		if (clo == cs) {
+			olen = sm.p < chi - cs ? sm.p : chi - cs;
+			otop = cs + olen;
+		}
+	}
+	return hb_rev_fit(otop, olen, n, mask);
+}
+
+static inline bool hb_crosses(uint64_t s, uint64_t n, uint64_t bmask)
+{
+	return bmask && ((s ^ (s + n - 1)) & ~bmask);
+}
+
+/* Lowest fit in [lo, hi) crossing no boundary, or HB_NONE. */
+static uint64_t hb_win_lowest(const struct rg_hbitmap *hb, uint64_t n,
+			      uint64_t align, uint64_t lo, uint64_t hi,
+			      uint64_t bmask)
+{
+	struct hb_req r;
+	uint64_t a;
+
+	while (lo < hi && hi - lo >= n) {
+		hb_req_init(&r, n, align, lo, hi);
+		a = hb_search(hb, &r);
+		if (a == HB_NONE || !hb_crosses(a, n, bmask))
+			return a;
+		lo = (a | bmask) + 1;
+	}
+	return HB_NONE;
+}
+
+/* Highest fit in [lo, hi) crossing no boundary, or HB_NONE. */
+static uint64_t hb_win_highest(const struct rg_hbitmap *hb, uint64_t n,
+			       uint64_t align, uint64_t lo, uint64_t hi,
+			       uint64_t bmask)
+{
+	uint64_t a;
+
+	while (lo < hi && hi - lo >= n) {
+		a = hb_rev_window(hb, hb->nlevels - 1, 0, n, align - 1, lo, hi);
+		if (a == HB_NONE || !hb_crosses(a, n, bmask))
+			return a;
+		hi = (a + n - 1) & ~bmask;
+	}
+	return HB_NONE;
+}
+
+/* Best fit in [lo, hi) crossing no boundary, or HB_NONE. */
+static uint64_t hb_win_best(const struct rg_hbitmap *hb, uint64_t n,
+			    uint64_t align, uint64_t lo, uint64_t hi,
+			    uint64_t bmask)
+{
+	uint64_t best = HB_NONE, blen = UINT64_MAX, a, ps, e;
+
+	while (lo < hi && hi - lo >= n) {
+		a = hb_win_lowest(hb, n, align, lo, hi, bmask);
+		if (a == HB_NONE)
+			break;
+		ps = hb_prev_set_fast(hb, a);
+		e = hb_next_set_fast(hb, a);
+		if (e - (ps == HB_NONE ? 0 : ps + 1) < blen) {
+			best = a;
+			blen = e - (ps == HB_NONE ? 0 : ps + 1);
+			if (blen == n)
+				break;
+		}
+		lo = e;
+	}
+	return best;
+}
+
+int rg_hbitmap_alloc_window(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
+			    uint64_t min, uint64_t max, uint64_t boundary,
+			    unsigned int place, uint64_t *start)
+{
+	uint64_t a, hi, bmask = boundary ? boundary - 1 : 0;
+
+	if (unlikely(!hb || !start))
+		return -EINVAL;
+	if (n == 0 || n > hb->capacity || hb_bad_align(align) || min > max ||
+	    (boundary && ((boundary & bmask) || boundary < n)) ||
+	    place > RG_HBITMAP_HIGHEST)
+		return -EINVAL;
+	hi = max >= hb->capacity ? hb->capacity : max + 1;
+	if (min >= hi || hi - min < n || n > hb->free_units)
+		return -ENOSPC;
+	if (hb->runs)
+		hb_sync(hb);
+	hb_flush(hb);
+	if (place == RG_HBITMAP_LOWEST)
+		a = hb_win_lowest(hb, n, align, min, hi, bmask);
+	else if (place == RG_HBITMAP_HIGHEST)
+		a = hb_win_highest(hb, n, align, min, hi, bmask);
+	else
+		a = hb_win_best(hb, n, align, min, hi, bmask);
+	if (a == HB_NONE)
+		return -ENOSPC;
+	hb_mutate(hb, a, n, true, place != RG_HBITMAP_HIGHEST);
+	if (hb->runs) {
+		hb_flush(hb); /* keep best-fit instances without one */
+		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
+	}
+	*start = a;
+	return 0;
+}
