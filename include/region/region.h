@@ -342,6 +342,126 @@ RG_API int rg_region_validate(struct rg_region *r, const char **reason);
  */
 RG_API void rg_region_dump(struct rg_region *r, FILE *f);
 
+/*
+ * Constrained allocation and resize.
+ *
+ * Usage:
+ *	struct rg_region_request req = RG_REGION_REQUEST(256);
+ *	req.align = 16;			// start % 16 == 0
+ *	req.lo = 0x1000;		// the region lies in [lo, hi]
+ *	req.hi = 0xfffff;
+ *	req.boundary = 0x10000;		// and crosses no multiple of 65536
+ *	req.policy = RG_REGION_TOP_DOWN;	// for this call only
+ *	err = rg_region_alloc_request(r, &req, &start);
+ *	err = rg_region_resize(r, 2 * capacity);	// grow, or shrink if free
+ *
+ * What each backend answers (others get -EOPNOTSUPP):
+ *	bitmap	first, best, top, next: every free run of the window is
+ *		visited (O(window / 64)), as its policies do.
+ *	ida	first, next: the IDA's lowest-free-ID search inside the window.
+ *	maple	first, top, next: the tree's gap searches bounded to the
+ *		window; best fit is not offered.
+ *	hbitmap	first, best, top, next: the summaries searched inside the
+ *		window only (O(log capacity) per candidate free run); best
+ *		fit visits the free runs of the window that can hold the
+ *		request, O(log capacity) each, and does not need the
+ *		instance's best-fit index.
+ * Every answer is exact: the same start a search of every unit would pick.
+ */
+
+/* rg_region_request.hi: the last unit of the instance, whatever it is. */
+#define RG_REGION_END (~0UL)
+/* rg_region_request.policy: the instance's own placement policy. */
+#define RG_REGION_INSTANCE_POLICY (-1)
+
+/**
+ * struct rg_region_request - a constrained allocation, for
+ * rg_region_alloc_request(). Start from RG_REGION_REQUEST(n).
+ * @n: number of units, 1 .. capacity.
+ * @align: 0 or 1 for none, else a power of two the start is a multiple of.
+ * @lo: lowest unit the region may use; below the capacity.
+ * @hi: highest unit the region may use (inclusive), at least @lo and below
+ *      the capacity, or RG_REGION_END for the last unit.
+ * @boundary: 0 for none, else a power of two, at least @n: the region does
+ *            not cross a multiple of it (start / boundary equals
+ *            (start + n - 1) / boundary), as DMA engines require.
+ * @policy: an enum rg_region_policy for this call, or
+ *          RG_REGION_INSTANCE_POLICY for the one the instance was created
+ *          with. Among the starts s that meet every constraint above and
+ *          have s .. s + n - 1 free: first, the lowest; top, the highest;
+ *          best, the lowest such s in the shortest free run (measured
+ *          whole, not cut at the window) that holds one, the lowest run
+ *          among equals; next, the lowest at or after the end of the
+ *          previous next-fit allocation (rg_region_alloc() or this call),
+ *          else the lowest (one wrap).
+ */
+struct rg_region_request {
+	unsigned long n;
+	unsigned long align;
+	unsigned long lo;
+	unsigned long hi;
+	unsigned long boundary;
+	int policy;
+};
+
+/* A request for @n units anywhere, with the instance's policy. */
+#define RG_REGION_REQUEST(n_)                             \
+	((struct rg_region_request){ .n = (n_),           \
+				     .align = 0,          \
+				     .lo = 0,             \
+				     .hi = RG_REGION_END, \
+				     .boundary = 0,       \
+				     .policy = RG_REGION_INSTANCE_POLICY })
+
+/**
+ * rg_region_alloc_request() - allocate under a window, an alignment and a
+ * boundary, placed by a policy.
+ * @r: the instance.
+ * @req: the request (struct rg_region_request); not changed.
+ * @start: receives the first unit of the region on success.
+ *
+ * rg_region_alloc(r, n, align, &s) is this call with RG_REGION_REQUEST(n)
+ * and .align = align, and gives the same start.
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED); may allocate (ida and
+ * maple nodes).
+ * Return: 0; -EINVAL if @r, @req or @start is NULL, @req->n is 0 or above
+ * the capacity, @req->align is not 0 or a power of two, @req->lo is not
+ * below the capacity, @req->hi is below @req->lo or not below the capacity
+ * (and not RG_REGION_END), @req->boundary is not 0 or a power of two of at
+ * least @req->n, or @req->policy is neither a policy nor
+ * RG_REGION_INSTANCE_POLICY; -EOPNOTSUPP if the backend does not answer
+ * that policy (see above); -ENOSPC if no start meets the request (also
+ * when the window is shorter than @req->n, whatever lo + n would give);
+ * -ENOMEM if the backend ran out of memory. On error nothing changes and
+ * *@start is untouched.
+ */
+RG_API int rg_region_alloc_request(struct rg_region *r,
+				   const struct rg_region_request *req,
+				   unsigned long *start);
+
+/**
+ * rg_region_resize() - change the capacity.
+ * @r: the instance.
+ * @capacity: the new number of units, at least 1.
+ *
+ * Growing adds free units at the top; shrinking cuts units off the top and
+ * needs every one of them free. Allocated units below both capacities stay
+ * as they are, and the figures of rg_region_get_stats() follow. bitmap and
+ * hbitmap build a new map (O(capacity / 64), allocates; hbitmap's best-fit
+ * index is rebuilt by the next best-fit allocation); maple and ida change
+ * nothing but the limit (a shrink checks the cut-off part: O(log regions),
+ * O(cut-off units)). The next-fit cursor moves to 0 if it is cut off.
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED); may allocate.
+ * Return: 0 (also when @capacity is the current one); -EINVAL if @r is NULL,
+ * @capacity is 0 or above the backend's limit (that of
+ * rg_region_create_backend()); -EBUSY if a unit at or past @capacity is
+ * allocated; -ENOMEM if the new map could not be allocated. On error
+ * nothing changes.
+ */
+RG_API int rg_region_resize(struct rg_region *r, unsigned long capacity);
+
 #ifdef __cplusplus
 }
 #endif

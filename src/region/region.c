@@ -349,3 +349,104 @@ void rg_region_dump(struct rg_region *r, FILE *f)
 	r->ops->dump(r, f);
 	unlock(r);
 }
+
+/*
+ * Constrained allocation and resize. rg_region_alloc_request() checks the
+ * request, turns it into a struct rgi_req (alignment and boundary as
+ * masks, RG_REGION_END and the instance policy resolved) and calls the
+ * backend's alloc_req for first, best or top. Next fit is built here from
+ * first fit: the window from the cursor (or lo, if higher) to hi, then,
+ * once, the whole window; the cursor moves as for rg_region_alloc(). So a
+ * backend that answers first fit answers next fit too.
+ */
+static inline bool pow2(unsigned long x)
+{
+	return x && !(x & (x - 1));
+}
+
+int rg_region_alloc_request(struct rg_region *r,
+			    const struct rg_region_request *req,
+			    unsigned long *start)
+{
+	struct rgi_req q;
+	unsigned long s, from;
+	int policy, err;
+
+	if (unlikely(!r || !req || !start || !req->n || req->n > r->capacity ||
+		     (req->align & (req->align - 1)) || req->lo >= r->capacity))
+		return -EINVAL;
+	q.hi = req->hi == RG_REGION_END ? r->capacity - 1 : req->hi;
+	if (q.hi < req->lo || q.hi >= r->capacity ||
+	    (req->boundary && (!pow2(req->boundary) || req->boundary < req->n)))
+		return -EINVAL;
+	policy = req->policy;
+	if (policy != RG_REGION_INSTANCE_POLICY &&
+	    (policy < 0 || policy >= RG_REGION_NR_POLICIES))
+		return -EINVAL;
+	q.n = req->n;
+	q.mask = req->align ? req->align - 1 : 0;
+	q.lo = req->lo;
+	q.bmask = req->boundary ? req->boundary - 1 : 0;
+	lock(r);
+	if (policy == RG_REGION_INSTANCE_POLICY)
+		policy = (int)r->policy;
+	q.policy = policy == RG_REGION_NEXT_FIT ? RG_REGION_FIRST_FIT :
+						  (enum rg_region_policy)policy;
+	if (!(r->ops->req_policies & RGI_POLICY_BIT(q.policy))) {
+		unlock(r);
+		return -EOPNOTSUPP;
+	}
+	if (q.n > r->free_units || q.n - 1 > q.hi - q.lo) {
+		unlock(r);
+		return -ENOSPC;
+	}
+	if (policy != RG_REGION_NEXT_FIT) {
+		err = r->ops->alloc_req(r, &q, &s);
+	} else {
+		from = RGI_MAX(r->next, q.lo);
+		err = -ENOSPC;
+		if (from <= q.hi && q.n - 1 <= q.hi - from) {
+			struct rgi_req q2 = q;
+
+			q2.lo = from;
+			err = r->ops->alloc_req(r, &q2, &s);
+		}
+		if (err == -ENOSPC && from > q.lo)
+			err = r->ops->alloc_req(r, &q, &s);
+		if (!err)
+			rgi_next_fit_done(r, s, q.n);
+	}
+	if (likely(!err)) {
+		RGI_DEBUG_ASSERT(s >= q.lo && s <= q.hi && q.n - 1 <= q.hi - s);
+		*start = s;
+	}
+	return mutation_done(r, err, r->free_units - q.n);
+}
+
+int rg_region_resize(struct rg_region *r, unsigned long capacity)
+{
+	unsigned long old;
+	int err;
+
+	if (!r || !capacity || capacity > r->ops->max_capacity)
+		return -EINVAL;
+	lock(r);
+	old = r->capacity;
+	if (capacity == old) {
+		unlock(r);
+		return 0;
+	}
+	err = r->ops->resize(r, capacity);
+	if (!err) {
+		r->capacity = capacity;
+		r->free_units = capacity > old ?
+					r->free_units + (capacity - old) :
+					r->free_units - (old - capacity);
+		if (r->next >= capacity)
+			r->next = 0;
+		/* fixed-size maps changed size too: sample in any case */
+		r->bytes_peak = RGI_MAX(r->bytes_peak, bytes_held(r));
+	}
+	unlock(r);
+	return err;
+}

@@ -173,6 +173,66 @@ static void bm_dump(struct rg_region *r, FILE *f)
 	rg_bitmap_dump(r->priv, r->capacity, f);
 }
 
+/*
+ * Constrained requests: every free run that reaches into the window, in
+ * address order. A run is [a, e): a is its start in the window, e its true
+ * end (past the window if it goes on); best fit also needs the true start
+ * of the first run, which may lie below the window. rgi_req_lowest() and
+ * rgi_req_highest() place the request inside the run's part in the window.
+ * O(window / 64 + runs), plus the two runs' extents outside it.
+ */
+static int bm_alloc_req(struct rg_region *r, const struct rgi_req *q,
+			unsigned long *start)
+{
+	unsigned long *map = r->priv, cap = r->capacity, end = q->hi + 1;
+	unsigned long a = q->lo, e, ta, s, best = cap, blen = ~0UL;
+
+	while ((a = rg_bitmap_find_next_zero_bit(map, end, a)) < end) {
+		e = rg_bitmap_find_next_bit(map, cap, a);
+		if (q->policy == RG_REGION_TOP_DOWN) {
+			if (rgi_req_highest(q, a, e, &s))
+				best = s;
+		} else if (rgi_req_lowest(q, a, e, &s)) {
+			if (q->policy == RG_REGION_FIRST_FIT) {
+				best = s;
+				break;
+			}
+			ta = a;
+			if (a == q->lo && a) {
+				ta = rg_bitmap_find_last_bit(map, a);
+				ta = ta == a ? 0 : ta + 1;
+			}
+			if (e - ta < blen) {
+				best = s;
+				blen = e - ta;
+			}
+		}
+		a = e;
+	}
+	if (best >= cap)
+		return -ENOSPC;
+	rg_bitmap_set_range(map, best, q->n);
+	*start = best;
+	return 0;
+}
+
+/* A new array: the old bits below both capacities, the rest clear. */
+static int bm_resize(struct rg_region *r, unsigned long cap)
+{
+	unsigned long *map = r->priv, *nm;
+
+	if (cap < r->capacity &&
+	    !rg_bitmap_range_is_clear(map, cap, r->capacity - cap))
+		return -EBUSY;
+	nm = rg_bitmap_zalloc(cap);
+	if (!nm)
+		return -ENOMEM;
+	rg_bitmap_copy(nm, map, RGI_MIN(cap, r->capacity));
+	rg_bitmap_free(map);
+	r->priv = nm;
+	return 0;
+}
+
 const struct rgi_region_ops rgi_region_bitmap_ops = {
 	.max_capacity = ~0UL - RG_BITS_PER_LONG,
 	.bytes_vary = false,
@@ -190,4 +250,9 @@ const struct rgi_region_ops rgi_region_bitmap_ops = {
 	.bytes = bm_bytes,
 	.validate = bm_validate,
 	.dump = bm_dump,
+	.req_policies = RGI_POLICY_BIT(RG_REGION_FIRST_FIT) |
+			RGI_POLICY_BIT(RG_REGION_BEST_FIT) |
+			RGI_POLICY_BIT(RG_REGION_TOP_DOWN),
+	.alloc_req = bm_alloc_req,
+	.resize = bm_resize,
 };

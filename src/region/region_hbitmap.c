@@ -113,6 +113,39 @@ static void hb_dump(struct rg_region *r, FILE *f)
 	rg_hbitmap_dump(r->priv, f);
 }
 
+/*
+ * Constrained requests: rg_hbitmap_alloc_window(), or the plain call when
+ * the request is a plain one (the whole capacity, no boundary) of the
+ * instance's own policy, so such a request costs what rg_region_alloc()
+ * does (best fit then uses the index of free runs).
+ */
+static int hb_alloc_req(struct rg_region *r, const struct rgi_req *q,
+			unsigned long *start)
+{
+	static const unsigned int place[RG_REGION_NR_POLICIES] = {
+		[RG_REGION_FIRST_FIT] = RG_HBITMAP_LOWEST,
+		[RG_REGION_BEST_FIT] = RG_HBITMAP_BEST,
+		[RG_REGION_TOP_DOWN] = RG_HBITMAP_HIGHEST,
+	};
+	uint64_t s, align = (uint64_t)q->mask + 1;
+	int err;
+
+	if (!q->lo && q->hi == r->capacity - 1 && !q->bmask &&
+	    q->policy == r->policy)
+		return hb_alloc(r, q->n, q->mask, start);
+	err = rg_hbitmap_alloc_window(r->priv, q->n, align, q->lo, q->hi,
+				      q->bmask ? (uint64_t)q->bmask + 1 : 0,
+				      place[q->policy], &s);
+	if (!err)
+		*start = (unsigned long)s;
+	return err;
+}
+
+static int hb_resize(struct rg_region *r, unsigned long cap)
+{
+	return rg_hbitmap_resize(r->priv, cap);
+}
+
 const struct rgi_region_ops rgi_region_hbitmap_ops = {
 	.max_capacity = (unsigned long)RG_HBITMAP_MAX_CAPACITY,
 	.bytes_vary = false,
@@ -130,4 +163,9 @@ const struct rgi_region_ops rgi_region_hbitmap_ops = {
 	.bytes = hb_bytes,
 	.validate = hb_validate,
 	.dump = hb_dump,
+	.req_policies = RGI_POLICY_BIT(RG_REGION_FIRST_FIT) |
+			RGI_POLICY_BIT(RG_REGION_BEST_FIT) |
+			RGI_POLICY_BIT(RG_REGION_TOP_DOWN),
+	.alloc_req = hb_alloc_req,
+	.resize = hb_resize,
 };

@@ -177,6 +177,70 @@ static void ida_dump(struct rg_region *r, FILE *f)
 	rg_ida_dump(r->priv, f);
 }
 
+/*
+ * Constrained first fit: ida_alloc()'s search inside [lo, hi], a candidate
+ * that crosses a boundary moved up to the next one. A found ID that is
+ * misaligned, crosses a boundary or leaves too little room is given back
+ * and the search resumes from it.
+ */
+static bool crosses(const struct rgi_req *q, unsigned long s)
+{
+	return q->bmask && ((s ^ (s + q->n - 1)) & ~q->bmask);
+}
+
+static int ida_alloc_req(struct rg_region *r, const struct rgi_req *q,
+			 unsigned long *start)
+{
+	struct rg_ida *ida = r->priv;
+	unsigned long max = q->hi, n = q->n, pos = q->lo, k;
+	unsigned int id0, id;
+	int err;
+
+	for (;;) {
+		pos = align_up(pos, q->mask);
+		if (pos < q->lo || pos > max || n - 1 > max - pos)
+			return -ENOSPC;
+		if (crosses(q, pos)) {
+			pos = (pos | q->bmask) + 1;
+			continue;
+		}
+		err = rg_ida_alloc_range(ida, (unsigned int)pos,
+					 (unsigned int)max, &id0);
+		if (err)
+			return err;
+		if ((id0 & q->mask) || n - 1 > max - id0 || crosses(q, id0)) {
+			rg_ida_free(ida, id0);
+			if (n - 1 > max - id0)
+				return -ENOSPC;
+			pos = id0;
+			continue;
+		}
+		for (k = 1; k < n; k++) {
+			err = rg_ida_alloc_range(ida, id0 + (unsigned int)k,
+						 id0 + (unsigned int)k, &id);
+			if (err)
+				break;
+		}
+		if (k == n) {
+			*start = id0;
+			return 0;
+		}
+		put_ids(ida, id0, k);
+		if (err != -ENOSPC)
+			return err;
+		pos = id0 + k + 1;
+	}
+}
+
+/* Growing changes nothing; a shrink checks the cut-off IDs one by one. */
+static int ida_resize(struct rg_region *r, unsigned long cap)
+{
+	for (unsigned long u = cap; u < r->capacity; u++)
+		if (rg_ida_exists(r->priv, (unsigned int)u))
+			return -EBUSY;
+	return 0;
+}
+
 const struct rgi_region_ops rgi_region_ida_ops = {
 	.max_capacity = (unsigned long)INT_MAX + 1,
 	.bytes_vary = true,
@@ -191,4 +255,7 @@ const struct rgi_region_ops rgi_region_ida_ops = {
 	.bytes = ida_bytes,
 	.validate = ida_validate,
 	.dump = ida_dump,
+	.req_policies = RGI_POLICY_BIT(RG_REGION_FIRST_FIT),
+	.alloc_req = ida_alloc_req,
+	.resize = ida_resize,
 };

@@ -17,6 +17,16 @@
 
 struct rg_region;
 
+/*
+ * A checked constrained request: n units, start & mask == 0, inside
+ * [lo, hi], crossing no multiple of bmask + 1 (bmask 0: none; otherwise
+ * bmask + 1 >= n), placed by policy (first, best or top).
+ */
+struct rgi_req {
+	unsigned long n, mask, lo, hi, bmask;
+	enum rg_region_policy policy;
+};
+
 struct rgi_region_ops {
 	/* Largest capacity the backend accepts. */
 	unsigned long max_capacity;
@@ -58,6 +68,24 @@ struct rgi_region_ops {
 			const char **reason);
 	/* Print the allocated runs. */
 	void (*dump)(struct rg_region *r, FILE *f);
+
+	/* ---- constrained allocation and resize ---- */
+	/* Policies alloc_req answers (first, best, top; next comes from
+	 * first in region.c): bit p for enum rg_region_policy p. */
+	unsigned int req_policies;
+	/*
+	 * The start q->policy (first, best or top, one of req_policies)
+	 * names among those meeting @q, allocated: 0, -ENOSPC or -ENOMEM.
+	 * region.c has checked @q (struct rgi_req) and the free count.
+	 */
+	int (*alloc_req)(struct rg_region *r, const struct rgi_req *q,
+			 unsigned long *start);
+	/*
+	 * Set the capacity to @cap (1 .. max_capacity, not the current one;
+	 * r->capacity is still the old one): 0, -EBUSY (shrink over an
+	 * allocated unit) or -ENOMEM, nothing changed on error.
+	 */
+	int (*resize)(struct rg_region *r, unsigned long cap);
 };
 
 struct rg_region {
@@ -92,6 +120,62 @@ static inline void rgi_next_fit_done(struct rg_region *r, unsigned long s,
 				     unsigned long n)
 {
 	r->next = s + n < r->capacity ? s + n : 0;
+}
+
+/*
+ * Constrained requests inside one free run [a, e) (e exclusive): the lowest
+ * or highest start s meeting @q with [s, s + n) inside the run, into *s;
+ * false if there is none. A start that crosses a boundary moves up to the
+ * next boundary (lowest) or down so the region ends at it (highest); as
+ * bmask + 1 >= n and alignments are powers of two, one move suffices.
+ */
+static inline bool rgi_req_lowest(const struct rgi_req *q, unsigned long a,
+				  unsigned long e, unsigned long *s)
+{
+	unsigned long x;
+
+	if (a < q->lo)
+		a = q->lo;
+	if (e > q->hi + 1)
+		e = q->hi + 1;
+	if (e <= a || e - a < q->n)
+		return false;
+	x = rgi_align_up(a, q->mask);
+	if (x < a || x > e - q->n)
+		return false;
+	if (q->bmask && ((x ^ (x + q->n - 1)) & ~q->bmask)) {
+		x = rgi_align_up((x | q->bmask) + 1, q->mask);
+		if (x < a || x > e - q->n)
+			return false;
+	}
+	*s = x;
+	return true;
+}
+
+static inline bool rgi_req_highest(const struct rgi_req *q, unsigned long a,
+				   unsigned long e, unsigned long *s)
+{
+	unsigned long x, b;
+
+	if (a < q->lo)
+		a = q->lo;
+	if (e > q->hi + 1)
+		e = q->hi + 1;
+	if (e <= a || e - a < q->n)
+		return false;
+	x = (e - q->n) & ~q->mask;
+	if (x < a)
+		return false;
+	if (q->bmask && ((x ^ (x + q->n - 1)) & ~q->bmask)) {
+		b = (x + q->n - 1) & ~q->bmask;
+		if (b < q->n)
+			return false;
+		x = (b - q->n) & ~q->mask;
+		if (x < a)
+			return false;
+	}
+	*s = x;
+	return true;
 }
 
 #endif /* RGI_REGION_INTERNAL_H */

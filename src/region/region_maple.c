@@ -223,6 +223,84 @@ static void mp_dump(struct rg_region *r, FILE *f)
 	rg_mtree_dump(r->priv, f);
 }
 
+/*
+ * Constrained requests, under the tree lock. First fit: the lowest gap of
+ * n units in [lo, hi] (rg_mas_empty_area), a walk for its end, the lowest
+ * start in it that meets the request (rgi_req_lowest), else the search
+ * goes on past the gap. Top-down: the same from the top with
+ * rg_mas_empty_area_rev and rgi_req_highest, going on below the gap.
+ * Every gap skipped is one that holds n units but no start meeting the
+ * request (misaligned, or cut by boundaries). One store at the end.
+ */
+static int mp_alloc_req(struct rg_region *r, const struct rgi_req *q,
+			unsigned long *start)
+{
+	struct rg_maple_tree *mt = r->priv;
+	unsigned long min = q->lo, max = q->hi, a, e, s = 0;
+	bool top = q->policy == RG_REGION_TOP_DOWN, found = false;
+	RG_MA_STATE(mas, mt, 0, 0);
+	int err = 0;
+
+	rg_mtree_lock(mt);
+	while (!found) {
+		if (max < min || q->n - 1 > max - min) {
+			err = -ENOSPC;
+			break;
+		}
+		rg_mas_reset(&mas);
+		err = top ? rg_mas_empty_area_rev(&mas, min, max, q->n) :
+			    rg_mas_empty_area(&mas, min, max, q->n);
+		if (err) {
+			err = err == -ENOMEM ? -ENOMEM : -ENOSPC;
+			break;
+		}
+		rg_mas_set(&mas, top ? mas.last : mas.index);
+		rg_mas_walk(&mas); /* the whole empty range */
+		a = RGI_MAX(mas.index, min);
+		e = RGI_MIN(mas.last, max);
+		found = top ? rgi_req_highest(q, a, e + 1, &s) :
+			      rgi_req_lowest(q, a, e + 1, &s);
+		if (found)
+			break;
+		if (top) {
+			if (a <= min)
+				err = -ENOSPC;
+			else
+				max = a - 1;
+		} else {
+			if (e >= max)
+				err = -ENOSPC;
+			else
+				min = e + 1;
+		}
+		if (err)
+			break;
+	}
+	if (found) {
+		rg_mas_set_range(&mas, s, s + q->n - 1);
+		err = rg_mas_store_gfp(&mas, REGION_ENTRY, 0);
+		if (!err)
+			*start = s;
+	}
+	rg_mtree_unlock(mt);
+	return err;
+}
+
+/* Growing changes nothing; a shrink needs no entry at or past @cap. */
+static int mp_resize(struct rg_region *r, unsigned long cap)
+{
+	struct rg_maple_tree *mt = r->priv;
+	RG_MA_STATE(mas, mt, cap, cap);
+	void *entry;
+
+	if (cap > r->capacity)
+		return 0;
+	rg_mtree_lock(mt);
+	entry = rg_mas_find(&mas, ULONG_MAX);
+	rg_mtree_unlock(mt);
+	return entry ? -EBUSY : 0;
+}
+
 const struct rgi_region_ops rgi_region_maple_ops = {
 	.max_capacity = ULONG_MAX,
 	.bytes_vary = true,
@@ -239,4 +317,8 @@ const struct rgi_region_ops rgi_region_maple_ops = {
 	.bytes = mp_bytes,
 	.validate = mp_validate,
 	.dump = mp_dump,
+	.req_policies = RGI_POLICY_BIT(RG_REGION_FIRST_FIT) |
+			RGI_POLICY_BIT(RG_REGION_TOP_DOWN),
+	.alloc_req = mp_alloc_req,
+	.resize = mp_resize,
 };
