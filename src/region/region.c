@@ -8,7 +8,8 @@
  *   1. takes the instance's mutex if it was created RG_REGION_LOCKED;
  *   2. checks its arguments (n = 0, n > capacity, a range past the capacity
  *      or overflowing, an alignment that is not a power of two) and returns
- *      -EINVAL before the backend sees anything;
+ *      -EINVAL before the backend sees anything (what depends on the
+ *      capacity under the lock, as rg_region_resize() changes it);
  *   3. calls the backend, which either does the whole operation or returns
  *      an error having changed nothing (-ENOSPC, -ENOENT, -EBUSY, -ENOMEM);
  *   4. on success adjusts free_units and samples bytes held for the peak.
@@ -245,11 +246,13 @@ int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 	unsigned long s;
 	int err;
 
-	if (unlikely(!r || !n || n > r->capacity || (align & (align - 1)) ||
-		     !start))
+	if (unlikely(!r || !n || (align & (align - 1)) || !start))
 		return -EINVAL;
 	lock(r);
-	err = n > r->free_units ?
+	/* (under the lock: rg_region_resize() may change the capacity) */
+	err = unlikely(n > r->capacity) ?
+		      -EINVAL :
+	      n > r->free_units ?
 		      -ENOSPC :
 		      r->ops->alloc(r, n, align ? align - 1 : 0, &s);
 	if (likely(!err)) {
@@ -263,11 +266,12 @@ int rg_region_free(struct rg_region *r, unsigned long start, unsigned long n)
 {
 	int err;
 
-	if (unlikely(!range_ok(r, start, n)))
+	if (unlikely(!r))
 		return -EINVAL;
 	lock(r);
-	err = n > r->capacity - r->free_units ? -ENOENT :
-						r->ops->free(r, start, n);
+	err = unlikely(!range_ok(r, start, n)) ? -EINVAL :
+	      n > r->capacity - r->free_units  ? -ENOENT :
+						 r->ops->free(r, start, n);
 	return mutation_done(r, err, r->free_units + n);
 }
 
@@ -275,10 +279,12 @@ int rg_region_reserve(struct rg_region *r, unsigned long start, unsigned long n)
 {
 	int err;
 
-	if (unlikely(!range_ok(r, start, n)))
+	if (unlikely(!r))
 		return -EINVAL;
 	lock(r);
-	err = n > r->free_units ? -EBUSY : r->ops->reserve(r, start, n);
+	err = unlikely(!range_ok(r, start, n)) ? -EINVAL :
+	      n > r->free_units		       ? -EBUSY :
+						 r->ops->reserve(r, start, n);
 	return mutation_done(r, err, r->free_units - n);
 }
 
@@ -286,10 +292,10 @@ int rg_region_test(struct rg_region *r, unsigned long unit)
 {
 	int ret;
 
-	if (unlikely(!r || unit >= r->capacity))
+	if (unlikely(!r))
 		return -EINVAL;
 	lock(r);
-	ret = r->ops->test(r, unit);
+	ret = unit < r->capacity ? r->ops->test(r, unit) : -EINVAL;
 	unlock(r);
 	return ret;
 }
@@ -369,25 +375,31 @@ int rg_region_alloc_request(struct rg_region *r,
 			    unsigned long *start)
 {
 	struct rgi_req q;
-	unsigned long s, from;
+	unsigned long s, from, cap;
 	int policy, err;
 
-	if (unlikely(!r || !req || !start || !req->n || req->n > r->capacity ||
-		     (req->align & (req->align - 1)) || req->lo >= r->capacity))
-		return -EINVAL;
-	q.hi = req->hi == RG_REGION_END ? r->capacity - 1 : req->hi;
-	if (q.hi < req->lo || q.hi >= r->capacity ||
-	    (req->boundary && (!pow2(req->boundary) || req->boundary < req->n)))
+	if (unlikely(!r || !req || !start || !req->n ||
+		     (req->align & (req->align - 1)) ||
+		     (req->boundary &&
+		      (!pow2(req->boundary) || req->boundary < req->n))))
 		return -EINVAL;
 	policy = req->policy;
 	if (policy != RG_REGION_INSTANCE_POLICY &&
 	    (policy < 0 || policy >= RG_REGION_NR_POLICIES))
 		return -EINVAL;
+	lock(r);
+	/* (under the lock: rg_region_resize() may change the capacity) */
+	cap = r->capacity;
+	q.hi = req->hi == RG_REGION_END ? cap - 1 : req->hi;
+	if (req->n > cap || req->lo >= cap || q.hi < req->lo || q.hi >= cap) {
+		unlock(r);
+		return -EINVAL;
+	}
 	q.n = req->n;
 	q.mask = req->align ? req->align - 1 : 0;
 	q.lo = req->lo;
-	q.bmask = req->boundary ? req->boundary - 1 : 0;
-	lock(r);
+	/* a boundary at or past the capacity cannot be crossed: none */
+	q.bmask = req->boundary && req->boundary < cap ? req->boundary - 1 : 0;
 	if (policy == RG_REGION_INSTANCE_POLICY)
 		policy = (int)r->policy;
 	q.policy = policy == RG_REGION_NEXT_FIT ? RG_REGION_FIRST_FIT :
