@@ -118,6 +118,7 @@ struct opts {
 	int nocc;
 	unsigned long iterations;
 	unsigned long align;
+	unsigned long boundary; /* churn: constrained requests, 0: plain */
 	double budget_s;
 	bool use[NB];
 	bool pol[NP];
@@ -382,6 +383,23 @@ struct live {
 	unsigned long n;
 };
 
+/*
+ * A churn allocation: rg_region_alloc(), or with --boundary the same
+ * request through rg_region_alloc_request() with that boundary.
+ */
+static int churn_alloc(struct rg_region *r, unsigned long n,
+		       unsigned long align, unsigned long boundary,
+		       unsigned long *s)
+{
+	struct rg_region_request q = RG_REGION_REQUEST(n);
+
+	if (!boundary)
+		return rg_region_alloc(r, n, align, s);
+	q.align = align;
+	q.boundary = boundary;
+	return rg_region_alloc_request(r, &q, s);
+}
+
 static void churn_run(int b, unsigned long cap, unsigned int occ,
 		      const struct opts *o, uint64_t seed,
 		      unsigned long iterations, struct result *res,
@@ -411,7 +429,7 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 					    rg_rand_range(&rng, 1, max),
 			      s;
 
-		if (rg_region_alloc(r, n, aligned ? n : o->align, &s))
+		if (churn_alloc(r, n, aligned ? n : o->align, o->boundary, &s))
 			break;
 		live[nlive++] = (struct live){ s, n };
 		rg_bitmap_set_range(mirror, s, n);
@@ -440,9 +458,9 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 				rg_region_free(r, victim[k].start, victim[k].n);
 		t1 = rb_now_ns();
 		for (k = 0; k < bsz; k++)
-			if (rg_region_alloc(r, size[k],
-					    aligned ? size[k] : o->align,
-					    &st[k]))
+			if (churn_alloc(r, size[k],
+					aligned ? size[k] : o->align,
+					o->boundary, &st[k]))
 				st[k] = ~0UL;
 		t2 = rb_now_ns();
 		tf += t1 - t0;
@@ -464,7 +482,9 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 		for (k = 0; k < bsz; k++) {
 			if (st[k] == ~0UL) {
 				res->failures++;
-				if (rg_bitmap_find_next_zero_area_off(
+				/* (a fit crossing the boundary is no fit) */
+				if ((!o->boundary || o->boundary >= cap) &&
+				    rg_bitmap_find_next_zero_area_off(
 					    mirror, cap, 0, size[k],
 					    aligned ? size[k] - 1 : mask,
 					    0) < cap)
@@ -909,6 +929,11 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 		RB_OPT_UINT("align", &o->align, 1, 1UL << 30, "A",
 			    "alignment of every region, a power of 2 (default "
 			    "1: none)"),
+		RB_OPT_UINT("boundary", &o->boundary, 1, 1UL << 62, "B",
+			    "churn, aligned: allocate through "
+			    "rg_region_alloc_request() with this boundary, a "
+			    "power of 2 at least the largest size (default: "
+			    "rg_region_alloc())"),
 		RB_OPT_CHOICES("backends", &backends, bnames,
 			       "comma list (default all in this build)"),
 		RB_OPT_CHOICES("policy", &policies, pnames,
@@ -963,6 +988,11 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 	if (o->align & (o->align - 1))
 		rb_die("--align: '%lu' is not a power of two in 1..%lu",
 		       o->align, 1UL << 30);
+	if ((o->boundary & (o->boundary - 1)) ||
+	    (o->boundary && o->boundary < max_size_for(W_CHURN, ~0UL)))
+		rb_die("--boundary: '%lu' is not a power of two of at least "
+		       "%lu, the largest churn size",
+		       o->boundary, max_size_for(W_CHURN, ~0UL));
 	if (occ) {
 		o->nocc =
 			rb_parse_uint_list("occupancy", occ, 1, 99, v, MAX_OCC);
@@ -1074,6 +1104,11 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 	rb_table_param(t, "policies", "%s", policy_list(&o));
 	if (churn) {
 		rb_table_param(t, "iterations", "%lu", o.iterations);
+		if (o.boundary)
+			rb_table_param(t, "boundary",
+				       "%lu (constrained "
+				       "requests)",
+				       o.boundary);
 		rb_table_param(t, "sizes", "%s",
 			       o.workload == W_ALIGNED ?
 				       "powers of two 1..min(32, capacity/10)" :

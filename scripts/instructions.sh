@@ -5,17 +5,19 @@
 # by callgrind, so that a figure can be repeated exactly on a noisy machine:
 #
 #   scripts/instructions.sh [-C BUILDDIR] [-c CAPACITY] [-o OCCUPANCY]
-#                           WORKLOAD BACKEND POLICY
+#                           [-b BOUNDARY] WORKLOAD BACKEND POLICY
 #
 #   WORKLOAD  churn or aligned: instructions per free+alloc pair;
 #             fill or big: instructions per allocation and per free
 #             (regionbench regions --workload)
 #   BACKEND   bitmap, ida, maple or hbitmap
 #   POLICY    first, best, top or next
+#   BOUNDARY  churn, aligned: allocate through rg_region_alloc_request()
+#             with this boundary (regionbench regions --boundary)
 #   defaults: BUILDDIR build/release, CAPACITY 1e6, OCCUPANCY 90
 #
-# Collection is switched on only inside rg_region_alloc() and
-# rg_region_free() (callees included), so the benchmark's own work is not
+# Collection is switched on only inside rg_region_alloc(),
+# rg_region_alloc_request() and rg_region_free() (callees included), so the benchmark's own work is not
 # counted. Churn: regionbench runs the same seeded churn twice, for N1 and
 # N2 iterations; the fill and the first N1 iterations are identical in both
 # runs, so (I(N2) - I(N1)) / (N2 - N1) is the cost of one steady-state
@@ -28,19 +30,21 @@ cd "$(dirname "$0")/.."
 B=build/release
 CAP=1e6
 OCC=90
+BND=
 N1=${RG_N1:-20000}
 N2=${RG_N2:-120000}
-while getopts "C:c:o:" opt; do
+while getopts "C:c:o:b:" opt; do
 	case $opt in
 	C) B=$OPTARG ;;
 	c) CAP=$OPTARG ;;
 	o) OCC=$OPTARG ;;
+	b) BND=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 if [ $# -ne 3 ]; then
-	sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 WL=$1 BACKEND=$2 POLICY=$3
@@ -64,10 +68,11 @@ run() { # tag toggle-functions... (regionbench arguments in $ARGS)
 }
 case $WL in
 churn | aligned)
-	ARGS=(--occupancy "$OCC" --iterations "$N1")
-	i1=$(run n1 rg_region_alloc rg_region_free)
-	ARGS=(--occupancy "$OCC" --iterations "$N2")
-	i2=$(run n2 rg_region_alloc rg_region_free)
+	ARGS=(--occupancy "$OCC" ${BND:+--boundary "$BND"})
+	ARGS+=(--iterations "$N1")
+	i1=$(run n1 rg_region_alloc rg_region_alloc_request rg_region_free)
+	ARGS[${#ARGS[@]} - 1]=$N2
+	i2=$(run n2 rg_region_alloc rg_region_alloc_request rg_region_free)
 	awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" -v w="$WL" \
 		-v be="$BACKEND" -v p="$POLICY" -v c="$CAP" -v o="$OCC" 'BEGIN {
 		printf "%s %s %s fit, capacity %s, %s%%: %.0f instructions per " \
