@@ -358,14 +358,16 @@ RG_API void rg_region_dump(struct rg_region *r, FILE *f);
  * What each backend answers (others get -EOPNOTSUPP):
  *	bitmap	first, best, top, next: every free run of the window is
  *		visited (O(window / 64)), as its policies do.
- *	ida	first, next: the IDA's lowest-free-ID search inside the window.
+ *	ida	first, next: the IDA's lowest-free-ID search inside the
+ *		window; it has no search by size or from the top.
  *	maple	first, top, next: the tree's gap searches bounded to the
- *		window; best fit is not offered.
+ *		window; best fit is not offered (the tree keeps the largest
+ *		gap of a subtree, not the smallest that fits).
  *	hbitmap	first, best, top, next: the summaries searched inside the
- *		window only (O(log capacity) per candidate free run); best
- *		fit visits the free runs of the window that can hold the
- *		request, O(log capacity) each, and does not need the
- *		instance's best-fit index.
+ *		window only (O(log capacity) per free run skipped for its
+ *		alignment or a boundary). Best fit visits the free runs of
+ *		the window that can hold the request, O(log capacity) each,
+ *		and does not use the instance's best-fit index.
  * Every answer is exact: the same start a search of every unit would pick.
  */
 
