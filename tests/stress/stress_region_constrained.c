@@ -546,7 +546,7 @@ static void test_wide(void **state)
 		run_group((enum rg_region_policy)p, three, ops, 40000, 300000,
 			  85);
 		if (!RG_THOROUGH)
-			run_group((enum rg_region_policy)p, three, ops / 3,
+			run_group((enum rg_region_policy)p, three, ops / 8,
 				  2100000, WIDE_CAP, 90);
 	}
 }
