@@ -367,6 +367,29 @@ RG_API int rg_hbitmap_validate(const struct rg_hbitmap *hb,
 			       const char **reason);
 
 /**
+ * rg_hbitmap_next_run() - find the next run of allocated or free units.
+ * @hb: the allocator.
+ * @from: the first unit to look at.
+ * @allocated: nonzero for a run of allocated units, 0 for free ones.
+ * @start: receives the lowest unit at or after @from in that state.
+ * @n: receives the length of the run from *@start: up to the next unit in
+ *     the other state, or to the capacity.
+ *
+ * Calling it again from *@start + *@n visits the runs in address order.
+ * The summaries skip the spans between runs: a run costs O(log capacity)
+ * mask operations and a few word scans, whatever the distance to it. On
+ * best-fit instances (RG_HBITMAP_BEST_FIT) whose summaries are behind the
+ * bits, the words are scanned instead: O(distance / 64).
+ *
+ * Context: caller serialises against writers; never allocates memory.
+ * Return: 0 on success; -ENOENT if no unit at or after @from is in that
+ * state (also when @from is at or past the capacity); -EINVAL if a pointer
+ * is NULL.
+ */
+RG_API int rg_hbitmap_next_run(const struct rg_hbitmap *hb, uint64_t from,
+			       int allocated, uint64_t *start, uint64_t *n);
+
+/**
  * rg_hbitmap_dump() - print the structure for debugging.
  * @hb: the allocator.
  * @f: output stream.

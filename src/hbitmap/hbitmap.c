@@ -2824,3 +2824,112 @@ int rg_hbitmap_alloc_window(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	*start = a;
 	return 0;
 }
+
+/*
+ * ---- Run walking -------------------------------------------------------
+ *
+ * rg_hbitmap_next_run() finds the lowest unit at or after a position whose
+ * bit has the wanted value, then the lowest unit after it whose bit has the
+ * other value. Each search scans the rest of the position's block by words
+ * (at most 8), then climbs the levels: at each, the node's child masks name
+ * the children that hold a wanted unit (any: a free unit; not all: an
+ * allocated one), and the first such child past the climbing path is
+ * descended, again by masks, down to one block whose words give the unit.
+ * The pending block's summaries, and so its ancestors' mask bits, may be
+ * stale: its path is always taken as a candidate and checked by its words,
+ * which costs at most one extra descent per level. So a run costs
+ * O(levels) mask operations and a few word scans, never a scan of the
+ * units between runs. Best-fit instances whose summaries are behind the
+ * bits (sum_stale) are scanned by words instead. Only reads.
+ */
+
+/* Children of node (k, idx) that may hold a unit whose bit is @set. */
+static uint64_t hb_walk_mask(const struct rg_hbitmap *hb, unsigned k,
+			     uint64_t idx, bool set)
+{
+	const struct hb_node *nd = &hb->lv[k][idx];
+	uint64_t nchild = k ? hb->lv_count[k - 1] : hb->nblocks;
+	uint64_t first = idx << HB_FAN_SHIFT;
+	uint64_t m = set ? ~nd->all : nd->any;
+
+	if (nchild - first < 64)
+		m &= (1ULL << (nchild - first)) - 1;
+	if (hb->pend != HB_NONE && hb->pend >> (HB_FAN_SHIFT * (k + 1)) == idx)
+		m |= 1ULL << ((hb->pend >> (HB_FAN_SHIFT * k)) & 63);
+	return m;
+}
+
+/*
+ * Lowest unit whose bit is @set under children @i0 .. 63 of node (k, idx),
+ * or HB_NONE.
+ */
+static uint64_t hb_walk_node(const struct rg_hbitmap *hb, unsigned k,
+			     uint64_t idx, unsigned i0, bool set)
+{
+	uint64_t m =
+		i0 < 64 ? hb_walk_mask(hb, k, idx, set) & (~0ULL << i0) : 0;
+
+	while (m) {
+		uint64_t c =
+			(idx << HB_FAN_SHIFT) + (uint64_t)__builtin_ctzll(m);
+		uint64_t u;
+
+		m &= m - 1;
+		if (k == 0) {
+			uint64_t b0 = c << HB_BLOCK_SHIFT;
+
+			u = hb_next_bit(hb->words, b0, b0 + HB_BLOCK_BITS, set);
+			if (u < b0 + HB_BLOCK_BITS)
+				return u;
+		} else {
+			u = hb_walk_node(hb, k - 1, c, 0, set);
+			if (u != HB_NONE)
+				return u;
+		}
+	}
+	return HB_NONE;
+}
+
+/* Lowest unit u >= x whose bit is @set (padding counts as set), or HB_NONE. */
+static uint64_t hb_walk_find(const struct rg_hbitmap *hb, uint64_t x, bool set)
+{
+	uint64_t b = x >> HB_BLOCK_SHIFT, end = (b + 1) << HB_BLOCK_SHIFT, u;
+
+	if (hb->sum_stale) {
+		end = hb->nblocks << HB_BLOCK_SHIFT;
+		u = hb_next_bit(hb->words, x, end, set);
+		return u < end ? u : HB_NONE;
+	}
+	u = hb_next_bit(hb->words, x, end, set);
+	if (u < end)
+		return u;
+	for (unsigned k = 0; k < hb->nlevels; k++) {
+		u = hb_walk_node(hb, k, b >> HB_FAN_SHIFT,
+				 (unsigned)(b & 63) + 1, set);
+		if (u != HB_NONE)
+			return u;
+		b >>= HB_FAN_SHIFT;
+	}
+	return HB_NONE;
+}
+
+int rg_hbitmap_next_run(const struct rg_hbitmap *hb, uint64_t from,
+			int allocated, uint64_t *start, uint64_t *n)
+{
+	bool set = allocated != 0;
+	uint64_t s, e;
+
+	if (!hb || !start || !n)
+		return -EINVAL;
+	if (from >= hb->capacity)
+		return -ENOENT;
+	s = hb_walk_find(hb, from, set);
+	if (s == HB_NONE || s >= hb->capacity)
+		return -ENOENT;
+	e = hb_walk_find(hb, s, !set);
+	if (e == HB_NONE || e > hb->capacity)
+		e = hb->capacity;
+	*start = s;
+	*n = e - s;
+	return 0;
+}
