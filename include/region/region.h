@@ -112,6 +112,9 @@ enum rg_region_policy {
 
 struct rg_region;
 
+/* Buckets of rg_region_stats.free_run_hist: one per power of two. */
+#define RG_REGION_HIST_BUCKETS 64
+
 /**
  * struct rg_region_stats - an instance's figures, from rg_region_get_stats().
  * @backend: the backend in use.
@@ -123,6 +126,12 @@ struct rg_region;
  *              backends, array sizes for bitmaps), not estimated.
  * @bytes_held_peak: the largest @bytes_held seen since creation (sampled
  *                   after every call that can grow it).
+ * @free_runs: number of maximal runs of free units.
+ * @free_run_hist: free runs by length: bucket k counts the runs of
+ *                 2^k .. 2^(k+1) - 1 units (bucket 0: runs of 1 unit).
+ * @fragmentation: 1 - @largest_free_run / @free_units: 0 when the free
+ *                 units form one run (or none is free), towards 1 as they
+ *                 split into many short runs.
  */
 struct rg_region_stats {
 	enum rg_region_backend backend;
@@ -131,6 +140,9 @@ struct rg_region_stats {
 	unsigned long largest_free_run;
 	size_t bytes_held;
 	size_t bytes_held_peak;
+	unsigned long free_runs;
+	unsigned long free_run_hist[RG_REGION_HIST_BUCKETS];
+	double fragmentation;
 };
 
 /**
@@ -313,7 +325,8 @@ RG_API int rg_region_test(struct rg_region *r, unsigned long unit);
  *
  * The largest free run costs a scan of the structure on the bitmap, ida and
  * maple backends (O(capacity), O(capacity) and O(regions)); hbitmap reads it
- * from its top summary.
+ * from its top summary. The free runs and their histogram walk every free
+ * run as rg_region_next_run() does: O(runs) on hbitmap.
  *
  * Context: caller serialises (or RG_REGION_LOCKED); never allocates.
  * Return: 0.
@@ -463,6 +476,59 @@ RG_API int rg_region_alloc_request(struct rg_region *r,
  * nothing changes.
  */
 RG_API int rg_region_resize(struct rg_region *r, unsigned long capacity);
+
+/*
+ * Walking.
+ *
+ * Usage:
+ *	unsigned long s, n;
+ *	int kind;
+ *	rg_region_for_each_run(r, 0, RG_RUN_USED | RG_RUN_FREE, kind, s, n)
+ *		printf("%s %lu+%lu\n", kind == RG_RUN_USED ? "used" : "free",
+ *		       s, n);
+ */
+
+/* rg_region_next_run() kinds. */
+#define RG_RUN_USED 0x1u
+#define RG_RUN_FREE 0x2u
+
+/**
+ * rg_region_next_run() - find the next run of allocated or free units.
+ * @r: the instance.
+ * @from: the first unit to look at.
+ * @kinds: RG_RUN_USED, RG_RUN_FREE or both or-ed.
+ * @start: receives the lowest unit at or after @from in a wanted state.
+ * @n: receives the length of its run from *@start: up to the next unit in
+ *     the other state, or to the capacity.
+ *
+ * Runs are maximal: a run of allocated units may span several adjacent
+ * allocations (units, not regions, are tracked). With both kinds the run
+ * is the one holding @from. Calling again from *@start + *@n visits the
+ * runs in address order; rg_region_for_each_run() does that. Cost: O(log
+ * capacity) per run on hbitmap (its summaries skip the spans between runs;
+ * a best-fit instance may scan words instead, see rg_hbitmap_next_run()),
+ * O(log regions) per entry on maple, a word scan on bitmap, a unit-by-unit
+ * probe on ida.
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED); never allocates.
+ * Return: RG_RUN_USED or RG_RUN_FREE, the kind of the run found; -ENOENT
+ * if no unit at or after @from is of a wanted kind (also when @from is at
+ * or past the capacity); -EINVAL if @kinds is 0 or has unknown bits, or a
+ * pointer is NULL. On error *@start and *@n are untouched.
+ */
+RG_API int rg_region_next_run(struct rg_region *r, unsigned long from,
+			      unsigned int kinds, unsigned long *start,
+			      unsigned long *n);
+
+/*
+ * rg_region_for_each_run - visit the runs of @kinds at and after @from in
+ * address order: @kind (an int) gets RG_RUN_USED or RG_RUN_FREE, @start
+ * and @n (unsigned long) the run. The body must not change the instance.
+ */
+#define rg_region_for_each_run(r, from, kinds, kind, start, n)         \
+	for ((start) = (from), (n) = 0;                                \
+	     ((kind) = rg_region_next_run((r), (start) + (n), (kinds), \
+					  &(start), &(n))) > 0;)
 
 #ifdef __cplusplus
 }

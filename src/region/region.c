@@ -311,6 +311,7 @@ int rg_region_get_stats(struct rg_region *r, struct rg_region_stats *st)
 	st->largest_free_run = r->free_units ? r->ops->largest_free(r) : 0;
 	st->bytes_held = bytes_held(r);
 	st->bytes_held_peak = RGI_MAX(r->bytes_peak, st->bytes_held);
+	rgi_region_free_run_stats(r, st);
 	unlock(r);
 	return 0;
 }

@@ -233,6 +233,24 @@ static int bm_resize(struct rg_region *r, unsigned long cap)
 	return 0;
 }
 
+/* Walking: the next set (or clear) bit, then the next bit of the other. */
+static int bm_next_run(struct rg_region *r, unsigned long from, bool used,
+		       unsigned long *start, unsigned long *n)
+{
+	const unsigned long *map = r->priv;
+	unsigned long cap = r->capacity, s, e;
+
+	s = used ? rg_bitmap_find_next_bit(map, cap, from) :
+		   rg_bitmap_find_next_zero_bit(map, cap, from);
+	if (s >= cap)
+		return -ENOENT;
+	e = used ? rg_bitmap_find_next_zero_bit(map, cap, s) :
+		   rg_bitmap_find_next_bit(map, cap, s);
+	*start = s;
+	*n = (e < cap ? e : cap) - s;
+	return 0;
+}
+
 const struct rgi_region_ops rgi_region_bitmap_ops = {
 	.max_capacity = ~0UL - RG_BITS_PER_LONG,
 	.bytes_vary = false,
@@ -255,4 +273,5 @@ const struct rgi_region_ops rgi_region_bitmap_ops = {
 			RGI_POLICY_BIT(RG_REGION_TOP_DOWN),
 	.alloc_req = bm_alloc_req,
 	.resize = bm_resize,
+	.next_run = bm_next_run,
 };

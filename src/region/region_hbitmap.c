@@ -146,6 +146,19 @@ static int hb_resize(struct rg_region *r, unsigned long cap)
 	return rg_hbitmap_resize(r->priv, cap);
 }
 
+static int hb_next_run(struct rg_region *r, unsigned long from, bool used,
+		       unsigned long *start, unsigned long *n)
+{
+	uint64_t s, len;
+	int err = rg_hbitmap_next_run(r->priv, from, used, &s, &len);
+
+	if (!err) {
+		*start = (unsigned long)s;
+		*n = (unsigned long)len;
+	}
+	return err;
+}
+
 const struct rgi_region_ops rgi_region_hbitmap_ops = {
 	.max_capacity = (unsigned long)RG_HBITMAP_MAX_CAPACITY,
 	.bytes_vary = false,
@@ -168,4 +181,5 @@ const struct rgi_region_ops rgi_region_hbitmap_ops = {
 			RGI_POLICY_BIT(RG_REGION_TOP_DOWN),
 	.alloc_req = hb_alloc_req,
 	.resize = hb_resize,
+	.next_run = hb_next_run,
 };

@@ -241,6 +241,23 @@ static int ida_resize(struct rg_region *r, unsigned long cap)
 	return 0;
 }
 
+/* Walking: IDs probed one by one, as the other scans here. */
+static int ida_next_run(struct rg_region *r, unsigned long from, bool used,
+			unsigned long *start, unsigned long *n)
+{
+	unsigned long u = from, cap = r->capacity;
+
+	while (u < cap && rg_ida_exists(r->priv, (unsigned int)u) != used)
+		u++;
+	if (u >= cap)
+		return -ENOENT;
+	*start = u;
+	while (u < cap && rg_ida_exists(r->priv, (unsigned int)u) == used)
+		u++;
+	*n = u - *start;
+	return 0;
+}
+
 const struct rgi_region_ops rgi_region_ida_ops = {
 	.max_capacity = (unsigned long)INT_MAX + 1,
 	.bytes_vary = true,
@@ -258,4 +275,5 @@ const struct rgi_region_ops rgi_region_ida_ops = {
 	.req_policies = RGI_POLICY_BIT(RG_REGION_FIRST_FIT),
 	.alloc_req = ida_alloc_req,
 	.resize = ida_resize,
+	.next_run = ida_next_run,
 };

@@ -86,6 +86,13 @@ struct rgi_region_ops {
 	 * allocated unit) or -ENOMEM, nothing changed on error.
 	 */
 	int (*resize)(struct rg_region *r, unsigned long cap);
+	/*
+	 * Walking (region_walk.c). from < capacity: the lowest unit s >= from
+	 * allocated (@used) or free (!@used) and the length of its run from
+	 * s; 0, or -ENOENT if there is none. Never allocates; exact.
+	 */
+	int (*next_run)(struct rg_region *r, unsigned long from, bool used,
+			unsigned long *start, unsigned long *n);
 };
 
 struct rg_region {
@@ -177,5 +184,22 @@ static inline bool rgi_req_highest(const struct rgi_req *q, unsigned long a,
 	*s = x;
 	return true;
 }
+
+/* Walking, save and load (region_walk.c): the instance's optional lock. */
+static inline void rgi_region_lock(struct rg_region *r)
+{
+	if (r->flags & RG_REGION_LOCKED)
+		rgi_lock(&r->lock);
+}
+
+static inline void rgi_region_unlock(struct rg_region *r)
+{
+	if (r->flags & RG_REGION_LOCKED)
+		rgi_unlock(&r->lock);
+}
+
+/* Free runs, their histogram and the fragmentation ratio into @st. */
+void rgi_region_free_run_stats(struct rg_region *r,
+			       struct rg_region_stats *st) RGI_HIDDEN;
 
 #endif /* RGI_REGION_INTERNAL_H */

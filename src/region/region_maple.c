@@ -301,6 +301,42 @@ static int mp_resize(struct rg_region *r, unsigned long cap)
 	return entry ? -EBUSY : 0;
 }
 
+/*
+ * Walking: a walk at a unit gives the range holding it, an entry or a gap;
+ * ranges in the unwanted state are stepped over, then those in the wanted
+ * one (adjacent regions are separate entries). O(log regions) per range.
+ */
+static int mp_next_run(struct rg_region *r, unsigned long from, bool used,
+		       unsigned long *start, unsigned long *n)
+{
+	struct rg_maple_tree *mt = r->priv;
+	unsigned long pos = from, cap = r->capacity, s = cap;
+	RG_MA_STATE(mas, mt, from, from);
+
+	rg_mtree_lock(mt);
+	while (pos < cap) {
+		bool taken;
+
+		rg_mas_set(&mas, pos);
+		taken = rg_mas_walk(&mas) != NULL;
+		if (taken == used && s == cap)
+			s = pos;
+		else if (taken != used && s != cap)
+			break;
+		if (mas.last >= cap - 1) {
+			pos = cap;
+			break;
+		}
+		pos = mas.last + 1;
+	}
+	rg_mtree_unlock(mt);
+	if (s >= cap)
+		return -ENOENT;
+	*start = s;
+	*n = (pos < cap ? pos : cap) - s;
+	return 0;
+}
+
 const struct rgi_region_ops rgi_region_maple_ops = {
 	.max_capacity = ULONG_MAX,
 	.bytes_vary = true,
@@ -321,4 +357,5 @@ const struct rgi_region_ops rgi_region_maple_ops = {
 			RGI_POLICY_BIT(RG_REGION_TOP_DOWN),
 	.alloc_req = mp_alloc_req,
 	.resize = mp_resize,
+	.next_run = mp_next_run,
 };
