@@ -478,7 +478,7 @@ RG_API int rg_region_alloc_request(struct rg_region *r,
 RG_API int rg_region_resize(struct rg_region *r, unsigned long capacity);
 
 /*
- * Walking.
+ * Walking, save and load.
  *
  * Usage:
  *	unsigned long s, n;
@@ -486,11 +486,40 @@ RG_API int rg_region_resize(struct rg_region *r, unsigned long capacity);
  *	rg_region_for_each_run(r, 0, RG_RUN_USED | RG_RUN_FREE, kind, s, n)
  *		printf("%s %lu+%lu\n", kind == RG_RUN_USED ? "used" : "free",
  *		       s, n);
+ *
+ *	size_t size = 0;
+ *	rg_region_save(r, NULL, &size);		// -ENOSPC, size needed
+ *	void *buf = malloc(size);
+ *	rg_region_save(r, buf, &size);		// 0
+ *	struct rg_region *copy = rg_region_load(buf, size, RG_REGION_MAPLE,
+ *						RG_REGION_LOAD_SAVED_POLICY);
+ *
+ * The saved format (all integers little-endian; offsets in bytes):
+ *	0	4	magic "RGRN"
+ *	4	2	format version, 1
+ *	6	1	placement policy of the saved instance
+ *	7	1	0
+ *	8	8	capacity in units
+ *	16	8	N, the number of allocated runs
+ *	24	16 N	the runs in address order: first unit (8), length (8);
+ *			each run at least 1 unit, inside the capacity and
+ *			followed by at least one free unit before the next
+ *	24+16N	4	CRC-32C (Castagnoli) of bytes 0 .. 24 + 16 N - 1
+ * A saved instance is RG_REGION_SAVE_SIZE(N) bytes. Units, not regions, are
+ * saved (as the instance tracks them), so any backend's save gives the same
+ * bytes for the same allocated units, and any backend loads them.
  */
 
 /* rg_region_next_run() kinds. */
 #define RG_RUN_USED 0x1u
 #define RG_RUN_FREE 0x2u
+
+/* Version of the saved format rg_region_save() writes. */
+#define RG_REGION_SAVE_VERSION 1
+/* Bytes of a saved instance with @nruns allocated runs. */
+#define RG_REGION_SAVE_SIZE(nruns) (28 + 16 * (size_t)(nruns))
+/* rg_region_load() flag: place by the policy stored in the saved bytes. */
+#define RG_REGION_LOAD_SAVED_POLICY 0x80000000u
 
 /**
  * rg_region_next_run() - find the next run of allocated or free units.
@@ -529,6 +558,80 @@ RG_API int rg_region_next_run(struct rg_region *r, unsigned long from,
 	for ((start) = (from), (n) = 0;                                \
 	     ((kind) = rg_region_next_run((r), (start) + (n), (kinds), \
 					  &(start), &(n))) > 0;)
+
+/**
+ * rg_region_save() - write an instance's allocated runs to a buffer.
+ * @r: the instance.
+ * @buf: where to write, or NULL to ask for the size.
+ * @size: on entry the bytes available at @buf; on return the bytes the
+ *        saved instance takes (written, or needed).
+ *
+ * Writes the format described above. Never allocates.
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED).
+ * Return: 0; -ENOSPC if *@size is too small (or @buf is NULL): nothing is
+ * written and *@size holds the size needed; -EINVAL if @r or @size is
+ * NULL.
+ */
+RG_API int rg_region_save(struct rg_region *r, void *buf, size_t *size);
+
+/**
+ * rg_region_save_file() - write an instance's allocated runs to a stream.
+ * @r: the instance.
+ * @f: the stream, written at its current position.
+ *
+ * Writes the same bytes as rg_region_save(), as it walks the runs.
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED); never allocates (the
+ * stream may buffer).
+ * Return: 0; -EIO if a write failed (the stream then holds part of the
+ * record); -EINVAL if @r or @f is NULL.
+ */
+RG_API int rg_region_save_file(struct rg_region *r, FILE *f);
+
+/**
+ * rg_region_load() - create an instance from saved bytes.
+ * @buf: the bytes rg_region_save() or rg_region_save_file() wrote.
+ * @size: their number: exactly one saved instance.
+ * @backend: the backend of the new instance (any, whichever saved it).
+ * @flags: as rg_region_create_backend(), or with
+ *         RG_REGION_LOAD_SAVED_POLICY in place of RG_REGION_POLICY(): the
+ *         saved policy.
+ *
+ * Checks the whole input first: the size, magic, version and fields, the
+ * checksum, then every run (in order, apart, inside the capacity); only
+ * then creates the instance and reserves the runs. Nothing half-built is
+ * ever returned. The next-fit cursor starts at unit 0.
+ *
+ * Context: any thread; allocates.
+ * Return: the instance, or NULL with errno EINVAL (@buf NULL; truncated or
+ * oversized input, bad magic, unknown version, a bad field or run,
+ * unknown flags, or a capacity the backend does not take), EBADMSG (the
+ * checksum does not match: corrupted), EOPNOTSUPP (backend missing, or it
+ * does not offer the policy) or ENOMEM.
+ */
+RG_API struct rg_region *rg_region_load(const void *buf, size_t size,
+					enum rg_region_backend backend,
+					unsigned int flags);
+
+/**
+ * rg_region_load_file() - create an instance from a saved stream.
+ * @f: the stream, read from its current position.
+ * @backend: as rg_region_load().
+ * @flags: as rg_region_load().
+ *
+ * Reads exactly one saved instance (what follows it stays unread on
+ * success) into memory, growing the buffer as the bytes arrive (a header
+ * that claims more runs than the stream holds costs no more than the
+ * bytes there), then does what rg_region_load() does.
+ *
+ * Context: any thread; allocates.
+ * Return: the instance, or NULL with errno as rg_region_load() (EINVAL
+ * also when the stream ends early), or EIO if reading failed.
+ */
+RG_API struct rg_region *rg_region_load_file(FILE *f,
+					     enum rg_region_backend backend,
+					     unsigned int flags);
 
 #ifdef __cplusplus
 }

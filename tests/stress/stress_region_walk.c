@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Randomized region walking against a brute-force model, on
+ * Randomized region walking and save/load against a brute-force model, on
  * instances large enough for several hbitmap levels (70,000 units: three
  * level-0 nodes under a root), for every backend but ida (whose walks probe
  * unit by unit) and every policy each offers (hbitmap best fit exercises the
@@ -9,7 +9,7 @@
  * after every mutation the instance validates and rg_region_next_run() from
  * random units (around the last change, where the pending block lies, and
  * anywhere) matches the model; every 64 steps a full walk, the free-run
- * figures match it.
+ * figures and a save / load round trip into a random backend match it.
  */
 #include <errno.h>
 #include <string.h>
@@ -58,10 +58,13 @@ static void check_from(struct rg_region *r, unsigned long from)
 	}
 }
 
-static void check_all(struct rg_region *r)
+static void check_all(struct rg_region *r, enum rg_region_backend other)
 {
 	unsigned long s, n, u = 0, runs = 0, ms, mn, nfree = 0;
 	struct rg_region_stats st;
+	struct rg_region *l;
+	unsigned char *buf;
+	size_t size = 0;
 	int kind;
 
 	rg_region_for_each_run(r, 0, RG_RUN_USED | RG_RUN_FREE, kind, s, n)
@@ -84,10 +87,26 @@ static void check_all(struct rg_region *r)
 	for (int k = 0; k < RG_REGION_HIST_BUCKETS; k++)
 		n += st.free_run_hist[k];
 	assert_int_equal(n, runs);
+
+	assert_int_equal(rg_region_save(r, NULL, &size), -ENOSPC);
+	buf = malloc(size);
+	assert_non_null(buf);
+	assert_int_equal(rg_region_save(r, buf, &size), 0);
+	l = rg_region_load(buf, size, other, 0);
+	assert_non_null(l);
+	for (u = 0; u < CAP; u++)
+		if ((rg_region_test(l, u) == 1) != model[u])
+			fail_msg("unit %lu differs after load into %s", u,
+				 rg_region_backend_name(other));
+	rg_region_destroy(l);
+	free(buf);
 }
 
 static void run(enum rg_region_backend b, enum rg_region_policy p, int steps)
 {
+	static const enum rg_region_backend others[] = { RG_REGION_BITMAP,
+							 RG_REGION_MAPLE,
+							 RG_REGION_HBITMAP };
 	struct rg_region *r =
 		rg_region_create_backend(b, CAP, RG_REGION_POLICY(p));
 	unsigned long used = 0, target = CAP / 2;
@@ -134,7 +153,7 @@ static void run(enum rg_region_backend b, enum rg_region_policy p, int steps)
 		check_from(r, a > 600 ? a - 600 : 0);
 		check_from(r, rg_rand_below(&rng, CAP));
 		if (i % 64 == 63)
-			check_all(r);
+			check_all(r, others[rg_rand_below(&rng, 3)]);
 	}
 	printf("# %s, %s fit: %d steps\n", rg_region_backend_name(b),
 	       rg_region_policy_name(p), steps);
