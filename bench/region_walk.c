@@ -3,7 +3,8 @@
  * regionbench region-walk: walking, fragmentation figures, save and load
  * of a churned region instance.
  *
- * For each backend (ida left out: its walks probe unit by unit), one seeded
+ * For each backend (--backends; ida only when named: its walks probe unit
+ * by unit), one seeded
  * trace: fill a --capacity instance to --occupancy % with regions of 1 ..
  * 32 units (first fit), then --iterations times free a random live region
  * and allocate a random size (untimed). Every backend runs the same calls
@@ -15,7 +16,10 @@
  *   save: rg_region_save() into a buffer; load: rg_region_load() of it
  *   into the same backend; save+load: both, as MB/s of the saved bytes.
  * The free-run histogram of the churned instance follows the table (table
- * format), one bar per power-of-two bucket.
+ * format), one bar per power-of-two bucket. --spread N replaces the churn
+ * by one allocated unit every N units: runs far apart, where a walk that
+ * scans words pays for the distance and one that skips by summaries
+ * does not.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -126,8 +130,14 @@ static double ns_since(uint64_t t0)
 
 static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 {
-	unsigned long cap = 1000000, occ = 90, iters = 0;
+	static const char *const bnames[] = { "bitmap", "ida", "maple",
+					      "hbitmap", NULL };
+	unsigned long cap = 1000000, occ = 90, iters = 0, backends = 0;
+	unsigned long spread = 0;
 	struct rb_opt opts[] = {
+		RB_OPT_CHOICES("backends", &backends, bnames,
+			       "comma list (default bitmap,maple,hbitmap; ida "
+			       "probes unit by unit, so only when asked)"),
 		RB_OPT_UINT("capacity", &cap, 64, 1UL << 32, "N",
 			    "units per instance (default 10^6; --quick: "
 			    "10^5)"),
@@ -136,6 +146,9 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 		RB_OPT_UINT("iterations", &iters, 0, 1UL << 32, "N",
 			    "churn free + alloc iterations (default "
 			    "capacity / 5)"),
+		RB_OPT_UINT("spread", &spread, 2, 1UL << 32, "N",
+			    "instead of the churn: one allocated unit every N "
+			    "units (runs far apart)"),
 		RB_OPT_END,
 	};
 	unsigned char *ref = NULL, *buf;
@@ -162,8 +175,12 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 	tl = rb_xcalloc((size_t)runs, sizeof(double));
 	tab = rb_table_new("region-walk", cols, NCOLS);
 	rb_table_param(tab, "capacity", "%lu", cap);
-	rb_table_param(tab, "occupancy", "%lu", occ);
-	rb_table_param(tab, "iterations", "%lu", iters);
+	if (spread) {
+		rb_table_param(tab, "spread", "%lu", spread);
+	} else {
+		rb_table_param(tab, "occupancy", "%lu", occ);
+		rb_table_param(tab, "iterations", "%lu", iters);
+	}
 	rb_table_param(tab, "runs", "%d", runs);
 	rb_table_param(tab, "seed", "%llu", (unsigned long long)ctx->seed);
 
@@ -174,13 +191,21 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 		struct rg_region *r;
 		int kind;
 
-		if (be == RG_REGION_IDA || !rg_region_backend_available(be))
+		if (rb_given(opts, "backends") ? !(backends >> b & 1) :
+						 be == RG_REGION_IDA)
 			continue;
+		if (!rg_region_backend_available(be))
+			rb_die("region-walk: backend %s is not in this build",
+			       rg_region_backend_name(be));
 		r = rg_region_create_backend(be, cap, 0);
 		if (!r)
 			rb_die("region-walk: cannot create %s",
 			       rg_region_backend_name(be));
-		churn(r, cap, (unsigned int)occ, iters, ctx->seed, &lv);
+		if (spread)
+			for (unsigned long u = spread - 1; u < cap; u += spread)
+				rg_region_reserve(r, u, 1);
+		else
+			churn(r, cap, (unsigned int)occ, iters, ctx->seed, &lv);
 		size = 0;
 		rg_region_save(r, NULL, &size);
 		buf = rb_xcalloc(size, 1);
@@ -246,12 +271,19 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 	}
 	rb_table_note(tab,
 		      "Every backend ran the same first-fit churn and saved "
-		      "the same bytes (checked). ida is left out: it probes "
-		      "IDs one by one. MB/s are 10^6 bytes per second.");
+		      "the same bytes (checked). ida runs only when named "
+		      "(it probes IDs one by one). MB/s are 10^6 bytes per "
+		      "second.");
 	rb_table_print(tab, ctx);
 	if (ctx->format == RB_TABLE && have_hist) {
-		snprintf(title, sizeof(title),
-			 "@free_run_len[%lu units, %lu%% churn]:", cap, occ);
+		if (spread)
+			snprintf(title, sizeof(title),
+				 "@free_run_len[%lu units, 1 in %lu used]:",
+				 cap, spread);
+		else
+			snprintf(title, sizeof(title),
+				 "@free_run_len[%lu units, %lu%% churn]:", cap,
+				 occ);
 		print_hist(ctx->out, title, hist_st.free_run_hist);
 	}
 	rb_table_free(tab);
