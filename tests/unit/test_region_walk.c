@@ -17,7 +17,9 @@
  *  - every allocation of a load fails in turn (fault injection): NULL with
  *    ENOMEM, nothing leaked (ASan), then the load succeeds;
  *  - bad arguments get their documented errors;
- *  - the checksum is CRC-32C: the standard check value.
+ *  - the checksum is CRC-32C: the standard check value;
+ *  - rg_hbitmap_next_run() directly: its bad arguments, and on a best-fit
+ *    instance (summaries behind the bits) against the model.
  */
 #include <errno.h>
 #include <limits.h>
@@ -25,6 +27,7 @@
 
 #include "rg_test.h"
 
+#include "region/hbitmap.h"
 #include "region/region.h"
 
 #define NB RG_REGION_NR_BACKENDS
@@ -620,9 +623,74 @@ static void test_crc32c(void **state)
 	}
 }
 
+static void test_hbitmap_next_run(void **state)
+{
+	struct rg_hbitmap *hb = rg_hbitmap_create_flags(CAP, 0);
+	struct rg_hbitmap *bf =
+		rg_hbitmap_create_flags(CAP, RG_HBITMAP_BEST_FIT);
+	uint64_t s = 3, n = 4, s2, n2, st;
+
+	(void)state;
+	assert_non_null(hb);
+	assert_non_null(bf);
+	assert_int_equal(rg_hbitmap_next_run(NULL, 0, 0, &s, &n), -EINVAL);
+	assert_int_equal(rg_hbitmap_next_run(hb, 0, 0, NULL, &n), -EINVAL);
+	assert_int_equal(rg_hbitmap_next_run(hb, 0, 0, &s, NULL), -EINVAL);
+	assert_int_equal(rg_hbitmap_next_run(hb, 0, 1, &s, &n), -ENOENT);
+	assert_int_equal(rg_hbitmap_next_run(hb, CAP, 0, &s, &n), -ENOENT);
+	assert_int_equal(s, 3);
+	assert_int_equal(n, 4);
+	assert_int_equal(rg_hbitmap_next_run(hb, 5, 0, &s, &n), 0);
+	assert_int_equal(s, 5);
+	assert_int_equal(n, CAP - 5);
+	/* best fit leaves the summaries behind: the word scan answers */
+	memset(model, 0, sizeof(model));
+	for (int i = 0; i < 400; i++) {
+		uint64_t len = rg_rand_range(&rng, 1, 30);
+
+		if (rg_rand_below(&rng, 3)) {
+			if (rg_hbitmap_alloc_best(bf, len, 1, &st))
+				continue;
+			assert_int_equal(rg_hbitmap_alloc_best(hb, len, 1, &s2),
+					 -EOPNOTSUPP);
+			for (uint64_t u = st; u < st + len; u++)
+				model[u] = true;
+		} else {
+			st = rg_rand_below(&rng, CAP - len);
+			if (rg_hbitmap_free(bf, st, len))
+				continue;
+			for (uint64_t u = st; u < st + len; u++)
+				model[u] = false;
+		}
+		for (int k = 0; k < 4; k++) {
+			unsigned long from = rg_rand_below(&rng, CAP), ms, mn;
+			int want = rg_rand_below(&rng, 2) ? 5 :
+							    0; /* any nonzero */
+			int got = model_next(model, CAP, from,
+					     want ? RG_RUN_USED : RG_RUN_FREE,
+					     &ms, &mn);
+
+			if (!got) {
+				assert_int_equal(rg_hbitmap_next_run(bf, from,
+								     want, &s2,
+								     &n2),
+						 -ENOENT);
+				continue;
+			}
+			assert_int_equal(
+				rg_hbitmap_next_run(bf, from, want, &s2, &n2),
+				0);
+			assert_int_equal(s2, ms);
+			assert_int_equal(n2, mn);
+		}
+	}
+	rg_hbitmap_destroy(hb);
+	rg_hbitmap_destroy(bf);
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[NB + 8];
+	struct CMUnitTest tests[NB + 9];
 	size_t nt = 0;
 
 	rg_rand_seed(&rng, rg_test_seed());
@@ -643,5 +711,7 @@ int main(void)
 	tests[nt++] = (struct CMUnitTest)cmocka_unit_test(test_load_faults);
 	tests[nt++] = (struct CMUnitTest)cmocka_unit_test(test_bad_arguments);
 	tests[nt++] = (struct CMUnitTest)cmocka_unit_test(test_crc32c);
+	tests[nt++] =
+		(struct CMUnitTest)cmocka_unit_test(test_hbitmap_next_run);
 	return _cmocka_run_group_tests("region_walk", tests, nt, NULL, NULL);
 }
