@@ -302,9 +302,10 @@ static int mp_resize(struct rg_region *r, unsigned long cap)
 }
 
 /*
- * Walking: a walk at a unit gives the range holding it, an entry or a gap;
- * ranges in the unwanted state are stepped over, then those in the wanted
- * one (adjacent regions are separate entries). O(log regions) per range.
+ * Walking: rg_mas_find_range() steps through the ranges from the one
+ * holding @from, entries and gaps alike; ranges in the unwanted state are
+ * stepped over, then those in the wanted one (adjacent regions are
+ * separate entries). Each step continues from the leaf it stands on.
  */
 static int mp_next_run(struct rg_region *r, unsigned long from, bool used,
 		       unsigned long *start, unsigned long *n)
@@ -312,13 +313,13 @@ static int mp_next_run(struct rg_region *r, unsigned long from, bool used,
 	struct rg_maple_tree *mt = r->priv;
 	unsigned long pos = from, cap = r->capacity, s = cap;
 	RG_MA_STATE(mas, mt, from, from);
+	void *entry;
 
 	rg_mtree_lock(mt);
-	while (pos < cap) {
-		bool taken;
+	entry = rg_mas_find_range(&mas, cap - 1);
+	while (mas.status != RG_MAS_OVERFLOW) {
+		bool taken = entry != NULL;
 
-		rg_mas_set(&mas, pos);
-		taken = rg_mas_walk(&mas) != NULL;
 		if (taken == used && s == cap)
 			s = pos;
 		else if (taken != used && s != cap)
@@ -328,6 +329,7 @@ static int mp_next_run(struct rg_region *r, unsigned long from, bool used,
 			break;
 		}
 		pos = mas.last + 1;
+		entry = rg_mas_find_range(&mas, cap - 1);
 	}
 	rg_mtree_unlock(mt);
 	if (s >= cap)
