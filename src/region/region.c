@@ -31,6 +31,7 @@
  * free_units is checked against the backend by rg_region_validate().
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -300,7 +301,16 @@ int rg_region_test(struct rg_region *r, unsigned long unit)
 	return ret;
 }
 
-int rg_region_get_stats(struct rg_region *r, struct rg_region_stats *st)
+/*
+ * rg_region_get_stats() has two versions. 0.1.0's struct rg_region_stats
+ * ended at bytes_held_peak: programs linked against 0.1.0 pass that
+ * smaller struct to rg_region_get_stats@LIBREGION_0.1, which fills only
+ * those fields. 0.2 appended the free-run figures; programs built since
+ * link rg_region_get_stats@@LIBREGION_0.2, the default (and the only one a
+ * static link sees). Neither internal name is exported (the version
+ * script keeps rgi_* local).
+ */
+static int get_stats(struct rg_region *r, struct rg_region_stats *st, bool runs)
 {
 	if (!r || !st)
 		return -EINVAL;
@@ -311,10 +321,49 @@ int rg_region_get_stats(struct rg_region *r, struct rg_region_stats *st)
 	st->largest_free_run = r->free_units ? r->ops->largest_free(r) : 0;
 	st->bytes_held = bytes_held(r);
 	st->bytes_held_peak = RGI_MAX(r->bytes_peak, st->bytes_held);
-	rgi_region_free_run_stats(r, st);
+	if (runs)
+		rgi_region_free_run_stats(r, st);
 	unlock(r);
 	return 0;
 }
+
+RG_API int rgi_region_get_stats_v02(struct rg_region *r,
+				    struct rg_region_stats *st);
+int rgi_region_get_stats_v02(struct rg_region *r, struct rg_region_stats *st)
+{
+	return get_stats(r, st, true);
+}
+__asm__(".symver rgi_region_get_stats_v02, rg_region_get_stats@@LIBREGION_0.2");
+
+/* struct rg_region_stats as 0.1.0 had it. */
+struct rgi_region_stats_v01 {
+	enum rg_region_backend backend;
+	unsigned long capacity;
+	unsigned long free_units;
+	unsigned long largest_free_run;
+	size_t bytes_held;
+	size_t bytes_held_peak;
+};
+_Static_assert(sizeof(struct rgi_region_stats_v01) ==
+		       offsetof(struct rg_region_stats, free_runs),
+	       "0.1.0's stats are a prefix of today's");
+
+RG_API int rgi_region_get_stats_v01(struct rg_region *r,
+				    struct rgi_region_stats_v01 *st);
+int rgi_region_get_stats_v01(struct rg_region *r,
+			     struct rgi_region_stats_v01 *st)
+{
+	struct rg_region_stats full;
+	int err;
+
+	if (!st)
+		return -EINVAL;
+	err = get_stats(r, &full, false);
+	if (!err)
+		memcpy(st, &full, sizeof(*st));
+	return err;
+}
+__asm__(".symver rgi_region_get_stats_v01, rg_region_get_stats@LIBREGION_0.1");
 
 int rg_region_validate(struct rg_region *r, const char **reason)
 {
