@@ -35,6 +35,8 @@ fi
 # Preallocation histograms with and without vacancy tracking (the 2024
 # Maple Tree vacancy patches).
 "$rb" "${plot[@]}" --runs 1 maple-prealloc --ranges 10000,100000
+# Walking, free-run histogram, save and load after a churn at 10^6 units.
+"$rb" --runs 3 region-walk
 echo "make bench: done in $(($(date +%s) - start)) s"
 if [ ${#plot[@]} -gt 0 ]; then
 	echo "make bench: charts in $plots"
