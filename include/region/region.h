@@ -596,7 +596,7 @@ RG_API int rg_region_save_file(struct rg_region *r, FILE *f);
  * @backend: the backend of the new instance (any, whichever saved it).
  * @flags: as rg_region_create_backend(), or with
  *         RG_REGION_LOAD_SAVED_POLICY in place of RG_REGION_POLICY(): the
- *         saved policy.
+ *         saved policy (giving both is EINVAL).
  *
  * Checks the whole input first: the size, magic, version and fields, the
  * checksum, then every run (in order, apart, inside the capacity); only
