@@ -4,9 +4,13 @@
  * array of ranges.
  *
  * Input: a flags byte (allocation tree, no vacancy, RCU mode), then
- * operations: store_range, insert_range, erase, erase_err, the advanced
- * store, preallocated store and erase, alloc_range / alloc_rrange, gap
- * searches, load, find, walk. Indices favour a small window (so ranges
+ * operations: store_range, insert_range, store, insert, erase, erase_err,
+ * the advanced store (rg_mas_store(), rg_mas_store_gfp()), preallocated
+ * store, preallocation given back unused, erase, alloc_range /
+ * alloc_rrange, alloc_cyclic (normal and advanced), gap searches, load,
+ * find, walk, chains of rg_mas_find() / find_range() / prev_range() / next
+ * / prev / next_range with pauses and resets, stores through an iterating
+ * state, reads under the RCU read lock alone, NULL arguments. Indices favour a small window (so ranges
  * collide) and the edges of the index space (0, ULONG_MAX, powers of two).
  * Every result is compared with the model; after every operation the tree
  * is validated, rg_mtree_empty() is compared and, when the model is empty,
@@ -651,7 +655,8 @@ static void op_step(struct fz *f, struct rg_maple_tree *mt, unsigned int kind)
 }
 
 /* rg_mtree_alloc_cyclic(): one index, searched from *next, wrapping. */
-static void op_cyclic(struct fz *f, struct rg_maple_tree *mt, bool armed)
+static void op_cyclic(struct fz *f, struct rg_maple_tree *mt, bool mas_api,
+		      bool armed)
 {
 	unsigned long lo = pick_idx(f), hi = lo + fz_u8(f), next = pick_idx(f);
 	unsigned long n0, start = 5, want, nx = next;
@@ -664,7 +669,18 @@ static void op_cyclic(struct fz *f, struct rg_maple_tree *mt, bool armed)
 	}
 	if (hi < lo)
 		hi = ~0UL;
-	rc = rg_mtree_alloc_cyclic(mt, &start, entry, lo, hi, &nx);
+	if (mas_api) {
+		RG_MA_STATE(mas, mt, 0, 0);
+
+		rg_mtree_lock(mt);
+		rc = rg_mas_alloc_cyclic(&mas, &start, entry, lo, hi, &nx);
+		FZ_CHECK(f, rc < 0 || (mas.index == start && mas.last == start),
+			 "mas_alloc_cyclic left the state on [%lu, %lu]",
+			 mas.index, mas.last);
+		rg_mtree_unlock(mt);
+	} else {
+		rc = rg_mtree_alloc_cyclic(mt, &start, entry, lo, hi, &nx);
+	}
 	if (fz_op_failed(f, armed, rc == -ENOMEM)) {
 		check_all(f, mt);
 		return;
@@ -689,6 +705,284 @@ static void op_cyclic(struct fz *f, struct rg_maple_tree *mt, bool armed)
 	model_store(want, want, entry);
 }
 
+/*
+ * rg_mtree_store(), rg_mtree_insert() (one index), rg_mas_store() (returns
+ * the entry that held mas->index) and rg_mas_preallocate() given back unused
+ * with rg_mas_destroy() (the tree must not change).
+ */
+static void op_store1(struct fz *f, struct rg_maple_tree *mt, unsigned int kind,
+		      bool armed)
+{
+	unsigned long first, last;
+	void *entry, *old = NULL, *want_old;
+	int rc = 0, exp;
+
+	pick_range(f, &first, &last);
+	if (kind < 2)
+		last = first;
+	entry = pick_entry(f);
+	if (nr + STORE_ROOM > MAX_RANGES) {
+		fz_op_end(f, armed);
+		return;
+	}
+	/* What the kernel's mas_store() returns: the entry at mas->index. */
+	want_old = model_load(first);
+	switch (kind) {
+	case 0:
+		rc = rg_mtree_store(mt, first, entry);
+		break;
+	case 1:
+		rc = rg_mtree_insert(mt, first, entry);
+		break;
+	case 2: {
+		RG_MA_STATE(mas, mt, first, last);
+
+		rg_mtree_lock(mt);
+		old = rg_mas_store(&mas, entry);
+		if (mas.status == RG_MAS_ERROR)
+			rc = mas.error;
+		else
+			FZ_CHECK(f,
+				 mas.status == RG_MAS_ACTIVE &&
+					 mas.index == first && mas.last == last,
+				 "mas_store left status %d on [%lu, %lu]",
+				 (int)mas.status, mas.index, mas.last);
+		rg_mtree_unlock(mt);
+		break;
+	}
+	default: {
+		RG_MA_STATE(mas, mt, first, last);
+
+		rg_mtree_lock(mt);
+		rc = rg_mas_preallocate(&mas, entry, 0);
+		rg_mas_destroy(&mas);
+		rg_mtree_unlock(mt);
+		if (fz_op_failed(f, armed, rc == -ENOMEM)) {
+			check_all(f, mt);
+			return;
+		}
+		exp = first > last || reserved(entry) ? -EINVAL : 0;
+		FZ_EQ(f, rc, exp, "preallocate then destroy");
+		return; /* nothing stored */
+	}
+	}
+	if (fz_op_failed(f, armed, rc == -ENOMEM)) {
+		check_all(f, mt);
+		return;
+	}
+	if (first > last || reserved(entry))
+		exp = -EINVAL;
+	else if (kind == 1 && model_overlaps(first, last))
+		exp = -EEXIST;
+	else
+		exp = 0;
+	FZ_CHECK(f, rc == exp, "store1 kind %u [%lu, %lu] %p = %d, want %d",
+		 kind, first, last, entry, rc, exp);
+	if (rc)
+		return;
+	if (kind == 2)
+		FZ_CHECK(f, old == want_old,
+			 "mas_store [%lu, %lu] returned %p, want %p", first,
+			 last, old, want_old);
+	model_store(first, last, entry);
+}
+
+/*
+ * Chains of rg_mas_find(), rg_mas_find_range() or rg_mas_prev_range()
+ * from one index, with pauses and resets between the steps; and chains of
+ * rg_mas_find() that overwrite or erase through the state what they find
+ * (the state stays on the range written, the next find goes past it).
+ */
+static void op_iter(struct fz *f, struct rg_maple_tree *mt, unsigned int kind,
+		    bool armed)
+{
+	unsigned long i = pick_idx(f), lim = pick_idx(f), lo, hi, t;
+	unsigned int steps = 1 + fz_u8(f) % 12, p;
+	bool start = true;
+	void *e, *want;
+
+	if (kind == 2 ? lim > i : lim < i) {
+		t = lim;
+		lim = i;
+		i = t;
+	}
+	RG_MA_STATE(mas, mt, i, i);
+
+	if (kind != 3)
+		fz_op_end(f, armed);
+	rg_mtree_lock(mt);
+	model_range(i, &lo, &hi);
+	for (unsigned int s = 0; s < steps; s++) {
+		uint8_t k = fz_u8(f);
+
+		switch (kind) {
+		case 0:
+		case 3: /* entries only */
+			e = rg_mas_find(&mas, lim);
+			if (start)
+				p = model_pos(i);
+			else if (hi >= lim || hi == ~0UL)
+				p = nr;
+			else
+				p = model_pos(hi + 1);
+			want = p < nr && rg[p].first <= lim ? rg[p].entry :
+							      NULL;
+			FZ_CHECK(f, e == want,
+				 "mas_find step %u (max %lu) = %p, want %p", s,
+				 lim, e, want);
+			if (!want)
+				goto out;
+			FZ_CHECK(f,
+				 mas.index == rg[p].first &&
+					 mas.last == rg[p].last,
+				 "mas_find range [%lu, %lu], want [%lu, %lu]",
+				 mas.index, mas.last, rg[p].first, rg[p].last);
+			lo = rg[p].first;
+			hi = rg[p].last;
+			break;
+		case 1: /* every range, empty or not */
+			e = rg_mas_find_range(&mas, lim);
+			if (!start) {
+				if (hi >= lim || hi == ~0UL) {
+					/*
+					 * At the end: RG_MAS_OVERFLOW, or (as
+					 * rg_mas_find()) still on the range,
+					 * active or paused.
+					 */
+					FZ_CHECK(
+						f,
+						!e && (mas.status ==
+							       RG_MAS_OVERFLOW ||
+						       (mas.index == lo &&
+							mas.last == hi)),
+						"mas_find_range past %lu from [%lu, %lu]: %p, status %d on [%lu, %lu]",
+						lim, lo, hi, e, (int)mas.status,
+						mas.index, mas.last);
+					goto out;
+				}
+				model_range(hi + 1, &lo, &hi);
+			}
+			FZ_CHECK(f, e == model_load(lo),
+				 "mas_find_range step %u = %p, want %p", s, e,
+				 model_load(lo));
+			FZ_CHECK(f, mas.index == lo && mas.last == hi,
+				 "mas_find_range [%lu, %lu], want [%lu, %lu]",
+				 mas.index, mas.last, lo, hi);
+			break;
+		default: /* every range before, empty or not */
+			e = rg_mas_prev_range(&mas, lim);
+			if (lo == 0 || lo - 1 < lim) {
+				FZ_CHECK(
+					f, !e && mas.status == RG_MAS_UNDERFLOW,
+					"mas_prev_range below %lu: %p", lim, e);
+				goto out;
+			}
+			model_range(lo - 1, &lo, &hi);
+			FZ_CHECK(f, e == model_load(lo),
+				 "mas_prev_range step %u = %p, want %p", s, e,
+				 model_load(lo));
+			FZ_CHECK(f, mas.index == lo && mas.last == hi,
+				 "mas_prev_range [%lu, %lu], want [%lu, %lu]",
+				 mas.index, mas.last, lo, hi);
+			break;
+		}
+		start = false;
+		if (kind == 3 && (k & 3) && nr + STORE_ROOM <= MAX_RANGES) {
+			/* Overwrite (or erase) the range found, in place. */
+			void *n = (k & 3) == 1 ? NULL : rg_mt_mk_value(k);
+			void *old = rg_mas_store(&mas, n);
+
+			if (mas.status == RG_MAS_ERROR) {
+				FZ_CHECK(f, armed && rg_fault_fired(),
+					 "mas_store in iteration: %d",
+					 mas.error);
+				goto out;
+			}
+			FZ_CHECK(f, old == model_load(lo),
+				 "mas_store in iteration returned %p, want %p",
+				 old, model_load(lo));
+			model_store(lo, hi, n);
+		} else if (k >= 0xf0) {
+			rg_mas_pause(&mas);
+		} else if (k >= 0xe8 && kind != 2) {
+			/* A reset walks again from mas->index (= lo). */
+			rg_mas_reset(&mas);
+			if (kind == 0 || kind == 3) {
+				start = true;
+				i = lo;
+			}
+			if (kind == 1) {
+				start = true;
+				model_range(lo, &lo, &hi);
+			}
+		}
+	}
+out:
+	rg_mtree_unlock(mt);
+	if (kind == 3 && fz_op_end(f, armed))
+		check_all(f, mt);
+}
+
+/*
+ * Reads in RCU mode under urcu_memb_read_lock() only (no tree lock):
+ * rg_mas_walk() and rg_mas_find(); the node-cache and tree statistics,
+ * the locked validate and dump; and the calls given NULL, which must
+ * answer as <region/common.h> says and change nothing.
+ */
+static void op_misc(struct fz *f, struct rg_maple_tree *mt)
+{
+	unsigned long i = pick_idx(f), lo, hi, idx = 0;
+	struct rg_slab_stats ss;
+	struct rg_mtree_stats st;
+	const char *why = NULL;
+	void *e, *want;
+
+	if (rg_mtree_in_rcu(mt)) {
+		RG_MA_STATE(mas, mt, i, i);
+
+		urcu_memb_read_lock();
+		e = rg_mas_walk(&mas);
+		want = model_range(i, &lo, &hi);
+		FZ_CHECK(f, e == want && mas.index == lo && mas.last == hi,
+			 "rcu walk(%lu) = %p [%lu, %lu], want %p [%lu, %lu]", i,
+			 e, mas.index, mas.last, want, lo, hi);
+		rg_mas_set(&mas, i);
+		e = rg_mas_find(&mas, ~0UL);
+		urcu_memb_read_unlock();
+		lo = model_pos(i);
+		FZ_CHECK(f, e == (lo < nr ? rg[lo].entry : NULL),
+			 "rcu find(%lu) = %p", i, e);
+	}
+	FZ_EQ(f, rg_mtree_node_stats(&ss), 0, "node_stats");
+	rg_mtree_lock(mt);
+	FZ_EQ(f, rg_mtree_validate_locked(mt, &why), 0, "validate_locked");
+	rg_mtree_dump_locked(mt, fz_null());
+	rg_mtree_unlock(mt);
+
+	/* NULL where a pointer is required. */
+	FZ_CHECK(f, !rg_mtree_load(NULL, i), "load(NULL)");
+	FZ_EQ(f, rg_mtree_store_range(NULL, 0, 1, rg_mt_mk_value(1)), -EINVAL,
+	      "store_range(NULL)");
+	FZ_EQ(f, rg_mtree_insert(NULL, i, rg_mt_mk_value(1)), -EINVAL,
+	      "insert(NULL)");
+	FZ_CHECK(f, !rg_mtree_erase(NULL, i), "erase(NULL)");
+	FZ_EQ(f, rg_mtree_validate(NULL, &why), -EINVAL, "validate(NULL)");
+	FZ_EQ(f, rg_mtree_get_stats(NULL, &st), -EINVAL, "get_stats(NULL)");
+	FZ_EQ(f, rg_mtree_get_stats(mt, NULL), -EINVAL, "get_stats(mt, NULL)");
+	FZ_EQ(f, rg_mtree_node_stats(NULL), -EINVAL, "node_stats(NULL)");
+	FZ_EQ(f, rg_mtree_bytes(NULL), 0, "bytes(NULL)");
+	FZ_CHECK(f, !rg_mtree_empty(NULL), "empty(NULL)");
+	FZ_CHECK(f, !rg_mtree_find(mt, NULL, ~0UL), "find(mt, NULL)");
+	FZ_CHECK(f, !rg_mtree_find(NULL, &idx, ~0UL), "find(NULL)");
+	FZ_EQ(f, rg_mtree_alloc_range(mt, NULL, rg_mt_mk_value(1), 1, 0, ~0UL),
+	      -EINVAL, "alloc_range(startp NULL)");
+	FZ_EQ(f,
+	      rg_mtree_alloc_cyclic(mt, &idx, rg_mt_mk_value(1), 0, ~0UL, NULL),
+	      -EINVAL, "alloc_cyclic(next NULL)");
+	rg_mtree_dump(NULL, fz_null());
+	rg_mtree_dump(mt, NULL);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool registered;
@@ -709,9 +1003,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	empty_bytes = rg_mtree_bytes(&mt);
 	while (fz_more(&f)) {
 		bool armed;
-		unsigned int op = fz_op_begin(&f, &armed) % 24;
+		unsigned int v = fz_op_begin(&f, &armed);
+		/* Opcodes 0-95 as before the advanced calls came, 96-127 those. */
+		unsigned int op = v < 96 ? v % 24 : 24 + (v - 96) % 16;
 
 		switch (op) {
+		case 24:
+		case 25:
+		case 26:
+		case 27:
+			op_store1(&f, &mt, op - 24, armed);
+			break;
+		case 37:
+			op_store1(&f, &mt, 2, armed);
+			break;
+		case 28:
+		case 29:
+		case 30:
+		case 31:
+			op_iter(&f, &mt, op - 28, armed);
+			break;
+		case 35:
+			op_iter(&f, &mt, 3, armed);
+			break;
+		case 38:
+		case 39:
+			op_iter(&f, &mt, op - 37, armed);
+			break;
+		case 32:
+			fz_op_end(&f, armed);
+			op_misc(&f, &mt);
+			break;
+		case 34:
+			op_bulk(&f, &mt, false, armed);
+			break;
+		case 36:
+			op_store(&f, &mt, 0, armed);
+			break;
 		case 0:
 		case 1:
 		case 2:
@@ -743,7 +1071,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			op_step(&f, &mt, op - 19);
 			break;
 		case 22:
-			op_cyclic(&f, &mt, armed);
+		case 33:
+			op_cyclic(&f, &mt, op == 33, armed);
 			break;
 		case 23:
 			/* Vacancy tracking on or off; statistics reset. */
