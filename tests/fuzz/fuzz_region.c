@@ -3,7 +3,9 @@
  * Fuzz target: the region API on every backend, against a bool array.
  *
  * Input: backend byte, placement-policy byte, capacity (2 bytes), flags
- * byte, then operations. Every operation's result is compared with the
+ * byte, then operations: alloc, free, reserve, test, stats, bulk allocs and
+ * frees, the by-name and policy calls, NULL arguments and creation errors,
+ * and a second instance at a large capacity. Every operation's result is compared with the
  * model: the start an allocation returns (the model's own search under the
  * chosen policy), each error code, test() of units, and the figures of
  * get_stats(). The instance is validated after every operation, compared
@@ -471,6 +473,158 @@ static void op_stats(struct fz *f, struct rg_region *r)
 	      "stats.largest_free_run");
 }
 
+/* Policy names and lookups; which backend offers which policy. */
+static void op_policy(struct fz *f)
+{
+	static const char *const bad[] = { "", "First", "worst", "nextfit" };
+	enum rg_region_policy p = RG_REGION_NR_POLICIES, q;
+	const char *name;
+
+	for (unsigned int i = 0; i < RG_REGION_NR_POLICIES; i++) {
+		name = rg_region_policy_name((enum rg_region_policy)i);
+		FZ_CHECK(f, name, "policy_name(%u)", i);
+		FZ_EQ(f, rg_region_policy_lookup(name, &p), 0, "policy_lookup");
+		FZ_EQ(f, p, i, "policy_lookup result");
+	}
+	FZ_CHECK(f, !rg_region_policy_name(RG_REGION_NR_POLICIES),
+		 "policy_name(NR_POLICIES)");
+	FZ_CHECK(f,
+		 !rg_region_policy_name((enum rg_region_policy)fz_index(f) |
+					RG_REGION_NR_POLICIES),
+		 "policy_name(out of range)");
+	q = p;
+	FZ_EQ(f, rg_region_policy_lookup(bad[fz_u8(f) % 4], &p), -ENOENT,
+	      "policy_lookup(bad name)");
+	FZ_EQ(f, p, q, "policy written by a failed lookup");
+	FZ_EQ(f, rg_region_policy_lookup(NULL, &p), -EINVAL,
+	      "policy_lookup(NULL)");
+	FZ_EQ(f, rg_region_policy_lookup("first", NULL), -EINVAL,
+	      "policy_lookup(name, NULL)");
+	for (unsigned int b = 0; b <= RG_REGION_NR_BACKENDS; b++)
+		for (unsigned int i = 0; i <= RG_REGION_NR_POLICIES; i++) {
+			bool want = b < RG_REGION_NR_BACKENDS &&
+				    i < RG_REGION_NR_POLICIES &&
+				    !(b == RG_REGION_IDA && i) &&
+				    !(b == RG_REGION_MAPLE && i == 1);
+
+			FZ_EQ(f,
+			      rg_region_backend_has_policy(
+				      (enum rg_region_backend)b,
+				      (enum rg_region_policy)i),
+			      want, "backend_has_policy");
+		}
+	FZ_CHECK(f, !rg_region_backend_available(RG_REGION_NR_BACKENDS),
+		 "backend_available(NR_BACKENDS)");
+}
+
+/*
+ * Calls given NULL where a pointer is required (they answer as
+ * <region/common.h> says and change nothing), and creation past a
+ * backend's capacity limit or with an unknown policy.
+ */
+static void op_null(struct fz *f, struct rg_region *r)
+{
+	enum rg_region_backend b = RG_REGION_NR_BACKENDS;
+	unsigned long start = 7;
+	const char *why = "x";
+
+	FZ_EQ(f, rg_region_alloc(NULL, 1, 0, &start), -EINVAL, "alloc(NULL)");
+	FZ_EQ(f, rg_region_alloc(r, 1, 0, NULL), -EINVAL, "alloc(start NULL)");
+	FZ_EQ(f, start, 7, "start written by alloc(NULL)");
+	FZ_EQ(f, rg_region_free(NULL, 0, 1), -EINVAL, "free(NULL)");
+	FZ_EQ(f, rg_region_reserve(NULL, 0, 1), -EINVAL, "reserve(NULL)");
+	FZ_EQ(f, rg_region_test(NULL, 0), -EINVAL, "test(NULL)");
+	FZ_EQ(f, rg_region_get_stats(NULL, NULL), -EINVAL, "get_stats(NULL)");
+	FZ_EQ(f, rg_region_get_stats(r, NULL), -EINVAL, "get_stats(r, NULL)");
+	FZ_EQ(f, rg_region_validate(NULL, &why), -EINVAL, "validate(NULL)");
+	FZ_CHECK(f, why && *why, "validate(NULL) gave no reason");
+	FZ_EQ(f, rg_region_validate(NULL, NULL), -EINVAL,
+	      "validate(NULL, NULL)");
+	FZ_EQ(f, rg_region_validate(r, NULL), 0, "validate(r, NULL)");
+	FZ_EQ(f, rg_region_backend_lookup(NULL, &b), -EINVAL,
+	      "backend_lookup(NULL)");
+	FZ_EQ(f, rg_region_backend_lookup("maple", NULL), -EINVAL,
+	      "backend_lookup(name, NULL)");
+	FZ_EQ(f, b, RG_REGION_NR_BACKENDS,
+	      "backend written by a failed lookup");
+	errno = 0;
+	FZ_CHECK(f, !rg_region_create(NULL, 16, 0) && errno == EINVAL,
+		 "create(NULL name): errno %d", errno);
+	errno = 0;
+	FZ_CHECK(f,
+		 !rg_region_create_backend(RG_REGION_NR_BACKENDS, 16, 0) &&
+			 errno == EINVAL,
+		 "create(NR_BACKENDS): errno %d", errno);
+	errno = 0;
+	FZ_CHECK(f,
+		 !rg_region_create_backend(m.backend, 16,
+					   (unsigned int)RG_REGION_NR_POLICIES
+						   << RG_REGION_POLICY_SHIFT) &&
+			 errno == EINVAL,
+		 "create(unknown policy): errno %d", errno);
+	if (m.backend != RG_REGION_MAPLE) {
+		unsigned long over = m.backend == RG_REGION_IDA ?
+					     (unsigned long)INT32_MAX + 2 :
+				     m.backend == RG_REGION_HBITMAP ?
+					     (1UL << 56) + 1 :
+					     ~0UL;
+
+		errno = 0;
+		FZ_CHECK(f,
+			 !rg_region_create_backend(m.backend, over, 0) &&
+				 errno == EINVAL,
+			 "create(capacity %lu): errno %d", over, errno);
+	}
+	rg_region_destroy(NULL);
+	rg_region_dump(NULL, fz_null());
+	rg_region_dump(r, NULL);
+}
+
+/*
+ * A second, large instance (Maple Tree: the largest capacity; IDA: 65,536
+ * units, as its stats and validate look at every unit), driven at both
+ * ends of the unit space.
+ */
+static void op_big(struct fz *f)
+{
+	unsigned long cap, n = 1 + fz_u8(f) % 64, k = 1 + fz_u8(f) % 64;
+	unsigned long start = 0, want;
+	struct rg_region_stats st;
+	struct rg_region *big;
+
+	if (m.backend == RG_REGION_IDA)
+		cap = 1UL << 16; /* its stats and validate test every unit */
+	else if (m.backend == RG_REGION_MAPLE)
+		cap = ~0UL;
+	else
+		return;
+	big = rg_region_create_backend(m.backend, cap,
+				       FZ_POLICY_FLAGS(m.policy));
+	FZ_CHECK(f, big, "create(%s, capacity %lu): errno %d",
+		 rg_region_backend_name(m.backend), cap, errno);
+	/* The top k units first, then n units where the policy puts them. */
+	FZ_EQ(f, rg_region_reserve(big, cap - k, k), 0, "big reserve at top");
+	FZ_EQ(f, rg_region_test(big, cap - 1), 1, "big test(top)");
+	FZ_EQ(f, rg_region_alloc(big, n, 0, &start), 0, "big alloc");
+	want = m.policy == 2 ? cap - k - n : 0;
+	FZ_EQ(f, start, want, "big alloc start");
+	FZ_EQ(f, rg_region_reserve(big, cap - k - 1, 2), -EBUSY,
+	      "big reserve across the top");
+	FZ_EQ(f, rg_region_free(big, cap - k, k + 1), -EINVAL,
+	      "big free past the capacity");
+	FZ_EQ(f, rg_region_get_stats(big, &st), 0, "big get_stats");
+	FZ_EQ(f, st.free_units, cap - k - n, "big free_units");
+	FZ_EQ(f, rg_region_free(big, cap - k, k), 0, "big free at top");
+	FZ_EQ(f, rg_region_free(big, start, n), 0, "big free");
+	FZ_EQ(f, rg_region_get_stats(big, &st), 0, "big get_stats");
+	FZ_EQ(f, st.free_units, cap, "big free_units after frees");
+	FZ_EQ(f, st.largest_free_run, cap, "big largest_free_run");
+	if (rg_region_validate(big, NULL))
+		FZ_FAIL(f, "big validate");
+	rg_region_dump(big, fz_null());
+	rg_region_destroy(big);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rg_region_stats st0 = { 0 }, st1;
@@ -503,7 +657,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (armed)
 			FZ_EQ(&f, rg_region_get_stats(r, &st0), 0, "get_stats");
-		switch (op % 8) {
+		/* Opcodes 0-95 as before these calls came, 96-127 them. */
+		switch (op < 96 ? op % 8 : 8 + (op - 96) % 4) {
+		case 8:
+			fz_op_end(&f, armed);
+			op_policy(&f);
+			break;
+		case 9:
+			fz_op_end(&f, armed);
+			op_null(&f, r);
+			break;
+		case 10:
+			fz_op_end(&f, armed);
+			op_big(&f);
+			break;
+		case 11:
+			op_alloc(&f, r, armed);
+			break;
 		case 0:
 			op_alloc(&f, r, armed);
 			break;
