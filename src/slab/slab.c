@@ -99,7 +99,13 @@ struct rg_slab_sheaf {
 	unsigned int size;
 	unsigned int capacity;
 	struct rg_slab_sheaf *next;
-	void *objs[];
+	/*
+	 * slot[0] is always NULL, the objects are slot[1 .. size]
+	 * (sheaf_objs()): the top object, the one freed last, is slot[size],
+	 * NULL in an empty sheaf, so the double-free check needs no test of
+	 * the size.
+	 */
+	void *slot[];
 };
 
 /* Per-thread cache state. */
@@ -471,12 +477,19 @@ static bool debug_put(struct rg_slab_cache *c, void *obj)
 
 /* ---- sheaves ---- */
 
+/* The objects of @sh: sheaf_objs(sh)[0 .. size - 1]. */
+static inline void **sheaf_objs(struct rg_slab_sheaf *sh)
+{
+	return sh->slot + 1;
+}
+
 static struct rg_slab_sheaf *sheaf_new(unsigned int capacity)
 {
 	struct rg_slab_sheaf *sh =
-		malloc(sizeof(*sh) + sizeof(void *) * capacity);
+		malloc(sizeof(*sh) + sizeof(void *) * (capacity + 1));
 
 	if (sh) {
+		sh->slot[0] = NULL;
 		sh->size = 0;
 		sh->capacity = capacity;
 		sh->next = NULL;
@@ -549,7 +562,7 @@ static struct rg_slab_sheaf *barn_put_objects(struct rg_slab_cache *c,
 		c->nbarn_full++;
 		return NULL;
 	}
-	slabs_put(c, sh->size, sh->objs);
+	slabs_put(c, sh->size, sheaf_objs(sh));
 	sh->size = 0;
 	return sh;
 }
@@ -685,7 +698,7 @@ static inline void copy_ptrs(void **restrict dst, void *const *restrict src,
  */
 static inline const void *sheaf_top(const struct rg_slab_sheaf *sh)
 {
-	return sh->size ? sh->objs[sh->size - 1] : NULL;
+	return sh->slot[sh->size];
 }
 
 static inline size_t sheaf_take(struct rg_slab_sheaf *sh, size_t n, void **p)
@@ -693,7 +706,7 @@ static inline size_t sheaf_take(struct rg_slab_sheaf *sh, size_t n, void **p)
 	size_t k = RGI_MIN(n, (size_t)sh->size);
 
 	sh->size -= (unsigned int)k;
-	copy_ptrs(p, sh->objs + sh->size, k);
+	copy_ptrs(p, sheaf_objs(sh) + sh->size, k);
 	return k;
 }
 
@@ -732,7 +745,7 @@ static size_t take_objects(struct rg_slab_cache *c, struct rgi_pcs *pc,
 			size_t back =
 				RGI_MIN(local, (size_t)pc->main->capacity);
 
-			memcpy(pc->main->objs, p, back * sizeof(void *));
+			memcpy(sheaf_objs(pc->main), p, back * sizeof(void *));
 			pc->main->size = (unsigned int)back;
 			slabs_put(c, local - back, p + back);
 		}
@@ -787,7 +800,7 @@ static size_t give_objects(struct rg_slab_cache *c, struct rgi_pcs *pc,
 
 		for (; i < n && m->size < m->capacity; i++)
 			if (p[i])
-				m->objs[m->size++] = p[i];
+				sheaf_objs(m)[m->size++] = p[i];
 		if (i == n)
 			return count;
 		/* main is full. */
@@ -804,7 +817,7 @@ static size_t give_objects(struct rg_slab_cache *c, struct rgi_pcs *pc,
 		rgi_lock(&c->lock);
 		e = barn_get_empty(c);
 		if (!e) {
-			slabs_put(c, m->size, m->objs);
+			slabs_put(c, m->size, sheaf_objs(m));
 			m->size = 0;
 			e = m;
 		} else if ((m = barn_put_objects(c, m))) {
@@ -940,7 +953,7 @@ static void pcs_refill_main(struct rg_slab_cache *c, struct rgi_pcs *pc)
 		pc->main = full;
 	} else {
 		m->size += (unsigned int)slabs_take(c, m->capacity - m->size,
-						    m->objs + m->size);
+						    sheaf_objs(m) + m->size);
 	}
 	rgi_unlock(&c->lock);
 }
@@ -960,7 +973,7 @@ static __attribute__((noinline)) void *alloc_slow(struct rg_slab_cache *c,
 		pcs_refill_main(c, pc);
 	}
 	if (pc && pc->main->size) {
-		obj = pc->main->objs[--pc->main->size];
+		obj = sheaf_objs(pc->main)[--pc->main->size];
 		ctr_add(&pc->allocs, 1);
 		return obj;
 	}
@@ -987,7 +1000,7 @@ void *rg_slab_alloc(struct rg_slab_cache *c)
 	pc = pcs_get(c);
 	if (likely(pc && pc->main->size)) {
 		ctr_add(&pc->allocs, 1);
-		return pc->main->objs[--pc->main->size];
+		return sheaf_objs(pc->main)[--pc->main->size];
 	}
 	return alloc_slow(c, pc);
 }
@@ -1006,7 +1019,7 @@ void rg_slab_free(struct rg_slab_cache *c, void *obj)
 			report(c, obj, "double free");
 			return;
 		}
-		m->objs[m->size++] = obj;
+		sheaf_objs(m)[m->size++] = obj;
 		ctr_add(&pc->frees, 1);
 		return;
 	}
@@ -1030,7 +1043,7 @@ size_t rg_slab_alloc_bulk(struct rg_slab_cache *c, size_t n, void **p)
 		struct rg_slab_sheaf *m = pc->main;
 
 		m->size -= (unsigned int)n;
-		copy_ptrs(p, m->objs + m->size, n);
+		copy_ptrs(p, sheaf_objs(m) + m->size, n);
 		ctr_add(&pc->allocs, (long)n);
 		return n;
 	}
@@ -1061,7 +1074,7 @@ void rg_slab_free_bulk(struct rg_slab_cache *c, size_t n, void **p)
 		for (size_t i = 0; i < n; i++)
 			nulls += p[i] == NULL;
 		if (likely(!nulls && p[0] != sheaf_top(m))) {
-			copy_ptrs(m->objs + m->size, p, n);
+			copy_ptrs(sheaf_objs(m) + m->size, p, n);
 			m->size += (unsigned int)n;
 			ctr_add(&pc->frees, (long)n);
 			return;
@@ -1106,8 +1119,8 @@ struct rg_slab_sheaf *rg_slab_prefill_sheaf(struct rg_slab_cache *c,
 				return NULL;
 			}
 			pc->pre = NULL;
-			sh->size =
-				(unsigned int)take_objects(c, pc, n, sh->objs);
+			sh->size = (unsigned int)take_objects(c, pc, n,
+							      sheaf_objs(sh));
 			return sh;
 		}
 		/* A full sheaf from the barn holds at least n: no copying. */
@@ -1118,7 +1131,7 @@ struct rg_slab_sheaf *rg_slab_prefill_sheaf(struct rg_slab_cache *c,
 			return sh;
 	}
 	sh = sheaf_new(RGI_MAX(n, c->sheaf_cap));
-	if (!sh || take_objects(c, pc, n, sh->objs) != n) {
+	if (!sh || take_objects(c, pc, n, sheaf_objs(sh)) != n) {
 		free(sh);
 		errno = ENOMEM;
 		return NULL;
@@ -1147,12 +1160,14 @@ int rg_slab_refill_sheaf(struct rg_slab_cache *c, struct rg_slab_sheaf **shp,
 			return -ENOMEM;
 	}
 	if (take_objects(c, pcs_get(c), need,
-			 (big ? big->objs : sh->objs) + sh->size) != need) {
+			 (big ? sheaf_objs(big) : sheaf_objs(sh)) + sh->size) !=
+	    need) {
 		free(big);
 		return -ENOMEM;
 	}
 	if (big) {
-		memcpy(big->objs, sh->objs, sh->size * sizeof(void *));
+		memcpy(sheaf_objs(big), sheaf_objs(sh),
+		       sh->size * sizeof(void *));
 		big->size = sh->size;
 		free(sh);
 		*shp = sh = big;
@@ -1174,7 +1189,7 @@ void *rg_slab_alloc_from_sheaf(struct rg_slab_cache *c,
 		ctr_add(&pc->allocs, 1);
 	else
 		atomic_fetch_add_explicit(&c->direct, 1, memory_order_relaxed);
-	return sh->objs[--sh->size];
+	return sheaf_objs(sh)[--sh->size];
 }
 
 unsigned int rg_slab_sheaf_size(const struct rg_slab_sheaf *sh)
@@ -1198,7 +1213,7 @@ void rg_slab_return_sheaf(struct rg_slab_cache *c, struct rg_slab_sheaf *sh)
 			return;
 	}
 	/* The rest goes through the thread's sheaves like a bulk free. */
-	give_objects(c, pc, sh->size, sh->objs);
+	give_objects(c, pc, sh->size, sheaf_objs(sh));
 	if (pc && !pc->pre && sh->capacity == c->sheaf_cap) {
 		sh->size = 0;
 		pc->pre = sh;
@@ -1220,12 +1235,12 @@ long rg_slab_shrink(struct rg_slab_cache *c)
 	pc = c->use_sheaves ? pthread_getspecific(c->key) : NULL;
 	rgi_lock(&c->lock);
 	if (pc) {
-		slabs_put(c, pc->main->size, pc->main->objs);
-		slabs_put(c, pc->spare->size, pc->spare->objs);
+		slabs_put(c, pc->main->size, sheaf_objs(pc->main));
+		slabs_put(c, pc->spare->size, sheaf_objs(pc->spare));
 		pc->main->size = pc->spare->size = 0;
 	}
 	while ((sh = barn_get_full(c))) {
-		slabs_put(c, sh->size, sh->objs);
+		slabs_put(c, sh->size, sheaf_objs(sh));
 		free(sh);
 	}
 	barn_drain_empty(c);
@@ -1320,8 +1335,8 @@ static const char *validate_sheaf(struct rg_slab_cache *c,
 	if (sh->size > sh->capacity)
 		return "sheaf overfull";
 	for (unsigned int k = 0; k < sh->size; k++) {
-		struct rgi_slab *s = obj_slab(c, sh->objs[k]);
-		size_t off = (size_t)((char *)sh->objs[k] - (char *)s) -
+		struct rgi_slab *s = obj_slab(c, sheaf_objs(sh)[k]);
+		size_t off = (size_t)((char *)sheaf_objs(sh)[k] - (char *)s) -
 			     c->hdr_size - c->obj_off;
 
 		if (s->magic != SLAB_MAGIC || s->cache != c ||
