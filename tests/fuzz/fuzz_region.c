@@ -182,7 +182,8 @@ static void model_mark(unsigned long s, unsigned long n, bool used)
 static void model_alloc(unsigned long s, unsigned long n)
 {
 	model_mark(s, n, true);
-	m.next = s + n;
+	/* A cursor at the capacity wraps to 0 (seen once the capacity grows). */
+	m.next = s + n < m.cap ? s + n : 0;
 }
 
 static void add_live(unsigned long s, unsigned long n)
@@ -625,6 +626,43 @@ static void op_big(struct fz *f)
 	rg_region_destroy(big);
 }
 
+/* rg_region_resize(): grow, or shrink when the cut-off units are free. */
+static void op_resize(struct fz *f, struct rg_region *r, bool armed)
+{
+	uint8_t k = fz_u8(f);
+	unsigned long cap, d = 1 + fz_u8(f) % 64;
+	int rc, exp;
+
+	if (k < 8)
+		cap = 0;
+	else if (k < 128)
+		cap = k & 1 ? m.cap + d : m.cap > d ? m.cap - d : 1;
+	else
+		cap = 1 + fz_below(f, MAX_CAP);
+	if (cap > MAX_CAP)
+		cap = MAX_CAP;
+	rc = rg_region_resize(r, cap);
+	if (fz_op_failed(f, armed, rc == -ENOMEM)) {
+		check_all(f, r);
+		return;
+	}
+	if (!cap)
+		exp = -EINVAL;
+	else if (cap < m.cap && first_used(cap, m.cap - cap) >= 0)
+		exp = -EBUSY;
+	else
+		exp = 0;
+	FZ_CHECK(f, rc == exp, "resize(%lu) from %lu = %d, want %d", cap, m.cap,
+		 rc, exp);
+	if (rc)
+		return;
+	m.free_units = m.free_units + cap - m.cap;
+	m.cap = cap;
+	if (m.next >= cap)
+		m.next = 0;
+	check_all(f, r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rg_region_stats st0 = { 0 }, st1;
@@ -658,7 +696,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (armed)
 			FZ_EQ(&f, rg_region_get_stats(r, &st0), 0, "get_stats");
 		/* Opcodes 0-95 as before these calls came, 96-127 them. */
-		switch (op < 96 ? op % 8 : 8 + (op - 96) % 4) {
+		switch (op < 96 ? op % 8 : 8 + (op - 96) % 5) {
+		case 12:
+			op_resize(&f, r, armed);
+			break;
 		case 8:
 			fz_op_end(&f, armed);
 			op_policy(&f);
