@@ -286,7 +286,8 @@ static bool range_ok(unsigned long s, unsigned long n)
 	return n && s < m.cap && n <= m.cap - s;
 }
 
-static void op_alloc(struct fz *f, struct rg_region *r, bool armed)
+static void op_alloc(struct fz *f, struct rg_region *r, bool request,
+		     bool armed)
 {
 	unsigned long n = pick_len(f), align, start = ~0UL;
 	uint8_t a = fz_u8(f);
@@ -294,7 +295,15 @@ static void op_alloc(struct fz *f, struct rg_region *r, bool armed)
 	int rc, exp;
 
 	align = a < 128 ? 0 : a < 250 ? 1UL << (a % 13) : a;
-	rc = rg_region_alloc(r, n, align, &start);
+	if (request) {
+		/* The same allocation as a request with no constraint. */
+		struct rg_region_request req = RG_REGION_REQUEST(n);
+
+		req.align = align;
+		rc = rg_region_alloc_request(r, &req, &start);
+	} else {
+		rc = rg_region_alloc(r, n, align, &start);
+	}
 	if (fz_op_failed(f, armed, rc == -ENOMEM)) {
 		FZ_EQ(f, start, ~0UL, "start written by a failed alloc");
 		check_all(f, r);
@@ -713,10 +722,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			op_big(&f);
 			break;
 		case 11:
-			op_alloc(&f, r, armed);
+			op_alloc(&f, r, true, armed);
 			break;
 		case 0:
-			op_alloc(&f, r, armed);
+			op_alloc(&f, r, false, armed);
 			break;
 		case 1:
 			op_free(&f, r, armed);
