@@ -348,6 +348,19 @@ RG_API uint64_t rg_hbitmap_largest_free_run(const struct rg_hbitmap *hb);
 RG_API size_t rg_hbitmap_bytes(const struct rg_hbitmap *hb);
 
 /**
+ * rg_hbitmap_bytes_peak() - the most bytes the allocator has held.
+ * @hb: the allocator.
+ *
+ * The largest rg_hbitmap_bytes() since creation, kept exactly where
+ * memory changes hands (creation, resize, growth of the best-fit index),
+ * so no call pays for sampling it.
+ *
+ * Context: caller serialises against writers; O(1).
+ * Return: the byte count (0 when @hb is NULL).
+ */
+RG_API size_t rg_hbitmap_bytes_peak(const struct rg_hbitmap *hb);
+
+/**
  * rg_hbitmap_validate() - check every invariant.
  * @hb: the allocator.
  * @reason: if not NULL, receives a static string naming the first broken

@@ -61,6 +61,17 @@ static inline size_t rgi_hb_runs_bytes(const struct rgi_hb_runs *ix)
 {
 	return *(const size_t *)(const void *)ix;
 }
+/*
+ * The largest total the index has seen: its bytes plus the base last set
+ * (the bytes hbitmap.c holds beside it), updated whenever either changes;
+ * its second member, read without a call.
+ */
+static inline size_t rgi_hb_runs_peak(const struct rgi_hb_runs *ix)
+{
+	return ((const size_t *)(const void *)ix)[1];
+}
+/* hbitmap.c now holds @base bytes beside the index (create, resize). */
+void rgi_hb_runs_set_base(struct rgi_hb_runs *ix, size_t base) RGI_HIDDEN;
 /* Check the index against the bitmap: 0 or -EINVAL with *reason. */
 int rgi_hb_runs_validate(const struct rgi_hb_runs *ix, const uint64_t *w,
 			 uint64_t cap, const char **reason) RGI_HIDDEN;

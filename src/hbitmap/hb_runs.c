@@ -98,6 +98,8 @@ struct run {
 
 struct rgi_hb_runs {
 	size_t bytes; /* first: rgi_hb_runs_bytes() reads it inline */
+	size_t peak; /* second: largest base + bytes (rgi_hb_runs_peak()) */
+	size_t base; /* bytes hbitmap.c holds beside the index */
 	struct run *node;
 	uint32_t *tab; /* entries idx << 1 | kind (1: end key); 0 empty */
 	uint32_t ncap; /* nodes in the pool, node 0 included */
@@ -409,6 +411,14 @@ static bool run_new(struct rgi_hb_runs *ix, uint64_t s, uint64_t len)
 	return true;
 }
 
+/* The index now holds @bytes: the peak follows. */
+static void set_bytes(struct rgi_hb_runs *ix, size_t bytes)
+{
+	ix->bytes = bytes;
+	if (ix->base + bytes > ix->peak)
+		ix->peak = ix->base + bytes;
+}
+
 /*
  * Pool of at least @want nodes (node 0 included): 0 or -ENOMEM, the index
  * unchanged on error. Node indices are kept.
@@ -445,9 +455,10 @@ static int pool_grow(struct rgi_hb_runs *ix, uint64_t want)
 	ix->node = nd;
 	ix->tab = tab;
 	ix->tbits = tbits;
-	ix->bytes = sizeof(*ix) + (size_t)ncap * sizeof(*nd) +
-		    ((size_t)1 << tbits) * sizeof(*tab) +
-		    (size_t)(NSHORT - 1) * ix->sstride * sizeof(uint64_t);
+	set_bytes(ix, sizeof(*ix) + (size_t)ncap * sizeof(*nd) +
+			      ((size_t)1 << tbits) * sizeof(*tab) +
+			      (size_t)(NSHORT - 1) * ix->sstride *
+				      sizeof(uint64_t));
 	for (uint32_t i = ix->ncap ? ix->ncap : 1; i < ncap; i++) {
 		nd[i].start = 0;
 		nd[i].len = 0;
@@ -510,10 +521,11 @@ static int sset_size(struct rgi_hb_runs *ix, uint64_t cap)
 	ix->slevels = k;
 	memcpy(ix->slen, len, sizeof(len[0]) * k);
 	memcpy(ix->soff, off, sizeof(off[0]) * k);
-	ix->bytes =
-		sizeof(*ix) + (size_t)ix->ncap * sizeof(*ix->node) +
-		(ix->tab ? ((size_t)1 << ix->tbits) * sizeof(*ix->tab) : 0) +
-		(size_t)(NSHORT - 1) * stride * sizeof(uint64_t);
+	set_bytes(ix, sizeof(*ix) + (size_t)ix->ncap * sizeof(*ix->node) +
+			      (ix->tab ? ((size_t)1 << ix->tbits) *
+						 sizeof(*ix->tab) :
+					 0) +
+			      (size_t)(NSHORT - 1) * stride * sizeof(uint64_t));
 	return 0;
 }
 
@@ -807,6 +819,12 @@ struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w, uint64_t cap)
 	(void)w;
 	run_put(ix, 0, cap);
 	return ix;
+}
+
+void rgi_hb_runs_set_base(struct rgi_hb_runs *ix, size_t base)
+{
+	ix->base = base;
+	set_bytes(ix, ix->bytes);
 }
 
 void rgi_hb_runs_destroy(struct rgi_hb_runs *ix)

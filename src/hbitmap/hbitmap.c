@@ -163,6 +163,7 @@ struct rg_hbitmap {
 	uint64_t lv_count[HB_MAX_LEVELS];
 	unsigned nlevels;
 	size_t data_bytes;
+	size_t bytes_peak; /* largest rg_hbitmap_bytes() at create or resize */
 	/* Pending block: bits may be ahead of its summary (see top). */
 	uint64_t pend;
 	bool pend_alloc; /* allocations proceed in address order here */
@@ -1674,6 +1675,20 @@ static void hb_build(struct rg_hbitmap *hb, bool all_free)
 
 /* ---- public API -------------------------------------------------------- */
 
+/*
+ * The handle or the bitmap changed size: the peak of bytes held follows
+ * (the index keeps the peak across its own growth, on this base).
+ */
+static void hb_note_bytes(struct rg_hbitmap *hb)
+{
+	size_t b = rg_hbitmap_bytes(hb);
+
+	if (b > hb->bytes_peak)
+		hb->bytes_peak = b;
+	if (hb->runs)
+		rgi_hb_runs_set_base(hb->runs, sizeof(*hb) + hb->data_bytes);
+}
+
 struct rg_hbitmap *rg_hbitmap_create(uint64_t capacity)
 {
 	return rg_hbitmap_create_flags(capacity, 0);
@@ -1715,6 +1730,7 @@ struct rg_hbitmap *rg_hbitmap_create_flags(uint64_t capacity,
 			return NULL;
 		}
 	}
+	hb_note_bytes(hb);
 	return hb;
 }
 
@@ -2230,6 +2246,7 @@ int rg_hbitmap_resize(struct rg_hbitmap *hb, uint64_t capacity)
 	hb->sum_stale = false;
 	if (hb->runs)
 		rgi_hb_runs_reset(hb->runs); /* rebuilt by the next best fit */
+	hb_note_bytes(hb);
 	return 0;
 }
 
@@ -2289,6 +2306,18 @@ size_t rg_hbitmap_bytes(const struct rg_hbitmap *hb)
 		return 0;
 	return sizeof(*hb) + hb->data_bytes +
 	       (hb->runs ? rgi_hb_runs_bytes(hb->runs) : 0);
+}
+
+size_t rg_hbitmap_bytes_peak(const struct rg_hbitmap *hb)
+{
+	size_t p;
+
+	if (!hb)
+		return 0;
+	p = hb->bytes_peak;
+	if (hb->runs && rgi_hb_runs_peak(hb->runs) > p)
+		p = rgi_hb_runs_peak(hb->runs);
+	return p;
 }
 
 /* First unit in [from, end) whose bit equals set, or end. */
@@ -2480,6 +2509,11 @@ int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 	int err = hb && hb->sum_stale ? hb_validate_bits(hb, reason) :
 					hb_validate_core(hb, reason);
 
+	if (!err && rg_hbitmap_bytes_peak(hb) < rg_hbitmap_bytes(hb)) {
+		if (reason)
+			*reason = "peak of bytes held below bytes held";
+		return -EINVAL;
+	}
 	if (err || !hb->runs)
 		return err;
 	if (hb->pend != HB_NONE || hb->pend_alloc) {
