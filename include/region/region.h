@@ -125,7 +125,8 @@ struct rg_region;
  *              backend's memory, measured (slab statistics for node-based
  *              backends, array sizes for bitmaps), not estimated.
  * @bytes_held_peak: the largest @bytes_held seen since creation (sampled
- *                   after every call that can grow it).
+ *                   after every call that can grow it, or kept by the
+ *                   backend wherever its memory changes).
  * @free_runs: number of maximal runs of free units.
  * @free_run_hist: free runs by length: bucket k counts the runs of
  *                 2^k .. 2^(k+1) - 1 units (bucket 0: runs of 1 unit).

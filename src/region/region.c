@@ -12,10 +12,13 @@
  *      capacity under the lock, as rg_region_resize() changes it);
  *   3. calls the backend, which either does the whole operation or returns
  *      an error having changed nothing (-ENOSPC, -ENOENT, -EBUSY, -ENOMEM);
- *   4. on success adjusts free_units and samples bytes held for the peak.
+ *   4. on success adjusts free_units and, for a backend whose memory
+ *      varies and which keeps no peak of its own (ops->bytes_peak), samples
+ *      bytes held for the peak.
  *
- * Alignment reaches the backends as a mask (align - 1). The placement
- * policy is fixed at creation (bits of the flags; a backend lists the
+ * Alignment reaches the backends as a mask (align - 1), through r->alloc:
+ * ops->alloc, or a path for the policy that the backend's init picked. The
+ * placement policy is fixed at creation (bits of the flags; a backend lists the
  * policies it offers in its ops table, others get -EOPNOTSUPP) and each
  * backend's alloc places by r->policy, exactly as enum rg_region_policy
  * defines it, so every backend offering a policy gives the same answer.
@@ -128,13 +131,21 @@ static inline size_t bytes_held(struct rg_region *r)
 	return sizeof(*r) + r->ops->bytes(r);
 }
 
+/* The peak of bytes held: sampled by the front end or kept by the backend. */
+static size_t peak_held(struct rg_region *r)
+{
+	size_t b = bytes_held(r);
+
+	if (r->ops->bytes_peak)
+		b = RGI_MAX(b, sizeof(*r) + r->ops->bytes_peak(r));
+	return RGI_MAX(r->bytes_peak, b);
+}
+
+/* After a successful mutation of a backend whose bytes vary. */
 static inline void sample_peak(struct rg_region *r)
 {
-	size_t b;
+	size_t b = bytes_held(r);
 
-	if (!r->bytes_vary)
-		return;
-	b = bytes_held(r);
 	if (b > r->bytes_peak)
 		r->bytes_peak = b;
 }
@@ -174,6 +185,7 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 	r->flags = flags;
 	r->policy = (enum rg_region_policy)policy;
 	r->bytes_vary = ops->bytes_vary;
+	r->alloc = ops->alloc;
 	r->capacity = capacity;
 	r->free_units = capacity;
 	if (flags & RG_REGION_LOCKED) {
@@ -235,45 +247,98 @@ static inline int mutation_done(struct rg_region *r, int err,
 {
 	if (likely(!err)) {
 		r->free_units = free;
-		sample_peak(r);
+		if (r->bytes_vary)
+			sample_peak(r);
 	}
 	unlock(r);
+	return err;
+}
+
+/*
+ * The hot calls, alloc and free, in two halves: an inline body that does
+ * the work unlocked, and a locked variant out of line, so an instance
+ * without RG_REGION_LOCKED pays one test for the lock and no spills.
+ */
+static inline int alloc_body(struct rg_region *r, unsigned long n,
+			     unsigned long align, unsigned long *start)
+{
+	unsigned long s;
+	int err;
+
+	/* (in the body, under the lock: rg_region_resize() changes it) */
+	if (unlikely(n > r->capacity))
+		return -EINVAL;
+	if (unlikely(n > r->free_units))
+		return -ENOSPC;
+	err = r->alloc(r, n, align ? align - 1 : 0, &s);
+	if (unlikely(err))
+		return err;
+	RGI_DEBUG_ASSERT(s < r->capacity && n <= r->capacity - s);
+	*start = s;
+	r->free_units -= n;
+	if (r->bytes_vary)
+		sample_peak(r);
+	return 0;
+}
+
+static RGI_NOINLINE int alloc_locked(struct rg_region *r, unsigned long n,
+				     unsigned long align, unsigned long *start)
+{
+	int err;
+
+	rgi_lock(&r->lock);
+	err = alloc_body(r, n, align, start);
+	rgi_unlock(&r->lock);
 	return err;
 }
 
 int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 		    unsigned long *start)
 {
-	unsigned long s;
-	int err;
-
 	if (unlikely(!r || !n || (align & (align - 1)) || !start))
 		return -EINVAL;
-	lock(r);
-	/* (under the lock: rg_region_resize() may change the capacity) */
-	err = unlikely(n > r->capacity) ?
-		      -EINVAL :
-	      n > r->free_units ?
-		      -ENOSPC :
-		      r->ops->alloc(r, n, align ? align - 1 : 0, &s);
-	if (likely(!err)) {
-		RGI_DEBUG_ASSERT(s < r->capacity && n <= r->capacity - s);
-		*start = s;
-	}
-	return mutation_done(r, err, r->free_units - n);
+	if (unlikely(r->flags & RG_REGION_LOCKED))
+		return alloc_locked(r, n, align, start);
+	return alloc_body(r, n, align, start);
+}
+
+static inline int free_body(struct rg_region *r, unsigned long start,
+			    unsigned long n)
+{
+	int err;
+
+	/* (in the body, under the lock: rg_region_resize() changes it) */
+	if (unlikely(!range_ok(r, start, n)))
+		return -EINVAL;
+	if (unlikely(n > r->capacity - r->free_units))
+		return -ENOENT;
+	err = r->ops->free(r, start, n);
+	if (unlikely(err))
+		return err;
+	r->free_units += n;
+	if (r->bytes_vary)
+		sample_peak(r);
+	return 0;
+}
+
+static RGI_NOINLINE int free_locked(struct rg_region *r, unsigned long start,
+				    unsigned long n)
+{
+	int err;
+
+	rgi_lock(&r->lock);
+	err = free_body(r, start, n);
+	rgi_unlock(&r->lock);
+	return err;
 }
 
 int rg_region_free(struct rg_region *r, unsigned long start, unsigned long n)
 {
-	int err;
-
 	if (unlikely(!r))
 		return -EINVAL;
-	lock(r);
-	err = unlikely(!range_ok(r, start, n)) ? -EINVAL :
-	      n > r->capacity - r->free_units  ? -ENOENT :
-						 r->ops->free(r, start, n);
-	return mutation_done(r, err, r->free_units + n);
+	if (unlikely(r->flags & RG_REGION_LOCKED))
+		return free_locked(r, start, n);
+	return free_body(r, start, n);
 }
 
 int rg_region_reserve(struct rg_region *r, unsigned long start, unsigned long n)
@@ -320,7 +385,7 @@ static int get_stats(struct rg_region *r, struct rg_region_stats *st, bool runs)
 	st->free_units = r->free_units;
 	st->largest_free_run = r->free_units ? r->ops->largest_free(r) : 0;
 	st->bytes_held = bytes_held(r);
-	st->bytes_held_peak = RGI_MAX(r->bytes_peak, st->bytes_held);
+	st->bytes_held_peak = peak_held(r);
 	if (runs)
 		rgi_region_free_run_stats(r, st);
 	unlock(r);
@@ -400,8 +465,7 @@ void rg_region_dump(struct rg_region *r, FILE *f)
 		"region backend=%s policy=%s capacity=%lu free=%lu bytes=%zu "
 		"peak=%zu\n",
 		names[r->backend], policy_names[r->policy], r->capacity,
-		r->free_units, bytes_held(r),
-		RGI_MAX(r->bytes_peak, bytes_held(r)));
+		r->free_units, bytes_held(r), peak_held(r));
 	r->ops->dump(r, f);
 	unlock(r);
 }

@@ -8,43 +8,39 @@
  * region front end has checked the arguments, so the adapter passes them
  * through; alignment arrives as a mask and goes back to a power of two.
  * Memory is allocated once at creation (the bitmap and its summaries) and
- * never after, so no call here can fail for memory, and bytes held is a
- * constant sampled once; except with best fit, whose index of free runs
- * grows (bytes are then sampled after every call) and whose allocation
- * alone may return -ENOMEM (rebuilding a dropped index). Capacity is at most RG_HBITMAP_MAX_CAPACITY.
+ * never after, so no call here can fail for memory; except with best fit,
+ * whose index of free runs grows and whose allocation alone may return
+ * -ENOMEM (rebuilding a dropped index). hbitmap keeps the peak of its
+ * bytes itself where its memory changes (rg_hbitmap_bytes_peak()), so the
+ * front end samples nothing per call. Capacity is at most
+ * RG_HBITMAP_MAX_CAPACITY.
  *
- * Policies: first fit is rg_hbitmap_alloc(), best fit
- * rg_hbitmap_alloc_best() on an instance created with RG_HBITMAP_BEST_FIT, top-down
- * rg_hbitmap_alloc_rev(), next fit rg_hbitmap_alloc_range() from the cursor
- * to the top, then (once) rg_hbitmap_alloc().
+ * Policies: first fit is rg_hbitmap_alloc() and best fit
+ * rg_hbitmap_alloc_best(), each reached straight from the front end
+ * (init sets r->alloc; best fit needs an instance created with
+ * RG_HBITMAP_BEST_FIT); the other two go through hb_alloc(): top-down is
+ * rg_hbitmap_alloc_rev(), next fit rg_hbitmap_alloc_range() from the
+ * cursor to the top, then (once) rg_hbitmap_alloc().
  */
 #include <errno.h>
 
 #include "region/hbitmap.h"
 #include "region_internal.h"
 
-static int hb_init(struct rg_region *r)
-{
-	bool best = r->policy == RG_REGION_BEST_FIT;
-
-	r->priv = rg_hbitmap_create_flags(r->capacity,
-					  best ? RG_HBITMAP_BEST_FIT : 0);
-	r->bytes_vary = best; /* the index of free runs grows */
-	return r->priv ? 0 : -errno;
-}
-
 static void hb_fini(struct rg_region *r)
 {
 	rg_hbitmap_destroy(r->priv);
 }
 
-/* The policies other than first fit. */
+/* Top-down and next fit (first and best fit have their own paths). */
 static RGI_NOINLINE int hb_alloc_policy(struct rg_region *r, unsigned long n,
 					uint64_t align, uint64_t *s)
 {
 	int err = -ENOSPC;
 
 	switch (r->policy) {
+	case RG_REGION_FIRST_FIT: /* usually through hb_alloc_first() */
+		return rg_hbitmap_alloc(r->priv, n, align, s);
 	case RG_REGION_BEST_FIT:
 		return rg_hbitmap_alloc_best(r->priv, n, align, s);
 	case RG_REGION_TOP_DOWN:
@@ -64,14 +60,48 @@ static RGI_NOINLINE int hb_alloc_policy(struct rg_region *r, unsigned long n,
 static int hb_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
 		    unsigned long *start)
 {
-	uint64_t s, align = (uint64_t)mask + 1;
-	int err = likely(r->policy == RG_REGION_FIRST_FIT) ?
-			  rg_hbitmap_alloc(r->priv, n, align, &s) :
-			  hb_alloc_policy(r, n, align, &s);
+	uint64_t s;
+	int err = hb_alloc_policy(r, n, (uint64_t)mask + 1, &s);
 
 	if (!err)
 		*start = (unsigned long)s;
 	return err;
+}
+
+/* First fit and best fit: the front end calls these directly (r->alloc). */
+static int hb_alloc_first(struct rg_region *r, unsigned long n,
+			  unsigned long mask, unsigned long *start)
+{
+	uint64_t s;
+	int err = rg_hbitmap_alloc(r->priv, n, (uint64_t)mask + 1, &s);
+
+	if (likely(!err))
+		*start = (unsigned long)s;
+	return err;
+}
+
+static int hb_alloc_best(struct rg_region *r, unsigned long n,
+			 unsigned long mask, unsigned long *start)
+{
+	uint64_t s;
+	int err = rg_hbitmap_alloc_best(r->priv, n, (uint64_t)mask + 1, &s);
+
+	if (likely(!err))
+		*start = (unsigned long)s;
+	return err;
+}
+
+static int hb_init(struct rg_region *r)
+{
+	bool best = r->policy == RG_REGION_BEST_FIT;
+
+	r->priv = rg_hbitmap_create_flags(r->capacity,
+					  best ? RG_HBITMAP_BEST_FIT : 0);
+	if (r->policy == RG_REGION_FIRST_FIT)
+		r->alloc = hb_alloc_first;
+	else if (best)
+		r->alloc = hb_alloc_best;
+	return r->priv ? 0 : -errno;
 }
 
 static int hb_free(struct rg_region *r, unsigned long start, unsigned long n)
@@ -97,6 +127,11 @@ static unsigned long hb_largest_free(struct rg_region *r)
 static size_t hb_bytes(struct rg_region *r)
 {
 	return rg_hbitmap_bytes(r->priv);
+}
+
+static size_t hb_bytes_peak(struct rg_region *r)
+{
+	return rg_hbitmap_bytes_peak(r->priv);
 }
 
 static int hb_validate(struct rg_region *r, unsigned long *used,
@@ -132,7 +167,7 @@ static int hb_alloc_req(struct rg_region *r, const struct rgi_req *q,
 
 	if (!q->lo && q->hi == r->capacity - 1 && !q->bmask &&
 	    q->policy == r->policy)
-		return hb_alloc(r, q->n, q->mask, start);
+		return r->alloc(r, q->n, q->mask, start);
 	err = rg_hbitmap_alloc_window(r->priv, q->n, align, q->lo, q->hi,
 				      q->bmask ? (uint64_t)q->bmask + 1 : 0,
 				      place[q->policy], &s);
@@ -174,6 +209,7 @@ const struct rgi_region_ops rgi_region_hbitmap_ops = {
 	.test = hb_test,
 	.largest_free = hb_largest_free,
 	.bytes = hb_bytes,
+	.bytes_peak = hb_bytes_peak,
 	.validate = hb_validate,
 	.dump = hb_dump,
 	.req_policies = RGI_POLICY_BIT(RG_REGION_FIRST_FIT) |

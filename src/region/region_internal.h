@@ -63,6 +63,12 @@ struct rgi_region_ops {
 	 * bytes_vary, as it is then sampled after every successful mutation.
 	 */
 	size_t (*bytes)(struct rg_region *r);
+	/*
+	 * NULL, or the largest bytes() since init, kept by a backend that
+	 * tracks its own peak where its memory changes (then bytes_vary is
+	 * false: the front end samples nothing per call).
+	 */
+	size_t (*bytes_peak)(struct rg_region *r);
 	/* Check the structure; store the number of allocated units. */
 	int (*validate)(struct rg_region *r, unsigned long *used,
 			const char **reason);
@@ -98,6 +104,9 @@ struct rgi_region_ops {
 struct rg_region {
 	const struct rgi_region_ops *ops;
 	void *priv; /* the backend's state */
+	/* ops->alloc, or the path for r->policy that the backend's init set */
+	int (*alloc)(struct rg_region *r, unsigned long n, unsigned long mask,
+		     unsigned long *start);
 	enum rg_region_backend backend;
 	unsigned int flags;
 	enum rg_region_policy policy;
