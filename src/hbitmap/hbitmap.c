@@ -2182,16 +2182,13 @@ int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 
 	if (unlikely(hb_bad_range(hb, start, n)))
 		return -EINVAL;
+	if (unlikely(hb->runs)) /* best fit: no pending block, no summaries */
+		return hb_free_indexed(hb, start, n);
 	if (likely(n <= 64 && b == ((e - 1) >> HB_BLOCK_SHIFT))) {
-		/* best-fit instances never have a pending block */
 		if (likely(b == hb->pend))
 			return hb_free_short(hb, start, n, false);
-		if (unlikely(hb->runs))
-			return hb_free_indexed(hb, start, n);
 		return hb_free_short_switch(hb, start, n);
 	}
-	if (unlikely(hb->runs))
-		return hb_free_indexed(hb, start, n);
 	if (unlikely(!hb_bits_are(hb->words, start, e, true)))
 		return -ENOENT;
 	hb_mutate(hb, start, n, false, false);
