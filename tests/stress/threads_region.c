@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "rg_shadow.h"
 #include "rg_test.h"
 #include "region/region.h"
 
@@ -27,31 +28,12 @@ static struct rg_region *region;
 static _Atomic uint64_t shadow[CAPACITY / 64];
 static atomic_long errors, allocs; /* allocs: successful, this backend */
 
-struct worker {
-	pthread_t tid;
-	uint64_t seed;
-	unsigned long start[HOLD], n[HOLD];
-	int held;
-};
-
-/* Set (on = true) or clear the shadow bits of a region; count conflicts. */
-static void mark(unsigned long start, unsigned long n, bool on)
-{
-	for (unsigned long u = start; u < start + n; u++) {
-		uint64_t bit = 1ULL << (u % 64), old;
-
-		if (on)
-			old = atomic_fetch_or(&shadow[u / 64], bit);
-		else
-			old = atomic_fetch_and(&shadow[u / 64], ~bit);
-		if (!!(old & bit) == on)
-			atomic_fetch_add(&errors, 1);
-	}
-}
+_Static_assert(HOLD <= RG_SHADOW_HOLD_MAX, "HOLD too large");
+static struct rg_shadow sh = { NULL, shadow, &errors };
 
 static void *run(void *arg)
 {
-	struct worker *w = arg;
+	struct rg_shadow_worker *w = arg;
 	struct rg_rand r;
 
 	rg_rand_seed(&r, w->seed);
@@ -67,27 +49,15 @@ static void *run(void *arg)
 				atomic_fetch_add(&errors, 1);
 				continue;
 			}
-			mark(s, n, true);
+			rg_shadow_hold(&sh, w, s, n);
 			atomic_fetch_add(&allocs, 1);
-			w->start[w->held] = s;
-			w->n[w->held++] = n;
 		} else if (w->held) {
 			int i = (int)rg_rand_below(&r, (uint64_t)w->held);
 
-			/* Clear the shadow first: the units may be reused. */
-			mark(w->start[i], w->n[i], false);
-			if (rg_region_free(region, w->start[i], w->n[i]))
-				atomic_fetch_add(&errors, 1);
-			w->start[i] = w->start[--w->held];
-			w->n[i] = w->n[w->held];
+			rg_shadow_release(&sh, w, i);
 		}
 	}
-	while (w->held) {
-		w->held--;
-		mark(w->start[w->held], w->n[w->held], false);
-		if (rg_region_free(region, w->start[w->held], w->n[w->held]))
-			atomic_fetch_add(&errors, 1);
-	}
+	rg_shadow_release_all(&sh, w);
 	return NULL;
 }
 
@@ -96,7 +66,7 @@ static void test_locked(void **state)
 	(void)state;
 	static const char *const backends[] = { "bitmap", "ida", "maple",
 						"hbitmap" };
-	static struct worker w[NTHREADS];
+	static struct rg_shadow_worker w[NTHREADS];
 	uint64_t seed = rg_test_seed();
 
 	for (size_t b = 0; b < sizeof(backends) / sizeof(backends[0]); b++) {
@@ -106,6 +76,7 @@ static void test_locked(void **state)
 		region = rg_region_create(backends[b], CAPACITY,
 					  RG_REGION_LOCKED);
 		assert_non_null(region);
+		sh.region = region;
 		for (int i = 0; i < NTHREADS; i++) {
 			w[i].seed = seed * 131 + b * 17 + (uint64_t)i;
 			assert_int_equal(

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "rg_shadow.h"
 #include "rg_test.h"
 #include "region/region.h"
 
@@ -34,30 +35,12 @@ static _Atomic uint64_t shadow[HIGH / 64];
 static atomic_long errors, placed;
 static atomic_bool stop;
 
-struct worker {
-	pthread_t tid;
-	uint64_t seed;
-	unsigned long start[HOLD], n[HOLD];
-	int held;
-};
-
-static void mark(unsigned long start, unsigned long n, bool on)
-{
-	for (unsigned long u = start; u < start + n; u++) {
-		uint64_t bit = 1ULL << (u % 64), old;
-
-		if (on)
-			old = atomic_fetch_or(&shadow[u / 64], bit);
-		else
-			old = atomic_fetch_and(&shadow[u / 64], ~bit);
-		if (!!(old & bit) == on)
-			atomic_fetch_add(&errors, 1);
-	}
-}
+_Static_assert(HOLD <= RG_SHADOW_HOLD_MAX, "HOLD too large");
+static struct rg_shadow sh = { NULL, shadow, &errors };
 
 static void *work(void *arg)
 {
-	struct worker *w = arg;
+	struct rg_shadow_worker *w = arg;
 	struct rg_rand r;
 
 	rg_rand_seed(&r, w->seed);
@@ -101,26 +84,15 @@ static void *work(void *arg)
 				atomic_fetch_add(&errors, 1);
 				continue;
 			}
-			mark(s, q.n, true);
-			w->start[w->held] = s;
-			w->n[w->held++] = q.n;
+			rg_shadow_hold(&sh, w, s, q.n);
 			atomic_fetch_add(&placed, 1);
 		} else if (w->held) {
 			int i = (int)rg_rand_below(&r, (uint64_t)w->held);
 
-			mark(w->start[i], w->n[i], false);
-			if (rg_region_free(region, w->start[i], w->n[i]))
-				atomic_fetch_add(&errors, 1);
-			w->held--;
-			w->start[i] = w->start[w->held];
-			w->n[i] = w->n[w->held];
+			rg_shadow_release(&sh, w, i);
 		}
 	}
-	for (int i = 0; i < w->held; i++) {
-		mark(w->start[i], w->n[i], false);
-		if (rg_region_free(region, w->start[i], w->n[i]))
-			atomic_fetch_add(&errors, 1);
-	}
+	rg_shadow_release_all(&sh, w);
 	return NULL;
 }
 
@@ -145,13 +117,14 @@ static void *resizer(void *arg)
 static void test_backend(void **state)
 {
 	enum rg_region_backend b = (enum rg_region_backend)(uintptr_t)*state;
-	struct worker w[NTHREADS];
+	struct rg_shadow_worker w[NTHREADS];
 	struct rg_region_stats st;
 	pthread_t rt;
 	const char *why = NULL;
 
 	region = rg_region_create_backend(b, HIGH, RG_REGION_LOCKED);
 	assert_non_null(region);
+	sh.region = region;
 	atomic_store(&errors, 0);
 	atomic_store(&placed, 0);
 	atomic_store(&stop, false);
