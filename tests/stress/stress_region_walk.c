@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "rg_run_model.h"
 #include "rg_test.h"
 
 #include "region/region.h"
@@ -23,24 +24,6 @@
 static struct rg_rand rng;
 static bool model[CAP];
 
-static int model_next(unsigned long from, unsigned int kinds, unsigned long *s,
-		      unsigned long *n)
-{
-	unsigned long u = from;
-	bool used;
-
-	while (u < CAP && !((model[u] ? RG_RUN_USED : RG_RUN_FREE) & kinds))
-		u++;
-	if (u >= CAP)
-		return 0;
-	used = model[u];
-	*s = u;
-	while (u < CAP && model[u] == used)
-		u++;
-	*n = u - *s;
-	return used ? (int)RG_RUN_USED : (int)RG_RUN_FREE;
-}
-
 static void check_from(struct rg_region *r, unsigned long from)
 {
 	static const unsigned int kinds[3] = { RG_RUN_USED, RG_RUN_FREE,
@@ -48,7 +31,8 @@ static void check_from(struct rg_region *r, unsigned long from)
 
 	for (int k = 0; k < 3; k++) {
 		unsigned long s = 0, n = 0, ms = 0, mn = 0;
-		int want = model_next(from, kinds[k], &ms, &mn);
+		int want =
+			rg_model_next_run(model, CAP, from, kinds[k], &ms, &mn);
 		int got = rg_region_next_run(r, from, kinds[k], &s, &n);
 
 		if (want ? got != want || s != ms || n != mn : got != -ENOENT)
@@ -69,8 +53,8 @@ static void check_all(struct rg_region *r, enum rg_region_backend other)
 
 	rg_region_for_each_run(r, 0, RG_RUN_USED | RG_RUN_FREE, kind, s, n)
 	{
-		if (model_next(u, RG_RUN_USED | RG_RUN_FREE, &ms, &mn) !=
-			    kind ||
+		if (rg_model_next_run(model, CAP, u, RG_RUN_USED | RG_RUN_FREE,
+				      &ms, &mn) != kind ||
 		    s != ms || n != mn)
 			fail_msg("walk differs at %lu", u);
 		if (kind == RG_RUN_FREE) {
@@ -110,7 +94,6 @@ static void run(enum rg_region_backend b, enum rg_region_policy p, int steps)
 	struct rg_region *r =
 		rg_region_create_backend(b, CAP, RG_REGION_POLICY(p));
 	unsigned long used = 0, target = CAP / 2;
-	const char *why = NULL;
 
 	assert_non_null(r);
 	memset(model, 0, sizeof(model));
@@ -147,8 +130,7 @@ static void run(enum rg_region_backend b, enum rg_region_policy p, int steps)
 			used = op != 1 ? used + n : used - n;
 		}
 		if (RG_THOROUGH || i % 16 == 0)
-			if (rg_region_validate(r, &why))
-				fail_msg("step %d: validate: %s", i, why);
+			RG_ASSERT_VALIDF(r, "step %d", i);
 		check_from(r, a);
 		check_from(r, a > 600 ? a - 600 : 0);
 		check_from(r, rg_rand_below(&rng, CAP));

@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "rg_run_model.h"
 #include "rg_test.h"
 
 #include "region/hbitmap.h"
@@ -38,33 +39,6 @@ static unsigned int nids;
 static struct rg_rand rng;
 static bool model[CAP];
 
-static void check_valid(struct rg_region *r)
-{
-	const char *why = NULL;
-
-	if (rg_region_validate(r, &why))
-		fail_msg("validate: %s", why);
-}
-
-/* The model's run of @kinds at or after @from: kind, or 0 if none. */
-static int model_next(const bool *m, unsigned long cap, unsigned long from,
-		      unsigned int kinds, unsigned long *s, unsigned long *n)
-{
-	unsigned long u = from;
-	bool used;
-
-	while (u < cap && !((m[u] ? RG_RUN_USED : RG_RUN_FREE) & kinds))
-		u++;
-	if (u >= cap)
-		return 0;
-	used = m[u];
-	*s = u;
-	while (u < cap && m[u] == used)
-		u++;
-	*n = u - *s;
-	return used ? (int)RG_RUN_USED : (int)RG_RUN_FREE;
-}
-
 static const unsigned int kind_sets[3] = { RG_RUN_USED, RG_RUN_FREE,
 					   RG_RUN_USED | RG_RUN_FREE };
 
@@ -72,7 +46,8 @@ static void check_from(struct rg_region *r, unsigned long from)
 {
 	for (int k = 0; k < 3; k++) {
 		unsigned long s = 7, n = 9, ms = 0, mn = 0;
-		int want = model_next(model, CAP, from, kind_sets[k], &ms, &mn);
+		int want = rg_model_next_run(model, CAP, from, kind_sets[k],
+					     &ms, &mn);
 		int got = rg_region_next_run(r, from, kind_sets[k], &s, &n);
 
 		if (!want) {
@@ -99,9 +74,9 @@ static void check_walk_and_stats(struct rg_region *r)
 
 	rg_region_for_each_run(r, 0, RG_RUN_USED | RG_RUN_FREE, kind, s, n)
 	{
-		assert_int_equal(model_next(model, CAP, u,
-					    RG_RUN_USED | RG_RUN_FREE, &ms,
-					    &mn),
+		assert_int_equal(rg_model_next_run(model, CAP, u,
+						   RG_RUN_USED | RG_RUN_FREE,
+						   &ms, &mn),
 				 kind);
 		assert_int_equal(s, ms);
 		assert_int_equal(n, mn);
@@ -165,7 +140,7 @@ static void mutate(struct rg_region *r)
 	if (!err)
 		for (unsigned long u = a; u < a + n; u++)
 			model[u] = op != 1;
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 }
 
 static void test_walk_lockstep(void **state)
@@ -244,7 +219,7 @@ static void test_save_load_pairs(void **state)
 				rg_region_load(buf, size, ids[j], 0);
 
 			assert_non_null(l);
-			check_valid(l);
+			RG_ASSERT_VALID(l);
 			check_units(l);
 			check_walk_and_stats(l);
 			buf2 = save(l, &size2);
@@ -534,7 +509,7 @@ static void test_load_faults(void **state)
 			}
 			rg_fault_inject(0);
 			assert_non_null(l);
-			check_valid(l);
+			RG_ASSERT_VALID(l);
 			check_units(l);
 			assert_true(fired >= 1);
 			rg_region_destroy(l);
@@ -666,9 +641,9 @@ static void test_hbitmap_next_run(void **state)
 			unsigned long from = rg_rand_below(&rng, CAP), ms, mn;
 			int want = rg_rand_below(&rng, 2) ? 5 :
 							    0; /* any nonzero */
-			int got = model_next(model, CAP, from,
-					     want ? RG_RUN_USED : RG_RUN_FREE,
-					     &ms, &mn);
+			int got = rg_model_next_run(
+				model, CAP, from,
+				want ? RG_RUN_USED : RG_RUN_FREE, &ms, &mn);
 
 			if (!got) {
 				assert_int_equal(rg_hbitmap_next_run(bf, from,
