@@ -52,13 +52,8 @@ static bool answers(enum rg_region_backend b, enum rg_region_policy p)
 
 static void validate_all(void)
 {
-	for (int b = 0; b < nr; b++) {
-		const char *why = NULL;
-
-		if (rg_region_validate(rs[b], &why))
-			fail_msg("%s: validate: %s",
-				 rg_region_backend_name(rb[b]), why);
-	}
+	for (int b = 0; b < nr; b++)
+		RG_ASSERT_VALIDF(rs[b], "%s", rg_region_backend_name(rb[b]));
 }
 
 static void compare_state(void)

@@ -20,14 +20,6 @@
 
 #define CAP 1024
 
-static void check_valid(struct rg_region *r)
-{
-	const char *why = NULL;
-
-	if (rg_region_validate(r, &why))
-		fail_msg("validate: %s", why);
-}
-
 static unsigned long free_units(struct rg_region *r)
 {
 	struct rg_region_stats st;
@@ -55,7 +47,7 @@ static void expect_err(struct rg_region *r, const struct rg_region_request *q,
 	assert_int_equal(rg_region_alloc_request(r, q, &s), err);
 	assert_int_equal(s, 4242);
 	assert_int_equal(free_units(r), f);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 }
 
 static unsigned long expect_ok(struct rg_region *r,
@@ -64,7 +56,7 @@ static unsigned long expect_ok(struct rg_region *r,
 	unsigned long s = 4242;
 
 	assert_int_equal(rg_region_alloc_request(r, q, &s), 0);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	return s;
 }
 
@@ -253,9 +245,9 @@ static void test_resize(void **state)
 	assert_int_equal(rg_region_resize(r, CAP), 0); /* the same */
 	assert_int_equal(rg_region_resize(r, 1005), -EBUSY);
 	assert_int_equal(free_units(r), CAP - 10);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	assert_int_equal(rg_region_resize(r, 3 * CAP), 0); /* grow */
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	assert_int_equal(rg_region_get_stats(r, &st), 0);
 	assert_int_equal(st.capacity, 3 * CAP);
 	assert_int_equal(st.free_units, 3 * CAP - 10);
@@ -266,7 +258,7 @@ static void test_resize(void **state)
 	assert_int_equal(rg_region_resize(r, 1010), -EBUSY);
 	assert_int_equal(rg_region_free(r, 1010, 2000), 0);
 	assert_int_equal(rg_region_resize(r, 1010), 0); /* shrink */
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	assert_int_equal(rg_region_get_stats(r, &st), 0);
 	assert_int_equal(st.capacity, 1010);
 	assert_int_equal(st.free_units, 1000);
@@ -276,7 +268,7 @@ static void test_resize(void **state)
 	assert_int_equal(rg_region_free(r, 1000, 10), 0);
 	assert_int_equal(rg_region_resize(r, 1), 0);
 	assert_int_equal(free_units(r), 1);
-	check_valid(r);
+	RG_ASSERT_VALID(r);
 	rg_region_destroy(r);
 }
 
