@@ -118,12 +118,9 @@ static void *checker(void *arg)
 
 static void test_threads(void **state)
 {
-	struct rg_slab_stats st;
-
 	(void)state;
-	seed = rg_test_seed();
 	ops_per_thread = RG_THOROUGH ? 60000 : 400000;
-	rg_test_run_threads(NTHREADS, worker, checker, &stop);
+	rg_test_run_threads_seeded(&seed, NTHREADS, worker, checker, &stop);
 	printf("# %d threads x %lu ops: errors %lu, validate failures %lu\n",
 	       NTHREADS, ops_per_thread, errors, validate_failures);
 	rg_test_ledger_check(&ids);
@@ -136,10 +133,8 @@ static void test_threads(void **state)
 	assert_int_equal(rg_ida_bytes(&ida), sizeof(ida));
 	rg_ida_destroy(&ida);
 	rg_xa_destroy(&xa);
-	assert_int_equal(rg_ida_bitmap_cache_stats(&st), 0);
-	assert_int_equal(st.objects_in_use, 0);
-	assert_int_equal(rg_xa_node_cache_stats(&st), 0);
-	assert_int_equal(st.objects_in_use, 0);
+	RG_ASSERT_CACHE_EMPTY(rg_ida_bitmap_cache_stats);
+	RG_ASSERT_CACHE_EMPTY(rg_xa_node_cache_stats);
 }
 
 int main(void)

@@ -125,12 +125,9 @@ static void *checker(void *arg)
 
 static void test_threads(void **state)
 {
-	struct rg_slab_stats st;
-
 	(void)state;
-	seed = rg_test_seed();
 	ops_per_thread = RG_THOROUGH ? 40000 : 200000;
-	rg_test_run_threads(NTHREADS, worker, checker, &stop);
+	rg_test_run_threads_seeded(&seed, NTHREADS, worker, checker, &stop);
 	printf("# %d threads x %lu ops: errors %lu, misplaced %lu, "
 	       "validate failures %lu\n",
 	       NTHREADS, ops_per_thread, errors, misplaced, validate_failures);
@@ -142,8 +139,7 @@ static void test_threads(void **state)
 	assert_int_equal(rg_idr_validate(&idr, NULL), 0);
 	assert_int_equal(rg_idr_bytes(&idr), sizeof(idr));
 	rg_idr_destroy(&idr);
-	assert_int_equal(rg_xa_node_cache_stats(&st), 0);
-	assert_int_equal(st.objects_in_use, 0);
+	RG_ASSERT_CACHE_EMPTY(rg_xa_node_cache_stats);
 }
 
 int main(void)

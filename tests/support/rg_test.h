@@ -12,6 +12,8 @@
  *	RG_FOR_EACH_BACKEND_WITH(b, policy) { ... }
  *	return rg_test_run_matrix("region", tests, n, false); // per backend
  *	rg_test_run_threads(4, worker, checker, &stop);	// threaded tests
+ *	rg_test_run_threads_seeded(&seed, 4, worker, checker, &stop);
+ *	RG_ASSERT_CACHE_EMPTY(rg_xa_node_cache_stats);	// nothing leaked
  *	rg_test_claim(&ledger, id);		// an ID handed out twice counts
  *
  * Also: RG_THOROUGH (1 in sanitizer builds, which validate after every
@@ -327,6 +329,31 @@ static inline void rg_test_run_threads(unsigned long n, void *(*worker)(void *),
 	__atomic_store_n(stop, 1, __ATOMIC_RELEASE);
 	assert_int_equal(pthread_join(chk, NULL), 0);
 }
+
+/*
+ * rg_test_run_threads_seeded() - rg_test_run_threads() after setting
+ * *@seed to this program's seed (rg_test_seed()), for the workers to read.
+ */
+static inline void rg_test_run_threads_seeded(uint64_t *seed, unsigned long n,
+					      void *(*worker)(void *),
+					      void *(*checker)(void *),
+					      int *stop)
+{
+	*seed = rg_test_seed();
+	rg_test_run_threads(n, worker, checker, stop);
+}
+
+/*
+ * RG_ASSERT_CACHE_EMPTY() - fail unless the process-wide cache whose
+ * counters @stats (a *_cache_stats() call) reads has no object in use.
+ */
+#define RG_ASSERT_CACHE_EMPTY(stats)                        \
+	do {                                                \
+		struct rg_slab_stats rg_st_;                \
+                                                            \
+		assert_int_equal((stats)(&rg_st_), 0);      \
+		assert_int_equal(rg_st_.objects_in_use, 0); \
+	} while (0)
 
 /*
  * The NULL-argument policy (region/common.h): run @stmt in a child process,
