@@ -114,31 +114,19 @@ static void test_best_resize(void **state)
 	struct rg_hbitmap *hb =
 		rg_hbitmap_create_flags(5000, RG_HBITMAP_BEST_FIT);
 	unsigned long n, failures = 0;
-	uint64_t s;
+	uint64_t s, before;
+	int err;
 
 	(void)state;
 	assert_non_null(hb);
 	for (uint64_t u = 0; u < 5000; u += 100)
 		assert_int_equal(rg_hbitmap_reserve(hb, u, 30), 0);
 	assert_int_equal(rg_hbitmap_resize(hb, 70000), 0);
-	for (n = 1;; n++) {
-		uint64_t before = fingerprint(hb);
-		int err;
-
-		rg_fault_inject(n);
-		err = rg_hbitmap_alloc_best(hb, 70, 1, &s);
-		if (!rg_fault_fired()) {
-			rg_fault_inject(0);
-			assert_int_equal(err, 0);
-			break;
-		}
-		rg_fault_inject(0);
-		assert_int_equal(err, -ENOMEM);
-		assert_int_equal(fingerprint(hb), before);
-		RG_ASSERT_VALID(hb);
-		failures++;
-		assert_true(n < 100);
-	}
+	before = fingerprint(hb);
+	RG_FAULT_LOOP(n, err, rg_hbitmap_alloc_best(hb, 70, 1, &s),
+		      assert_int_equal(fingerprint(hb), before);
+		      RG_ASSERT_VALID(hb); failures++; assert_true(n < 100));
+	assert_int_equal(err, 0);
 	RG_ASSERT_VALID(hb);
 	/* the best fit: the first gap between the stripes, 70 units */
 	assert_int_equal(s, 30);

@@ -74,19 +74,16 @@ static void test_create(void **state)
 	enum rg_region_backend b = tg->b;
 	unsigned long n, fired = 0;
 	struct rg_region *r;
+	int err;
 
-	for (n = 1;; n++) {
-		rg_fault_inject(n);
-		errno = 0;
-		r = rg_region_create_backend(
-			b, CAP, RG_REGION_LOCKED | RG_REGION_POLICY(tg->p));
-		if (!rg_fault_fired())
-			break;
-		assert_null(r);
-		assert_int_equal(errno, ENOMEM);
-		fired++;
-	}
-	rg_fault_inject(0);
+	/* While the failure fires: NULL with errno ENOMEM. */
+	RG_FAULT_LOOP(
+		n, err,
+		RG_PTR_ERR(r = rg_region_create_backend(
+				   b, CAP,
+				   RG_REGION_LOCKED | RG_REGION_POLICY(tg->p))),
+		fired++);
+	assert_int_equal(err, 0);
 	assert_non_null(r);
 	assert_true(fired >= 1); /* the instance itself is allocated */
 	rg_region_destroy(r);
