@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to src/hbitmap: what hbitmap.c shares with the placement helpers
- * in hb_place.c (word scans: the reverse search) and hb_runs.c (the
- * best-fit index of free runs). Both only read the bitmap words
- * (1 = allocated; the padding bits past the capacity are set), which
- * hbitmap.c owns; it calls the index after every change of bits.
+ * in hb_place.c (word scans: the reverse search), hb_runs.c (the best-fit
+ * index of free runs) and hbitmap_check.c (validation and the dump). The
+ * first two only read the bitmap words (1 = allocated; the padding bits
+ * past the capacity are set), which hbitmap.c owns; it calls the index
+ * after every change of bits. hbitmap_check.c reads the whole structure,
+ * laid out at the end of this file (see the top of hbitmap.c).
  */
 #ifndef RGI_HB_INTERNAL_H
 #define RGI_HB_INTERNAL_H
@@ -76,5 +78,160 @@ void rgi_hb_runs_set_base(struct rgi_hb_runs *ix, size_t base) RGI_HIDDEN;
 int rgi_hb_runs_validate(const struct rgi_hb_runs *ix, const uint64_t *w,
 			 uint64_t cap, const char **reason) RGI_HIDDEN;
 void rgi_hb_runs_dump(const struct rgi_hb_runs *ix, FILE *f) RGI_HIDDEN;
+
+/* ---- the bitmap's layout (hbitmap.c; read by hbitmap_check.c) ---------- */
+
+#define HB_BLOCK_SHIFT 9
+#define HB_BLOCK_BITS (1u << HB_BLOCK_SHIFT)
+#define HB_BLOCK_WORDS (HB_BLOCK_BITS / 64)
+#define HB_FAN_SHIFT 6
+#define HB_MAX_LEVELS 8
+#define HB_NONE UINT64_MAX
+
+/* Block summary packing: prefix, suffix, inner run, 10 bits each. */
+#define HB_BS(p, s, i) \
+	((uint32_t)(p) | ((uint32_t)(s) << 10) | ((uint32_t)(i) << 20))
+#define HB_BS_FREE HB_BS(HB_BLOCK_BITS, HB_BLOCK_BITS, 0)
+#define HB_BS_P(v) ((v)&1023)
+#define HB_BS_S(v) (((v) >> 10) & 1023)
+#define HB_BS_I(v) ((v) >> 20)
+
+/* Stored g values saturate here (a stored maximum means "at least"). */
+#define HB_G_MAX 32767
+
+struct hb_node {
+	uint64_t any; /* bit i: child i has a free unit */
+	uint64_t all; /* bit i: child i is entirely free */
+	uint64_t p, s, inner;
+};
+
+struct hb_sum {
+	uint64_t p, s, inner;
+};
+
+struct rg_hbitmap {
+	uint64_t capacity;
+	uint64_t free_units;
+	uint64_t nblocks;
+	uint64_t *words;
+	uint32_t *bsum;
+	struct hb_node *lv[HB_MAX_LEVELS];
+	int16_t *gv[HB_MAX_LEVELS]; /* 64 g values per node of level k */
+	uint64_t lv_count[HB_MAX_LEVELS];
+	unsigned nlevels;
+	size_t data_bytes;
+	size_t bytes_peak; /* largest rg_hbitmap_bytes() at create or resize */
+	/* Pending block: bits may be ahead of its summary (see hbitmap.c). */
+	uint64_t pend;
+	bool pend_alloc; /* allocations proceed in address order here */
+	uint64_t last_end; /* end of the last allocation */
+	unsigned pend_hint; /* words below this in the pending block are full */
+	unsigned pend_ops; /* mutations since its summary was exact, max 2 */
+	unsigned pend_s, pend_e; /* the first one: units [s, e) of the block */
+	bool pend_set; /* ... set (else cleared) */
+	bool before_known; /* before_max / before_suffix computed */
+	bool before_exact; /* false: the fold stopped early at before_max */
+	uint64_t before_max;
+	uint64_t before_suffix;
+	uint64_t before_lim; /* fast path needs n > this; max if unknown */
+	struct rgi_hb_runs *runs; /* best-fit index (RG_HBITMAP_BEST_FIT) */
+	bool sum_stale; /* best fit: summaries behind the bits, rebuilt lazily */
+};
+
+/* Sizes and offsets of the one data array, from the capacity. */
+struct hb_geom {
+	uint64_t nblocks;
+	uint64_t count[HB_MAX_LEVELS];
+	unsigned nlevels;
+	size_t words_off, g_off[HB_MAX_LEVELS], nodes_off[HB_MAX_LEVELS];
+	size_t bsum_off, total;
+};
+
+static inline unsigned hb_child_shift(unsigned k)
+{
+	return HB_BLOCK_SHIFT + HB_FAN_SHIFT * k;
+}
+
+static inline struct hb_sum hb_unpack(uint32_t v)
+{
+	struct hb_sum s = { v & 1023, (v >> 10) & 1023, v >> 20 };
+
+	return s;
+}
+
+static inline bool hb_sum_eq(const struct hb_sum *a, const struct hb_sum *b)
+{
+	return a->p == b->p && a->s == b->s && a->inner == b->inner;
+}
+
+/* Summary of child c (a block index if k == 0) of a level-k node. */
+static inline struct hb_sum hb_child(const struct rg_hbitmap *hb, unsigned k,
+				     uint64_t c)
+{
+	if (k == 0)
+		return hb_unpack(hb->bsum[c]);
+	const struct hb_node *nd = &hb->lv[k - 1][c];
+	struct hb_sum s = { nd->p, nd->s, nd->inner };
+
+	return s;
+}
+
+static inline uint64_t hb_max3(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t m = a > b ? a : b;
+
+	return m > c ? m : c;
+}
+
+static inline uint64_t hb_g_clamp(uint64_t v)
+{
+	return v < HB_G_MAX ? v : HB_G_MAX;
+}
+
+static inline uint64_t hb_g_get(const struct rg_hbitmap *hb, unsigned k,
+				uint64_t idx, unsigned j)
+{
+	return (uint64_t)hb->gv[k][(idx << HB_FAN_SHIFT) + j];
+}
+
+static inline void hb_mask_set(struct hb_node *nd, unsigned i,
+			       const struct hb_sum *s, uint64_t csz)
+{
+	uint64_t bit = 1ULL << i;
+
+	if (s->p | s->s | s->inner)
+		nd->any |= bit;
+	else
+		nd->any &= ~bit;
+	if (s->p == csz)
+		nd->all |= bit;
+	else
+		nd->all &= ~bit;
+}
+
+/*
+ * Entry points of hbitmap.c for hbitmap_check.c: wrappers of its static
+ * computations (the hot paths keep their inlining).
+ */
+void rgi_hb_geometry(uint64_t capacity, struct hb_geom *g) RGI_HIDDEN;
+/* True if every bit of [s, e) equals set. */
+bool rgi_hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e,
+		     bool set) RGI_HIDDEN;
+/* First unit in [from, end) whose bit equals set, or end. */
+uint64_t rgi_hb_next_bit(const uint64_t *w, uint64_t from, uint64_t end,
+			 bool set) RGI_HIDDEN;
+/* Summary of the block at w from its words (hb_block_compute()). */
+uint32_t rgi_hb_block_compute(const uint64_t *w) RGI_HIDDEN;
+/* Exact g value of child j of node (k, idx) (hb_g_exact()). */
+uint64_t rgi_hb_g_exact(const struct rg_hbitmap *hb, unsigned k, uint64_t idx,
+			const struct hb_node *nd, unsigned j) RGI_HIDDEN;
+/* Summary of node (k, idx) from its masks (hb_node_compute_masks()). */
+struct hb_sum rgi_hb_node_compute(const struct rg_hbitmap *hb, unsigned k,
+				  uint64_t idx) RGI_HIDDEN;
+/* Summary of node (k, idx) from its g values (hb_node_sum()). */
+struct hb_sum rgi_hb_node_sum(const struct rg_hbitmap *hb, unsigned k,
+			      uint64_t idx) RGI_HIDDEN;
+/* Root summary, the pending block's path recomputed (hb_live_root()). */
+struct hb_sum rgi_hb_live_root(const struct rg_hbitmap *hb) RGI_HIDDEN;
 
 #endif /* RGI_HB_INTERNAL_H */

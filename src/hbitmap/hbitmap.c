@@ -33,14 +33,13 @@
  * values never saturate (an inner run of a 32768-unit node is at most
  * 32766).
  *
- * Invariants. For every block other than the pending one (below) bsum equals
- * a recomputation from its words. For every node, the masks match the
- * stored summaries of its children, each g value matches a recomputation
- * from them (saturated as above), and the node's own summary equals a
- * recomputation from its children's stored summaries. A fully free span has
- * prefix = suffix = its size and inner = 0. free_units counts the zero bits
- * below the capacity. Validation checks the block summaries against a plain
- * run-by-run reference, independent of hb_block_compute().
+ * Files. This file holds the search, the updates, the build and the API.
+ * The layout (struct rg_hbitmap, the block summary packing and the small
+ * helpers that read it) is in hb_internal.h, shared with
+ * hbitmap_check.c: the cold parts, rg_hbitmap_validate() (with the
+ * invariants it checks, stated there) and rg_hbitmap_dump(). hb_place.c
+ * has the word scans of the reverse search, hb_runs.c the best-fit index.
+ * The hot paths stay in this one translation unit: they rely on inlining.
  *
  * Search (first fit). The root's prefix run is tried, then its inner runs,
  * then its suffix run. Inside a node, the candidates are the children whose
@@ -121,65 +120,8 @@
 #define HB_SIMD 1
 #endif
 
-#define HB_BLOCK_SHIFT 9
-#define HB_BLOCK_BITS (1u << HB_BLOCK_SHIFT)
-#define HB_BLOCK_WORDS (HB_BLOCK_BITS / 64)
-#define HB_FAN_SHIFT 6
-#define HB_MAX_LEVELS 8
-#define HB_NONE UINT64_MAX
-
 #define HB_ALWAYS_INLINE RGI_ALWAYS_INLINE
 #define HB_NOINLINE RGI_NOINLINE
-
-/* Block summary packing: prefix, suffix, inner run, 10 bits each. */
-#define HB_BS(p, s, i) \
-	((uint32_t)(p) | ((uint32_t)(s) << 10) | ((uint32_t)(i) << 20))
-#define HB_BS_FREE HB_BS(HB_BLOCK_BITS, HB_BLOCK_BITS, 0)
-#define HB_BS_P(v) ((v)&1023)
-#define HB_BS_S(v) (((v) >> 10) & 1023)
-#define HB_BS_I(v) ((v) >> 20)
-
-/* Stored g values saturate here (a stored maximum means "at least"). */
-#define HB_G_MAX 32767
-
-struct hb_node {
-	uint64_t any; /* bit i: child i has a free unit */
-	uint64_t all; /* bit i: child i is entirely free */
-	uint64_t p, s, inner;
-};
-
-struct hb_sum {
-	uint64_t p, s, inner;
-};
-
-struct rg_hbitmap {
-	uint64_t capacity;
-	uint64_t free_units;
-	uint64_t nblocks;
-	uint64_t *words;
-	uint32_t *bsum;
-	struct hb_node *lv[HB_MAX_LEVELS];
-	int16_t *gv[HB_MAX_LEVELS]; /* 64 g values per node of level k */
-	uint64_t lv_count[HB_MAX_LEVELS];
-	unsigned nlevels;
-	size_t data_bytes;
-	size_t bytes_peak; /* largest rg_hbitmap_bytes() at create or resize */
-	/* Pending block: bits may be ahead of its summary (see top). */
-	uint64_t pend;
-	bool pend_alloc; /* allocations proceed in address order here */
-	uint64_t last_end; /* end of the last allocation */
-	unsigned pend_hint; /* words below this in the pending block are full */
-	unsigned pend_ops; /* mutations since its summary was exact, max 2 */
-	unsigned pend_s, pend_e; /* the first one: units [s, e) of the block */
-	bool pend_set; /* ... set (else cleared) */
-	bool before_known; /* before_max / before_suffix computed */
-	bool before_exact; /* false: the fold stopped early at before_max */
-	uint64_t before_max;
-	uint64_t before_suffix;
-	uint64_t before_lim; /* fast path needs n > this; max if unknown */
-	struct rgi_hb_runs *runs; /* best-fit index (RG_HBITMAP_BEST_FIT) */
-	bool sum_stale; /* best fit: summaries behind the bits, rebuilt lazily */
-};
 
 /* A search request and the scan state it carries. */
 struct hb_req {
@@ -199,42 +141,6 @@ static const uint64_t hb_align_pattern[7] = {
 	0x0000000100000001ULL,
 	0x0000000000000001ULL,
 };
-
-static inline unsigned hb_child_shift(unsigned k)
-{
-	return HB_BLOCK_SHIFT + HB_FAN_SHIFT * k;
-}
-
-static inline struct hb_sum hb_unpack(uint32_t v)
-{
-	struct hb_sum s = { v & 1023, (v >> 10) & 1023, v >> 20 };
-
-	return s;
-}
-
-static inline bool hb_sum_eq(const struct hb_sum *a, const struct hb_sum *b)
-{
-	return a->p == b->p && a->s == b->s && a->inner == b->inner;
-}
-
-/* Summary of child c (a block index if k == 0) of a level-k node. */
-static inline struct hb_sum hb_child(const struct rg_hbitmap *hb, unsigned k,
-				     uint64_t c)
-{
-	if (k == 0)
-		return hb_unpack(hb->bsum[c]);
-	const struct hb_node *nd = &hb->lv[k - 1][c];
-	struct hb_sum s = { nd->p, nd->s, nd->inner };
-
-	return s;
-}
-
-static inline uint64_t hb_max3(uint64_t a, uint64_t b, uint64_t c)
-{
-	uint64_t m = a > b ? a : b;
-
-	return m > c ? m : c;
-}
 
 /* ---- word and block level ---------------------------------------------- */
 
@@ -586,21 +492,10 @@ static inline uint64_t hb_g_val(bool open, uint64_t start, uint64_t prefix,
 	return RGI_MAX(inner, open ? start + prefix - rs : 0);
 }
 
-static inline uint64_t hb_g_clamp(uint64_t v)
-{
-	return v < HB_G_MAX ? v : HB_G_MAX;
-}
-
 static inline void hb_g_put(struct rg_hbitmap *hb, unsigned k, uint64_t idx,
 			    unsigned j, uint64_t v)
 {
 	hb->gv[k][(idx << HB_FAN_SHIFT) + j] = (int16_t)hb_g_clamp(v);
-}
-
-static inline uint64_t hb_g_get(const struct rg_hbitmap *hb, unsigned k,
-				uint64_t idx, unsigned j)
-{
-	return (uint64_t)hb->gv[k][(idx << HB_FAN_SHIFT) + j];
 }
 
 /*
@@ -905,21 +800,6 @@ static struct hb_sum hb_node_compute_masks(const struct rg_hbitmap *hb,
 	out.s = size - rs;
 	out.inner = best;
 	return out;
-}
-
-static inline void hb_mask_set(struct hb_node *nd, unsigned i,
-			       const struct hb_sum *s, uint64_t csz)
-{
-	uint64_t bit = 1ULL << i;
-
-	if (s->p | s->s | s->inner)
-		nd->any |= bit;
-	else
-		nd->any &= ~bit;
-	if (s->p == csz)
-		nd->all |= bit;
-	else
-		nd->all &= ~bit;
 }
 
 /*
@@ -1573,14 +1453,6 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 }
 
 /* ---- geometry, build --------------------------------------------------- */
-
-struct hb_geom {
-	uint64_t nblocks;
-	uint64_t count[HB_MAX_LEVELS];
-	unsigned nlevels;
-	size_t words_off, g_off[HB_MAX_LEVELS], nodes_off[HB_MAX_LEVELS];
-	size_t bsum_off, total;
-};
 
 static void hb_geometry(uint64_t capacity, struct hb_geom *g)
 {
@@ -2336,254 +2208,58 @@ static uint64_t hb_next_bit(const uint64_t *w, uint64_t from, uint64_t end,
 	return end;
 }
 
+/* ---- for hbitmap_check.c ----------------------------------------------- */
+
 /*
- * hb_block_compute() the plain way, one free run at a time: validation
- * checks the stored summaries against this independent reference.
+ * Validation and the dump (hbitmap_check.c) reuse these computations
+ * through wrappers, so that the static functions keep the inlining the hot
+ * paths depend on.
  */
-static uint32_t hb_block_compute_ref(const uint64_t *w)
-{
-	uint64_t a = 0, b, p = 0, s = 0, best = 0;
 
-	for (;; a = b) {
-		a = hb_next_bit(w, a, HB_BLOCK_BITS, false);
-		if (a == HB_BLOCK_BITS)
-			break;
-		b = hb_next_bit(w, a, HB_BLOCK_BITS, true);
-		if (a == 0)
-			p = b;
-		if (b == HB_BLOCK_BITS)
-			s = b - a;
-		if (a != 0 && b != HB_BLOCK_BITS && b - a > best)
-			best = b - a;
-		if (b == HB_BLOCK_BITS)
-			break;
-	}
-	if (p == HB_BLOCK_BITS)
-		return HB_BS_FREE;
-	return HB_BS(p, s, best);
+uint32_t rgi_hb_block_compute(const uint64_t *w)
+{
+	return hb_block_compute(w, 0);
 }
 
-#define HB_FAIL(msg)                     \
-	do {                             \
-		if (reason)              \
-			*reason = (msg); \
-		return -EINVAL;          \
-	} while (0)
-
-static int hb_validate_core(const struct rg_hbitmap *hb, const char **reason)
+uint64_t rgi_hb_g_exact(const struct rg_hbitmap *hb, unsigned k, uint64_t idx,
+			const struct hb_node *nd, unsigned j)
 {
-	struct hb_geom g;
-	uint64_t zeros = 0, end, suffix = 0, best = 0, pstart;
-
-	if (!hb)
-		HB_FAIL("NULL bitmap");
-	if (hb->capacity == 0 || hb->capacity > RG_HBITMAP_MAX_CAPACITY)
-		HB_FAIL("capacity out of range");
-	hb_geometry(hb->capacity, &g);
-	if (g.nblocks != hb->nblocks || g.nlevels != hb->nlevels ||
-	    g.total != hb->data_bytes)
-		HB_FAIL("geometry does not match the capacity");
-	end = hb->nblocks << HB_BLOCK_SHIFT;
-	if (hb->capacity < end &&
-	    !hb_bits_are(hb->words, hb->capacity, end, true))
-		HB_FAIL("padding past the capacity is not allocated");
-	for (uint64_t i = 0; i < hb->nblocks * HB_BLOCK_WORDS; i++)
-		zeros += 64 - (uint64_t)__builtin_popcountll(hb->words[i]);
-	if (zeros != hb->free_units)
-		HB_FAIL("free_units does not match the bitmap");
-	if (hb->pend != HB_NONE && hb->pend >= hb->nblocks)
-		HB_FAIL("pending block out of range");
-	for (uint64_t b = 0; b < hb->nblocks; b++) {
-		const uint64_t *w = hb->words + b * HB_BLOCK_WORDS;
-
-		if (b == hb->pend) {
-			/* stale by design; the fast method must still agree */
-			if (hb_block_compute(w, 0) != hb_block_compute_ref(w))
-				HB_FAIL("block summary methods disagree");
-			continue;
-		}
-		if (hb->bsum[b] != hb_block_compute_ref(w))
-			HB_FAIL("block summary differs from its words");
-	}
-	for (unsigned k = 0; k < hb->nlevels; k++) {
-		uint64_t nchild = k ? hb->lv_count[k - 1] : hb->nblocks;
-		uint64_t csz = 1ULL << hb_child_shift(k);
-
-		if (hb->lv_count[k] != g.count[k])
-			HB_FAIL("level node count is wrong");
-		for (uint64_t idx = 0; idx < hb->lv_count[k]; idx++) {
-			const struct hb_node *nd = &hb->lv[k][idx];
-			struct hb_node t = { 0, 0, 0, 0, 0 };
-			struct hb_sum s, t2;
-
-			for (unsigned i = 0; i < 64; i++) {
-				uint64_t c = (idx << HB_FAN_SHIFT) + i;
-
-				if (c >= nchild)
-					break;
-				s = hb_child(hb, k, c);
-				hb_mask_set(&t, i, &s, csz);
-			}
-			if (t.any != nd->any || t.all != nd->all)
-				HB_FAIL("node masks differ from the children");
-			for (unsigned j = 0; j < 64; j++)
-				if (hb_g_get(hb, k, idx, j) !=
-				    hb_g_clamp(hb_g_exact(hb, k, idx, nd, j)))
-					HB_FAIL("node g value differs from a "
-						"recomputation");
-			s = hb_node_compute_masks(hb, k, idx, nd->any, nd->all,
-						  64, NULL);
-			t2 = hb_node_sum(hb, k, idx);
-			if (!hb_sum_eq(&s, &t2))
-				HB_FAIL("node summary methods disagree");
-			if (s.p != nd->p || s.s != nd->s ||
-			    s.inner != nd->inner)
-				HB_FAIL("node summary differs from a "
-					"recomputation");
-		}
-	}
-	if (hb->pend == HB_NONE) {
-		if (hb->before_known || hb->pend_alloc)
-			HB_FAIL("pending state without a pending block");
-		return 0;
-	}
-	if (hb->before_lim !=
-	    (hb->before_known ? hb_max3(hb->before_max, hb->before_suffix, 0) :
-				UINT64_MAX))
-		HB_FAIL("cached fast-path limit is wrong");
-	if (hb->pend_hint > HB_BLOCK_WORDS)
-		HB_FAIL("pending word hint out of range");
-	for (unsigned j = 0; j < hb->pend_hint; j++)
-		if (hb->words[hb->pend * HB_BLOCK_WORDS + j] != ~0ULL)
-			HB_FAIL("pending word hint passes a free unit");
-	if (!hb->before_known)
-		return 0;
-	/* Brute force: runs before the pending block. */
-	pstart = hb->pend << HB_BLOCK_SHIFT;
-	for (uint64_t u = hb_next_bit(hb->words, 0, pstart, false); u < pstart;
-	     u = hb_next_bit(hb->words, u, pstart, false)) {
-		uint64_t e = hb_next_bit(hb->words, u, pstart, true);
-
-		if (e == pstart) {
-			suffix = e - u;
-			break;
-		}
-		if (e - u > best)
-			best = e - u;
-		u = e;
-	}
-	if (hb->before_exact) {
-		if (best != hb->before_max || suffix != hb->before_suffix)
-			HB_FAIL("cached runs before the pending block are "
-				"wrong");
-	} else if (hb->before_max > hb_max3(best, suffix, 0)) {
-		HB_FAIL("cached run bound before the pending block is too "
-			"high");
-	}
-	return 0;
+	return hb_g_exact(hb, k, idx, nd, j);
 }
 
-/* Stale summaries (best fit): the free count and the padding only. */
-static int hb_validate_bits(const struct rg_hbitmap *hb, const char **reason)
+struct hb_sum rgi_hb_node_compute(const struct rg_hbitmap *hb, unsigned k,
+				  uint64_t idx)
 {
-	uint64_t used = 0, nw = (hb->capacity + 63) >> 6;
+	const struct hb_node *nd = &hb->lv[k][idx];
 
-	for (uint64_t i = 0; i < nw; i++)
-		used += (uint64_t)__builtin_popcountll(hb->words[i]);
-	if (hb->capacity & 63)
-		used -= 64 - (hb->capacity & 63); /* padding of the last word */
-	if (hb->capacity < hb->nblocks << HB_BLOCK_SHIFT &&
-	    !hb_bits_are(hb->words, hb->capacity, hb->nblocks << HB_BLOCK_SHIFT,
-			 true))
-		HB_FAIL("padding bits past the capacity are not all set");
-	if (used + hb->free_units != hb->capacity)
-		HB_FAIL("free-unit count disagrees with the bitmap");
-	return 0;
+	return hb_node_compute_masks(hb, k, idx, nd->any, nd->all, 64, NULL);
 }
 
-int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
+struct hb_sum rgi_hb_node_sum(const struct rg_hbitmap *hb, unsigned k,
+			      uint64_t idx)
 {
-	int err = hb && hb->sum_stale ? hb_validate_bits(hb, reason) :
-					hb_validate_core(hb, reason);
-
-	if (!err && rg_hbitmap_bytes_peak(hb) < rg_hbitmap_bytes(hb)) {
-		if (reason)
-			*reason = "peak of bytes held below bytes held";
-		return -EINVAL;
-	}
-	if (err || !hb->runs)
-		return err;
-	if (hb->pend != HB_NONE || hb->pend_alloc) {
-		if (reason)
-			*reason = "best-fit instance has a pending block";
-		return -EINVAL;
-	}
-	return rgi_hb_runs_validate(hb->runs, hb->words, hb->capacity, reason);
+	return hb_node_sum(hb, k, idx);
 }
 
-void rg_hbitmap_dump(const struct rg_hbitmap *hb, FILE *f)
+struct hb_sum rgi_hb_live_root(const struct rg_hbitmap *hb)
 {
-	struct hb_sum r = { 0, 0, 0 };
-	uint64_t u = 0, runs = 0;
+	return hb_live_root(hb);
+}
 
-	if (!hb || !f)
-		return;
-	if (!hb->sum_stale)
-		r = hb_live_root(hb);
-	fprintf(f,
-		"hbitmap capacity %llu free %llu blocks %llu levels %u "
-		"bytes %zu\n",
-		(unsigned long long)hb->capacity,
-		(unsigned long long)hb->free_units,
-		(unsigned long long)hb->nblocks, hb->nlevels,
-		rg_hbitmap_bytes(hb));
-	if (hb->sum_stale)
-		fprintf(f, "  summaries stale (best fit; rebuilt by the next "
-			   "first-fit call)\n");
-	else
-		fprintf(f, "  root prefix %llu suffix %llu inner %llu\n",
-			(unsigned long long)r.p, (unsigned long long)r.s,
-			(unsigned long long)r.inner);
-	if (hb->pend != HB_NONE)
-		fprintf(f,
-			"  pending block %llu (alloc %d, before %s %llu/%llu)\n",
-			(unsigned long long)hb->pend, hb->pend_alloc,
-			hb->before_known ? "known" : "unknown",
-			(unsigned long long)hb->before_max,
-			(unsigned long long)hb->before_suffix);
-	for (unsigned k = hb->nlevels; k-- > 0;) {
-		uint64_t shown = hb->lv_count[k] < 8 ? hb->lv_count[k] : 8;
+void rgi_hb_geometry(uint64_t capacity, struct hb_geom *g)
+{
+	hb_geometry(capacity, g);
+}
 
-		fprintf(f, "  level %u: %llu nodes\n", k,
-			(unsigned long long)hb->lv_count[k]);
-		for (uint64_t i = 0; i < shown; i++) {
-			const struct hb_node *nd = &hb->lv[k][i];
+bool rgi_hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e, bool set)
+{
+	return hb_bits_are(w, s, e, set);
+}
 
-			fprintf(f,
-				"    [%llu] any %016llx all %016llx p %llu "
-				"s %llu inner %llu\n",
-				(unsigned long long)i,
-				(unsigned long long)nd->any,
-				(unsigned long long)nd->all,
-				(unsigned long long)nd->p,
-				(unsigned long long)nd->s,
-				(unsigned long long)nd->inner);
-		}
-	}
-	fprintf(f, "  free runs:");
-	while (runs < 32) {
-		uint64_t s = hb_next_bit(hb->words, u, hb->capacity, false);
-
-		if (s >= hb->capacity)
-			break;
-		u = hb_next_bit(hb->words, s, hb->capacity, true);
-		fprintf(f, " [%llu,%llu)", (unsigned long long)s,
-			(unsigned long long)u);
-		runs++;
-	}
-	fprintf(f, "%s\n", runs == 32 ? " ..." : "");
-	if (hb->runs)
-		rgi_hb_runs_dump(hb->runs, f);
+uint64_t rgi_hb_next_bit(const uint64_t *w, uint64_t from, uint64_t end,
+			 bool set)
+{
+	return hb_next_bit(w, from, end, set);
 }
 
 /* ---- constrained allocation: window, boundary, placement --------------- */
