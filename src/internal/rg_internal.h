@@ -56,6 +56,22 @@
 #define RGI_DEBUG_ASSERT(cond) RGI_ASSERT(cond)
 #endif
 
+/*
+ * The third tier: checks too slow for any normal build, such as validating
+ * a whole structure after every mutation (O(size) each). They are compiled
+ * in only by -Dexpensive_checks=true, a build for hunting a bug; otherwise
+ * @cond is type-checked but never evaluated.
+ */
+#ifdef RGI_EXPENSIVE_CHECKS
+#define RGI_EXPENSIVE_ASSERT(cond) RGI_ASSERT(cond)
+#else
+#define RGI_EXPENSIVE_ASSERT(cond)    \
+	do {                          \
+		if (0)                \
+			(void)(cond); \
+	} while (0)
+#endif
+
 RGI_HIDDEN __attribute__((noreturn)) void
 rgi_assert_fail(const char *expr, const char *file, int line);
 

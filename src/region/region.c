@@ -232,6 +232,27 @@ void rg_region_destroy(struct rg_region *r)
 }
 
 /* True if [start, start + n) is a non-empty range inside the capacity. */
+/*
+ * What is wrong with the instance, or NULL if nothing (lock held): the
+ * front end's counts against the backend's own check. rg_region_validate()
+ * reports it; builds with expensive checks assert it after every mutation.
+ */
+static const char *inconsistency(struct rg_region *r)
+{
+	const char *why = NULL;
+	unsigned long used = 0;
+
+	if (!r->ops || r->ops != backends[r->backend])
+		return "ops table does not match the backend";
+	if (r->free_units > r->capacity)
+		return "more free units than the capacity";
+	if (r->ops->validate(r, &used, &why) != 0)
+		return why ? why : "backend structure is invalid";
+	if (used != r->capacity - r->free_units)
+		return "free-unit count disagrees with the backend";
+	return NULL;
+}
+
 static inline bool range_ok(struct rg_region *r, unsigned long start,
 			    unsigned long n)
 {
@@ -249,6 +270,7 @@ static inline int mutation_done(struct rg_region *r, int err,
 		r->free_units = free;
 		if (r->bytes_vary)
 			sample_peak(r);
+		RGI_EXPENSIVE_ASSERT(!inconsistency(r));
 	}
 	unlock(r);
 	return err;
@@ -278,6 +300,7 @@ static inline int alloc_body(struct rg_region *r, unsigned long n,
 	r->free_units -= n;
 	if (r->bytes_vary)
 		sample_peak(r);
+	RGI_EXPENSIVE_ASSERT(!inconsistency(r));
 	return 0;
 }
 
@@ -318,6 +341,7 @@ static inline int free_body(struct rg_region *r, unsigned long start,
 	r->free_units += n;
 	if (r->bytes_vary)
 		sample_peak(r);
+	RGI_EXPENSIVE_ASSERT(!inconsistency(r));
 	return 0;
 }
 
@@ -432,8 +456,7 @@ __asm__(".symver rgi_region_get_stats_v01, rg_region_get_stats@LIBREGION_0.1");
 
 int rg_region_validate(struct rg_region *r, const char **reason)
 {
-	const char *why = NULL;
-	unsigned long used = 0;
+	const char *why;
 
 	if (!r) {
 		if (reason)
@@ -441,15 +464,7 @@ int rg_region_validate(struct rg_region *r, const char **reason)
 		return -EINVAL;
 	}
 	lock(r);
-	if (!r->ops || r->ops != backends[r->backend])
-		why = "ops table does not match the backend";
-	else if (r->free_units > r->capacity)
-		why = "more free units than the capacity";
-	else if (r->ops->validate(r, &used, &why) != 0) {
-		if (!why)
-			why = "backend structure is invalid";
-	} else if (used != r->capacity - r->free_units)
-		why = "free-unit count disagrees with the backend";
+	why = inconsistency(r);
 	unlock(r);
 	if (reason)
 		*reason = why;
@@ -572,6 +587,7 @@ int rg_region_resize(struct rg_region *r, unsigned long capacity)
 			r->next = 0;
 		/* fixed-size maps changed size too: sample in any case */
 		r->bytes_peak = RGI_MAX(r->bytes_peak, bytes_held(r));
+		RGI_EXPENSIVE_ASSERT(!inconsistency(r));
 	}
 	unlock(r);
 	return err;
