@@ -33,6 +33,6 @@ gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
 	--branches -o "$d/coverage-branches.txt" --txt
 cat "$d/coverage.txt"
 gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
-	--print-summary -o /dev/null
+	--print-summary -o "$d/coverage-summary.txt"
 echo "coverage: uncovered lines per file in $d/coverage.txt, branches in" \
 	"$d/coverage-branches.txt, annotated sources in $d/coverage.html"
