@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Ordinary paths that make coverage found no other test driving: the
+ * reverse search on a best-fit instance, reverse and best-fit allocation
+ * on a full map, best fit asked of an instance without the index.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libregion.h>
+
+#include "rg_test.h"
+
+static void expect_hb_valid(const struct rg_hbitmap *hb)
+{
+	const char *reason = NULL;
+
+	assert_int_equal(rg_hbitmap_validate(hb, &reason), 0);
+	assert_null(reason);
+}
+
+/*
+ * On a best-fit instance the reverse search scans the words from the top
+ * and keeps the index of free runs up to date.
+ */
+static void test_hbitmap_rev_on_best_fit(void **state)
+{
+	struct rg_hbitmap *hb =
+		rg_hbitmap_create_flags(1000, RG_HBITMAP_BEST_FIT);
+	uint64_t s = 12345;
+
+	(void)state;
+	assert_non_null(hb);
+	assert_int_equal(rg_hbitmap_alloc_rev(hb, 10, 1, &s), 0);
+	assert_int_equal(s, 990);
+	expect_hb_valid(hb);
+	assert_int_equal(rg_hbitmap_alloc_rev(hb, 8, 16, &s), 0);
+	assert_int_equal(s, 976);
+	assert_int_equal(rg_hbitmap_free_units(hb), 982);
+	expect_hb_valid(hb);
+	/* The index saw both: best fit takes the 6-unit hole between them. */
+	assert_int_equal(rg_hbitmap_alloc_best(hb, 6, 1, &s), 0);
+	assert_int_equal(s, 984);
+	expect_hb_valid(hb);
+	assert_int_equal(rg_hbitmap_largest_free_run(hb), 976);
+
+	/* Full: the reverse search fails and changes nothing. */
+	assert_int_equal(rg_hbitmap_reserve(hb, 0, 976), 0);
+	assert_int_equal(rg_hbitmap_free_units(hb), 0);
+	s = 12345;
+	assert_int_equal(rg_hbitmap_alloc_rev(hb, 1, 1, &s), -ENOSPC);
+	assert_int_equal(s, 12345);
+	assert_int_equal(rg_hbitmap_alloc_best(hb, 1, 1, &s), -ENOSPC);
+	assert_int_equal(s, 12345);
+	expect_hb_valid(hb);
+	assert_int_equal(rg_hbitmap_free(hb, 500, 3), 0);
+	assert_int_equal(rg_hbitmap_alloc_rev(hb, 4, 1, &s), -ENOSPC);
+	assert_int_equal(rg_hbitmap_alloc_rev(hb, 3, 1, &s), 0);
+	assert_int_equal(s, 500);
+	assert_int_equal(rg_hbitmap_free_units(hb), 0);
+	expect_hb_valid(hb);
+	rg_hbitmap_destroy(hb);
+}
+
+/* Reverse allocation on a full plain instance; best fit without index. */
+static void test_hbitmap_rev_full_plain(void **state)
+{
+	struct rg_hbitmap *hb = rg_hbitmap_create(5000);
+	uint64_t s = 777;
+
+	(void)state;
+	assert_non_null(hb);
+	assert_int_equal(rg_hbitmap_alloc_best(hb, 1, 1, &s), -EOPNOTSUPP);
+	assert_int_equal(s, 777);
+	assert_int_equal(rg_hbitmap_reserve(hb, 0, 5000), 0);
+	assert_int_equal(rg_hbitmap_alloc_rev(hb, 1, 1, &s), -ENOSPC);
+	assert_int_equal(rg_hbitmap_alloc_rev(hb, 64, 64, &s), -ENOSPC);
+	assert_int_equal(s, 777);
+	expect_hb_valid(hb);
+	assert_int_equal(rg_hbitmap_free(hb, 4096, 64), 0);
+	assert_int_equal(rg_hbitmap_alloc_rev(hb, 64, 64, &s), 0);
+	assert_int_equal(s, 4096);
+	assert_int_equal(rg_hbitmap_free_units(hb), 0);
+	expect_hb_valid(hb);
+	rg_hbitmap_destroy(hb);
+}
+
+static void expect_xa_valid(struct rg_xarray *xa)
+{
+	const char *reason = NULL;
+
+	assert_int_equal(rg_xa_validate(xa, &reason), 0);
+	assert_null(reason);
+}
+
+/* A state on the array's head: index 0 held with no node. */
+static void test_xas_on_head(void **state)
+{
+	static int a;
+	RG_DEFINE_XARRAY(xa);
+
+	(void)state;
+	assert_int_equal(rg_xa_store(&xa, 0, &a, NULL), 0);
+	rg_xa_lock(&xa);
+	{
+		RG_XA_STATE(xas, &xa, 0);
+
+		assert_ptr_equal(rg_xas_load(&xas), &a);
+		assert_null(xas.xa_node);
+		assert_ptr_equal(rg_xas_reload(&xas), &a);
+		/* Nothing before index 0: the state leaves the array. */
+		assert_null(rg_xas_prev(&xas));
+		assert_ptr_equal(xas.xa_node, RG_XAS_BOUNDS);
+		assert_true(rg_xas_invalid(&xas));
+		assert_int_equal(rg_xas_error(&xas), 0);
+	}
+	{
+		RG_XA_STATE(xas, &xa, 0);
+
+		/* A mark that does not exist finds nothing. */
+		assert_null(rg_xas_find_marked(
+			&xas, ULONG_MAX, (rg_xa_mark_t)(RG_XA_MARK_MAX + 1)));
+		assert_int_equal(xas.xa_index, 0);
+		/* A state holding an error does nothing. */
+		rg_xas_set_err(&xas, -EINVAL);
+		assert_null(rg_xas_prev(&xas));
+		assert_int_equal(rg_xas_error(&xas), -EINVAL);
+		assert_int_equal(xas.xa_index, 0);
+	}
+	rg_xa_unlock(&xa);
+	assert_ptr_equal(rg_xa_load(&xa, 0), &a);
+	expect_xa_valid(&xa);
+	rg_xa_destroy(&xa);
+	assert_true(rg_xa_empty(&xa));
+}
+
+/*
+ * Nodes rg_xas_nomem() allocated and no store used are given back by the
+ * next rg_xas_nomem(); one that already holds enough allocates no more.
+ */
+static void test_xas_nomem_leftover(void **state)
+{
+	static int a;
+	RG_DEFINE_XARRAY(xa);
+	struct rg_slab_stats st0, st;
+	void *old;
+
+	(void)state;
+	/* a node, so that the node cache exists */
+	assert_int_equal(rg_xa_store(&xa, 1000, &a, NULL), 0);
+	assert_int_equal(rg_xa_node_cache_stats(&st0), 0);
+	{
+		RG_XA_STATE(xas, &xa, 1UL << 30);
+
+		rg_fault_inject(1);
+		rg_xa_lock(&xa);
+		old = rg_xas_store(&xas, &a);
+		rg_xa_unlock(&xa);
+		rg_fault_inject(0);
+		assert_null(old);
+		assert_int_equal(rg_xas_error(&xas), -ENOMEM);
+		assert_null(rg_xa_load(&xa, 1UL << 30));
+		assert_true(xas.xa_need > 0);
+		assert_true(rg_xas_nomem(&xas));
+		assert_int_equal(rg_xas_error(&xas), 0);
+		assert_non_null(xas.xa_alloc);
+		assert_int_equal(rg_xa_node_cache_stats(&st), 0);
+		assert_int_equal(st.objects_in_use,
+				 st0.objects_in_use + xas.xa_need);
+
+		/* Already holding what it needs: nothing more is allocated. */
+		rg_xas_set_err(&xas, -ENOMEM);
+		assert_true(rg_xas_nomem(&xas));
+		assert_int_equal(rg_xa_node_cache_stats(&st), 0);
+		assert_int_equal(st.objects_in_use,
+				 st0.objects_in_use + xas.xa_need);
+
+		/* Not used after all: the next call frees them. */
+		assert_false(rg_xas_nomem(&xas));
+		assert_null(xas.xa_alloc);
+		assert_int_equal(rg_xa_node_cache_stats(&st), 0);
+		assert_int_equal(st.objects_in_use, st0.objects_in_use);
+	}
+	assert_null(rg_xa_load(&xa, 1UL << 30));
+	expect_xa_valid(&xa);
+	rg_xa_destroy(&xa);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hbitmap_rev_on_best_fit),
+		cmocka_unit_test(test_hbitmap_rev_full_plain),
+		cmocka_unit_test(test_xas_on_head),
+		cmocka_unit_test(test_xas_nomem_leftover),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
