@@ -109,6 +109,9 @@ static void test_xas_on_head(void **state)
 	{
 		RG_XA_STATE(xas, &xa, 0);
 
+		/* Not walked yet: reload walks. */
+		assert_ptr_equal(rg_xas_reload(&xas), &a);
+		assert_null(xas.xa_node);
 		assert_ptr_equal(rg_xas_load(&xas), &a);
 		assert_null(xas.xa_node);
 		assert_ptr_equal(rg_xas_reload(&xas), &a);
@@ -190,12 +193,74 @@ static void test_xas_nomem_leftover(void **state)
 	rg_xa_destroy(&xa);
 }
 
+/* Freeing units that are not allocated, on a best-fit instance. */
+static void test_hbitmap_best_fit_free_not_taken(void **state)
+{
+	struct rg_hbitmap *hb =
+		rg_hbitmap_create_flags(4096, RG_HBITMAP_BEST_FIT);
+	uint64_t s;
+
+	(void)state;
+	assert_non_null(hb);
+	assert_int_equal(rg_hbitmap_reserve(hb, 0, 1000), 0);
+	/* short (one or two words) and long frees, each half outside */
+	assert_int_equal(rg_hbitmap_free(hb, 990, 20), -ENOENT);
+	assert_int_equal(rg_hbitmap_free(hb, 1000, 8), -ENOENT);
+	assert_int_equal(rg_hbitmap_free(hb, 900, 200), -ENOENT);
+	assert_int_equal(rg_hbitmap_free(hb, 2000, 300), -ENOENT);
+	assert_int_equal(rg_hbitmap_free_units(hb), 3096);
+	assert_int_equal(rg_hbitmap_test(hb, 999), 1);
+	assert_int_equal(rg_hbitmap_test(hb, 1000), 0);
+	expect_hb_valid(hb);
+	/* nothing changed: best fit still finds the run after 1000 */
+	assert_int_equal(rg_hbitmap_alloc_best(hb, 10, 1, &s), 0);
+	assert_int_equal(s, 1000);
+	assert_int_equal(rg_hbitmap_free(hb, 0, 1010), 0);
+	assert_int_equal(rg_hbitmap_free_units(hb), 4096);
+	expect_hb_valid(hb);
+	rg_hbitmap_destroy(hb);
+}
+
+/*
+ * A summary node whose 64 children (level-0 nodes of 64 blocks of 512
+ * units each) all become free again, one child at a time.
+ */
+static void test_hbitmap_node_all_free(void **state)
+{
+	const uint64_t child = 64 * 512, node = 64 * child;
+	struct rg_hbitmap *hb = rg_hbitmap_create(2 * node + child);
+	uint64_t s;
+
+	(void)state;
+	assert_non_null(hb);
+	assert_int_equal(rg_hbitmap_reserve(hb, 0, 2 * node), 0);
+	expect_hb_valid(hb);
+	assert_int_equal(rg_hbitmap_largest_free_run(hb), child);
+	for (uint64_t c = 0; c < 64; c++) {
+		assert_int_equal(rg_hbitmap_free(hb, c * child, child), 0);
+		assert_int_equal(rg_hbitmap_largest_free_run(hb),
+				 c == 63 ? node : (c + 1) * child);
+	}
+	assert_int_equal(rg_hbitmap_free_units(hb), node + child);
+	expect_hb_valid(hb);
+	assert_int_equal(rg_hbitmap_alloc(hb, node, 1, &s), 0);
+	assert_int_equal(s, 0);
+	assert_int_equal(rg_hbitmap_alloc(hb, child + 1, 1, &s), -ENOSPC);
+	assert_int_equal(rg_hbitmap_alloc(hb, child, 1, &s), 0);
+	assert_int_equal(s, 2 * node);
+	assert_int_equal(rg_hbitmap_free_units(hb), 0);
+	expect_hb_valid(hb);
+	rg_hbitmap_destroy(hb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hbitmap_rev_on_best_fit),
 		cmocka_unit_test(test_hbitmap_rev_full_plain),
 		cmocka_unit_test(test_xas_on_head),
+		cmocka_unit_test(test_hbitmap_best_fit_free_not_taken),
+		cmocka_unit_test(test_hbitmap_node_all_free),
 		cmocka_unit_test(test_xas_nomem_leftover),
 	};
 
