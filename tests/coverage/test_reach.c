@@ -253,6 +253,50 @@ static void test_hbitmap_node_all_free(void **state)
 	rg_hbitmap_destroy(hb);
 }
 
+/* A marked search over an array whose only entry sits in its head. */
+static void test_xa_find_marked_head_only(void **state)
+{
+	static int a;
+	RG_DEFINE_XARRAY(xa);
+	unsigned long index = 0;
+
+	(void)state;
+	assert_int_equal(rg_xa_store(&xa, 0, &a, NULL), 0);
+	assert_null(rg_xa_find(&xa, &index, ULONG_MAX, RG_XA_MARK_0));
+	assert_int_equal(index, 0);
+	assert_ptr_equal(rg_xa_find(&xa, &index, ULONG_MAX, RG_XA_PRESENT), &a);
+	assert_int_equal(index, 0);
+	assert_int_equal(rg_xa_set_mark(&xa, 0, RG_XA_MARK_0), 0);
+	index = 0;
+	assert_ptr_equal(rg_xa_find(&xa, &index, ULONG_MAX, RG_XA_MARK_0), &a);
+	assert_int_equal(index, 0);
+	expect_xa_valid(&xa);
+	rg_xa_destroy(&xa);
+}
+
+/* Allocation whose range ends just past a full tree: nothing left. */
+static void test_xa_alloc_full_tree_limit(void **state)
+{
+	static int a;
+	RG_DEFINE_XARRAY_ALLOC(xa);
+	unsigned long id;
+
+	(void)state;
+	for (unsigned long i = 0; i < 64; i++) {
+		assert_int_equal(rg_xa_alloc(&xa, &id, &a, 0, ULONG_MAX), 0);
+		assert_int_equal(id, i);
+	}
+	id = 999;
+	assert_int_equal(rg_xa_alloc(&xa, &id, &a, 0, 63), -EBUSY);
+	assert_int_equal(rg_xa_alloc(&xa, &id, &a, 10, 63), -EBUSY);
+	assert_int_equal(id, 999);
+	expect_xa_valid(&xa);
+	assert_int_equal(rg_xa_alloc(&xa, &id, &a, 10, 64), 0);
+	assert_int_equal(id, 64);
+	expect_xa_valid(&xa);
+	rg_xa_destroy(&xa);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +306,8 @@ int main(void)
 		cmocka_unit_test(test_hbitmap_best_fit_free_not_taken),
 		cmocka_unit_test(test_hbitmap_node_all_free),
 		cmocka_unit_test(test_xas_nomem_leftover),
+		cmocka_unit_test(test_xa_find_marked_head_only),
+		cmocka_unit_test(test_xa_alloc_full_tree_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
