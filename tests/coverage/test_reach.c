@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,9 +298,76 @@ static void test_xa_alloc_full_tree_limit(void **state)
 	rg_xa_destroy(&xa);
 }
 
+struct reports {
+	int n;
+	const void *obj;
+	char what[64];
+};
+
+static void note_report(const char *cache, const void *obj, const char *what,
+			void *arg)
+{
+	struct reports *r = arg;
+
+	(void)cache;
+	r->n++;
+	r->obj = obj;
+	snprintf(r->what, sizeof(r->what), "%s", what);
+}
+
+static size_t slab_in_use(struct rg_slab_cache *c)
+{
+	struct rg_slab_stats st;
+
+	assert_int_equal(rg_slab_get_stats(c, &st), 0);
+	return st.objects_in_use;
+}
+
+/*
+ * A bulk free whose first entries are NULL: they are skipped, and the
+ * double-free check applies to the first real object.
+ */
+static void test_slab_free_bulk_leading_nulls(void **state)
+{
+	struct rg_slab_cache *c = rg_slab_create("reach", 32, 0, 0, NULL);
+	struct reports r = { 0 };
+	void *p[5] = { NULL, NULL, NULL, NULL, NULL };
+	void *x;
+
+	(void)state;
+	assert_non_null(c);
+	rg_slab_set_report_hook(note_report, &r);
+	assert_int_equal(rg_slab_alloc_bulk(c, 3, &p[2]), 3);
+	assert_int_equal(slab_in_use(c), 3);
+	rg_slab_free_bulk(c, 5, p);
+	assert_int_equal(slab_in_use(c), 0);
+	assert_int_equal(r.n, 0);
+
+	/* The object freed last, behind NULLs, is reported and skipped. */
+	x = rg_slab_alloc(c);
+	assert_non_null(x);
+	p[0] = rg_slab_alloc(c);
+	assert_non_null(p[0]);
+	rg_slab_free(c, x);
+	assert_int_equal(slab_in_use(c), 1);
+	p[1] = NULL;
+	p[2] = x;
+	p[3] = p[0];
+	p[0] = NULL;
+	rg_slab_free_bulk(c, 4, p);
+	assert_int_equal(r.n, 1);
+	assert_ptr_equal(r.obj, x);
+	assert_string_equal(r.what, "double free");
+	assert_int_equal(slab_in_use(c), 0);
+	assert_int_equal(rg_slab_validate(c, NULL), 0);
+	rg_slab_set_report_hook(NULL, NULL);
+	assert_int_equal(rg_slab_destroy(c), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slab_free_bulk_leading_nulls),
 		cmocka_unit_test(test_hbitmap_rev_on_best_fit),
 		cmocka_unit_test(test_hbitmap_rev_full_plain),
 		cmocka_unit_test(test_xas_on_head),
