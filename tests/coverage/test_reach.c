@@ -364,6 +364,146 @@ static void test_slab_free_bulk_leading_nulls(void **state)
 	assert_int_equal(rg_slab_destroy(c), 0);
 }
 
+#define EXPECT_AT(mas, e, want, st, lo, hi)           \
+	do {                                          \
+		assert_ptr_equal((e), (want));        \
+		assert_int_equal((mas).status, (st)); \
+		assert_int_equal((mas).index, (lo));  \
+		assert_int_equal((mas).last, (hi));   \
+	} while (0)
+
+/*
+ * The advanced Maple Tree API's steps from paused, overflowed and
+ * underflowed states, and from a state holding an error.
+ */
+static void test_maple_steps_from_limits(void **state)
+{
+	static int a, b, c, x;
+	struct rg_maple_tree mt;
+	void *e;
+
+	(void)state;
+	assert_int_equal(rg_mtree_init(&mt, 0), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 0, 9, &a), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 30, 39, &b), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 50, 59, &c), 0);
+
+	rg_mtree_lock(&mt);
+	{
+		RG_MA_STATE(mas, &mt, 5, 5);
+
+		/* Paused: the next entry lies past the gap after it. */
+		assert_ptr_equal(rg_mas_walk(&mas), &a);
+		rg_mas_pause(&mas);
+		e = rg_mas_next(&mas, ULONG_MAX);
+		EXPECT_AT(mas, e, &b, RG_MAS_ACTIVE, 30, 39);
+	}
+	{
+		RG_MA_STATE(mas, &mt, 5, 5);
+
+		/* Paused, by range: the gap itself comes next. */
+		assert_ptr_equal(rg_mas_walk(&mas), &a);
+		rg_mas_pause(&mas);
+		e = rg_mas_next_range(&mas, ULONG_MAX);
+		EXPECT_AT(mas, e, NULL, RG_MAS_ACTIVE, 10, 29);
+	}
+	{
+		RG_MA_STATE(mas, &mt, 35, 35);
+
+		/* Paused, and the gap after it reaches the limit. */
+		assert_ptr_equal(rg_mas_walk(&mas), &b);
+		rg_mas_pause(&mas);
+		assert_null(rg_mas_next(&mas, 45));
+		assert_int_equal(mas.status, RG_MAS_OVERFLOW);
+	}
+	{
+		RG_MA_STATE(mas, &mt, 35, 35);
+
+		/* Underflowed above a floor, then a lower floor: go on. */
+		assert_ptr_equal(rg_mas_walk(&mas), &b);
+		rg_mas_pause(&mas);
+		assert_null(rg_mas_prev(&mas, 20));
+		assert_int_equal(mas.status, RG_MAS_UNDERFLOW);
+		e = rg_mas_prev(&mas, 0);
+		EXPECT_AT(mas, e, &a, RG_MAS_ACTIVE, 0, 9);
+	}
+	{
+		RG_MA_STATE(mas, &mt, 55, 55);
+
+		/* Overflowed: the step back reads the range it stood on. */
+		assert_ptr_equal(rg_mas_walk(&mas), &c);
+		assert_null(rg_mas_next(&mas, 58));
+		assert_int_equal(mas.status, RG_MAS_OVERFLOW);
+		e = rg_mas_prev(&mas, 0);
+		EXPECT_AT(mas, e, &c, RG_MAS_ACTIVE, 50, 59);
+	}
+	{
+		RG_MA_STATE(mas, &mt, 55, 55);
+
+		/* Overflowed, then find: no further under the same limit. */
+		assert_ptr_equal(rg_mas_walk(&mas), &c);
+		assert_null(rg_mas_next(&mas, 58));
+		assert_int_equal(mas.status, RG_MAS_OVERFLOW);
+		assert_null(rg_mas_find(&mas, 58));
+		e = rg_mas_find(&mas, ULONG_MAX);
+		EXPECT_AT(mas, e, &c, RG_MAS_ACTIVE, 50, 59);
+	}
+	{
+		RG_MA_STATE(mas, &mt, 55, 55);
+
+		/* Overflowed, then backwards with find_rev. */
+		assert_ptr_equal(rg_mas_walk(&mas), &c);
+		assert_null(rg_mas_next(&mas, 58));
+		e = rg_mas_find_rev(&mas, 0);
+		EXPECT_AT(mas, e, &b, RG_MAS_ACTIVE, 30, 39);
+		assert_null(rg_mas_next(&mas, mas.last));
+		e = rg_mas_find_rev(&mas, mas.index);
+		EXPECT_AT(mas, e, NULL, RG_MAS_UNDERFLOW, 30, 39);
+	}
+	{
+		RG_MA_STATE(mas, &mt, 35, 35);
+
+		/* Underflowed, then find_rev with the same and a lower floor. */
+		assert_ptr_equal(rg_mas_walk(&mas), &b);
+		rg_mas_pause(&mas);
+		assert_null(rg_mas_prev(&mas, 20));
+		assert_int_equal(mas.status, RG_MAS_UNDERFLOW);
+		e = rg_mas_find_rev(&mas, 20);
+		EXPECT_AT(mas, e, NULL, RG_MAS_UNDERFLOW, 10, 29);
+		e = rg_mas_find_rev(&mas, 0);
+		EXPECT_AT(mas, e, &a, RG_MAS_ACTIVE, 0, 9);
+	}
+	{
+		RG_MA_STATE(mas, &mt, 5, 5);
+
+		/* Underflowed at 0, then find with limit 0: overflow. */
+		assert_ptr_equal(rg_mas_walk(&mas), &a);
+		assert_null(rg_mas_prev(&mas, 0));
+		assert_int_equal(mas.status, RG_MAS_UNDERFLOW);
+		e = rg_mas_find(&mas, 0);
+		EXPECT_AT(mas, e, NULL, RG_MAS_OVERFLOW, 0, 9);
+	}
+	{
+		RG_MA_STATE(mas, &mt, 200, 100);
+
+		/* A store that fails leaves an error: every step is a no-op. */
+		assert_null(rg_mas_store(&mas, &x));
+		assert_int_equal(mas.status, RG_MAS_ERROR);
+		assert_int_equal(mas.error, -EINVAL);
+		assert_null(rg_mas_next(&mas, ULONG_MAX));
+		assert_null(rg_mas_prev(&mas, 0));
+		assert_null(rg_mas_find(&mas, ULONG_MAX));
+		assert_null(rg_mas_find_rev(&mas, 0));
+		assert_int_equal(mas.status, RG_MAS_ERROR);
+		assert_int_equal(mas.error, -EINVAL);
+	}
+	rg_mtree_unlock(&mt);
+	assert_null(rg_mtree_load(&mt, 100));
+	assert_null(rg_mtree_load(&mt, 150));
+	assert_int_equal(rg_mtree_validate(&mt, NULL), 0);
+	rg_mtree_destroy(&mt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_xas_nomem_leftover),
 		cmocka_unit_test(test_xa_find_marked_head_only),
 		cmocka_unit_test(test_xa_alloc_full_tree_limit),
+		cmocka_unit_test(test_maple_steps_from_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
