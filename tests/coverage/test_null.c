@@ -145,6 +145,86 @@ static void test_null_slab(void **state)
 	rg_slab_destroy(c);
 }
 
+/* The Maple Tree's reads and range steps given no tree or no state. */
+static void test_null_maple_reads(void **state)
+{
+	struct rg_maple_tree mt;
+	struct rg_mtree_stats st;
+	unsigned long index = 0;
+
+	(void)state;
+	assert_null(rg_mtree_load(NULL, 0));
+	assert_null(rg_mtree_find(NULL, &index, ~0UL));
+	assert_false(rg_mtree_empty(NULL));
+	assert_int_equal(rg_mtree_bytes(NULL), 0);
+	assert_int_equal(rg_mtree_get_stats(NULL, &st), -EINVAL);
+	assert_int_equal(rg_mtree_node_stats(NULL), -EINVAL);
+	rg_mtree_dump(NULL, null_out());
+	assert_null(rg_mas_next_range(NULL, ~0UL));
+	assert_null(rg_mas_prev_range(NULL, 0));
+	assert_null(rg_mas_find_range(NULL, ~0UL));
+
+	/* A live tree given a NULL out-parameter or stream. */
+	assert_int_equal(rg_mtree_init(&mt, 0), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 5, 9, rg_mt_mk_value(3)), 0);
+	assert_null(rg_mtree_find(&mt, NULL, ~0UL));
+	assert_int_equal(rg_mtree_get_stats(&mt, NULL), -EINVAL);
+	rg_mtree_dump(&mt, NULL);
+	assert_ptr_equal(rg_mtree_load(&mt, 7), rg_mt_mk_value(3));
+	assert_int_equal(rg_mtree_validate(&mt, NULL), 0);
+	rg_mtree_destroy(&mt);
+}
+
+/* The xarray's writes given no array. */
+static void test_null_xarray_writes(void **state)
+{
+	static int a;
+	struct rg_xarray xa;
+	unsigned long id = 77;
+	void *cur = &a;
+
+	(void)state;
+	assert_int_equal(rg_xa_store(NULL, 0, &a, NULL), -EINVAL);
+	assert_int_equal(rg_xa_insert(NULL, 0, &a), -EINVAL);
+	assert_int_equal(rg_xa_cmpxchg(NULL, 0, NULL, &a, &cur), -EINVAL);
+	assert_int_equal(rg_xa_alloc(NULL, &id, &a, 0, ~0UL), -EINVAL);
+	assert_int_equal(id, 77);
+	assert_int_equal(rg_xa_set_mark(NULL, 0, RG_XA_MARK_0), -EINVAL);
+	assert_int_equal(rg_xa_clear_mark(NULL, 0, RG_XA_MARK_0), -EINVAL);
+	assert_null(rg_xa_erase_locked(NULL, 0));
+	rg_xa_dump_locked(NULL, null_out(), NULL);
+
+	rg_xa_init(&xa);
+	assert_int_equal(rg_xa_store(&xa, 4, &a, NULL), 0);
+	rg_xa_lock(&xa);
+	rg_xa_dump_locked(&xa, NULL, NULL);
+	rg_xa_unlock(&xa);
+	assert_ptr_equal(rg_xa_load(&xa, 4), &a);
+	assert_int_equal(rg_xa_validate(&xa, NULL), 0);
+	rg_xa_destroy(&xa);
+}
+
+/* The region calls given no region, and an hbitmap's peak. */
+static void test_null_region(void **state)
+{
+	struct rg_region *r = rg_region_create("bitmap", 64, 0);
+	unsigned long s;
+
+	(void)state;
+	assert_int_equal(rg_region_free(NULL, 0, 1), -EINVAL);
+	assert_int_equal(rg_region_reserve(NULL, 0, 1), -EINVAL);
+	assert_int_equal(rg_region_test(NULL, 0), -EINVAL);
+	rg_region_dump(NULL, null_out());
+	assert_int_equal(rg_hbitmap_bytes_peak(NULL), 0);
+
+	assert_non_null(r);
+	assert_int_equal(rg_region_alloc(r, 4, 1, &s), 0);
+	rg_region_dump(r, NULL);
+	assert_int_equal(rg_region_test(r, s), 1);
+	assert_int_equal(rg_region_validate(r, NULL), 0);
+	rg_region_destroy(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +234,9 @@ int main(void)
 		cmocka_unit_test(test_null_maple),
 		cmocka_unit_test(test_null_xarray),
 		cmocka_unit_test(test_null_slab),
+		cmocka_unit_test(test_null_maple_reads),
+		cmocka_unit_test(test_null_xarray_writes),
+		cmocka_unit_test(test_null_region),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
