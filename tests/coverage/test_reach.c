@@ -504,6 +504,52 @@ static void test_maple_steps_from_limits(void **state)
 	rg_mtree_destroy(&mt);
 }
 
+/* Aligned free-window searches of the advanced API, both directions. */
+static void test_maple_empty_area_aligned(void **state)
+{
+	static int a, b, c;
+	struct rg_maple_tree mt;
+
+	(void)state;
+	assert_int_equal(rg_mtree_init(&mt, 0), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 0, 9, &a), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 30, 39, &b), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 50, 59, &c), 0);
+	rg_mtree_lock(&mt);
+	{
+		RG_MA_STATE(mas, &mt, 0, 0);
+
+		assert_int_equal(rg_mas_empty_area_aligned(&mas, 0, 100, 8, 16),
+				 0);
+		assert_int_equal(mas.index, 16);
+		assert_int_equal(mas.last, 23);
+		assert_int_equal(
+			rg_mas_empty_area_rev_aligned(&mas, 0, 100, 8, 16), 0);
+		assert_int_equal(mas.index, 80);
+		assert_int_equal(mas.last, 87);
+		/* No gap below 60 holds 20 indices from a multiple of 16. */
+		assert_int_equal(rg_mas_empty_area_aligned(&mas, 0, 59, 20, 16),
+				 -EBUSY);
+		assert_int_equal(
+			rg_mas_empty_area_rev_aligned(&mas, 0, 59, 20, 16),
+			-EBUSY);
+		assert_int_equal(mas.index, 80);
+		assert_int_equal(mas.last, 87);
+		assert_int_equal(rg_mas_empty_area_aligned(&mas, 0, 100, 8, 3),
+				 -EINVAL);
+		assert_int_equal(
+			rg_mas_empty_area_rev_aligned(&mas, 0, 100, 8, 0),
+			-EINVAL);
+		/* Unaligned gaps of 20 do exist. */
+		assert_int_equal(rg_mas_empty_area_aligned(&mas, 0, 59, 20, 1),
+				 0);
+		assert_int_equal(mas.index, 10);
+	}
+	rg_mtree_unlock(&mt);
+	assert_int_equal(rg_mtree_validate(&mt, NULL), 0);
+	rg_mtree_destroy(&mt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_xa_find_marked_head_only),
 		cmocka_unit_test(test_xa_alloc_full_tree_limit),
 		cmocka_unit_test(test_maple_steps_from_limits),
+		cmocka_unit_test(test_maple_empty_area_aligned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
