@@ -550,6 +550,29 @@ static void test_maple_empty_area_aligned(void **state)
 	rg_mtree_destroy(&mt);
 }
 
+/* A region created with RG_REGION_LOCKED: alloc and free take its lock. */
+static void test_region_locked_alloc_free(void **state)
+{
+	struct rg_region *r = rg_region_create("bitmap", 100, RG_REGION_LOCKED);
+	const char *why = NULL;
+	unsigned long s = 0;
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(rg_region_alloc(r, 10, 8, &s), 0);
+	assert_int_equal(s, 0);
+	assert_int_equal(rg_region_alloc(r, 10, 8, &s), 0);
+	assert_int_equal(s, 16);
+	assert_int_equal(rg_region_test(r, 25), 1);
+	assert_int_equal(rg_region_free(r, 16, 10), 0);
+	assert_int_equal(rg_region_free(r, 16, 10), -ENOENT);
+	assert_int_equal(rg_region_test(r, 16), 0);
+	assert_int_equal(rg_region_alloc(r, 200, 1, &s), -EINVAL);
+	assert_int_equal(rg_region_validate(r, &why), 0);
+	assert_null(why);
+	rg_region_destroy(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_xa_alloc_full_tree_limit),
 		cmocka_unit_test(test_maple_steps_from_limits),
 		cmocka_unit_test(test_maple_empty_area_aligned),
+		cmocka_unit_test(test_region_locked_alloc_free),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
