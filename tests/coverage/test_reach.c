@@ -573,10 +573,47 @@ static void test_region_locked_alloc_free(void **state)
 	rg_region_destroy(r);
 }
 
+/*
+ * A prefilled sheaf given back full goes to the shared pool whole; the
+ * next prefill of the same size is served without touching the slabs.
+ */
+static void test_slab_return_full_sheaf(void **state)
+{
+	/* 64-byte objects: sheaves of 60 */
+	struct rg_slab_cache *c = rg_slab_create("reach-sheaf", 64, 0, 0, NULL);
+	struct rg_slab_sheaf *sh;
+	struct rg_slab_stats st;
+	void *p;
+
+	(void)state;
+	assert_non_null(c);
+	sh = rg_slab_prefill_sheaf(c, 60);
+	assert_non_null(sh);
+	assert_true(rg_slab_sheaf_size(sh) >= 60);
+	p = rg_slab_alloc_from_sheaf(c, sh);
+	assert_non_null(p);
+	assert_int_equal(slab_in_use(c), 1);
+	rg_slab_free(c, p);
+	assert_int_equal(slab_in_use(c), 0);
+	rg_slab_return_sheaf(c, sh);
+	assert_int_equal(rg_slab_get_stats(c, &st), 0);
+	assert_int_equal(st.objects_in_use, 0);
+	assert_true(st.objects_cached >= 60);
+	assert_int_equal(rg_slab_validate(c, NULL), 0);
+	sh = rg_slab_prefill_sheaf(c, 60);
+	assert_non_null(sh);
+	assert_true(rg_slab_sheaf_size(sh) >= 60);
+	rg_slab_return_sheaf(c, sh);
+	assert_int_equal(slab_in_use(c), 0);
+	assert_int_equal(rg_slab_validate(c, NULL), 0);
+	assert_int_equal(rg_slab_destroy(c), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slab_free_bulk_leading_nulls),
+		cmocka_unit_test(test_slab_return_full_sheaf),
 		cmocka_unit_test(test_hbitmap_rev_on_best_fit),
 		cmocka_unit_test(test_hbitmap_rev_full_plain),
 		cmocka_unit_test(test_xas_on_head),
