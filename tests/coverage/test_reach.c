@@ -609,6 +609,61 @@ static void test_slab_return_full_sheaf(void **state)
 	assert_int_equal(rg_slab_destroy(c), 0);
 }
 
+/* Dump @hb into a string (freed by the caller). */
+static char *hb_dump_str(const struct rg_hbitmap *hb)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	rg_hbitmap_dump(hb, f);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(buf);
+	return buf;
+}
+
+/*
+ * A best-fit instance whose index a resize dropped: the largest free run
+ * is read from the bitmap, the dump says the index is stale, and the next
+ * best-fit call rebuilds it. A full instance has no largest run.
+ */
+static void test_hbitmap_best_fit_dropped_index(void **state)
+{
+	struct rg_hbitmap *hb =
+		rg_hbitmap_create_flags(1000, RG_HBITMAP_BEST_FIT);
+	uint64_t s;
+	char *d;
+
+	(void)state;
+	assert_non_null(hb);
+	assert_int_equal(rg_hbitmap_alloc_best(hb, 10, 1, &s), 0);
+	assert_int_equal(s, 0);
+	d = hb_dump_str(hb);
+	assert_non_null(strstr(d, "best-fit index: live"));
+	free(d);
+	assert_int_equal(rg_hbitmap_resize(hb, 2000), 0);
+	assert_int_equal(rg_hbitmap_reserve(hb, 1500, 10), 0);
+	assert_int_equal(rg_hbitmap_largest_free_run(hb), 1490);
+	d = hb_dump_str(hb);
+	assert_non_null(strstr(d, "best-fit index: stale"));
+	free(d);
+	expect_hb_valid(hb);
+	/* rebuilt: the shortest run that fits is [1510, 2000) */
+	assert_int_equal(rg_hbitmap_alloc_best(hb, 400, 1, &s), 0);
+	assert_int_equal(s, 1510);
+	d = hb_dump_str(hb);
+	assert_non_null(strstr(d, "best-fit index: live"));
+	free(d);
+	assert_int_equal(rg_hbitmap_largest_free_run(hb), 1490);
+	assert_int_equal(rg_hbitmap_reserve(hb, 10, 1490), 0);
+	assert_int_equal(rg_hbitmap_reserve(hb, 1910, 90), 0);
+	assert_int_equal(rg_hbitmap_free_units(hb), 0);
+	assert_int_equal(rg_hbitmap_largest_free_run(hb), 0);
+	expect_hb_valid(hb);
+	rg_hbitmap_destroy(hb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -616,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_slab_return_full_sheaf),
 		cmocka_unit_test(test_hbitmap_rev_on_best_fit),
 		cmocka_unit_test(test_hbitmap_rev_full_plain),
+		cmocka_unit_test(test_hbitmap_best_fit_dropped_index),
 		cmocka_unit_test(test_xas_on_head),
 		cmocka_unit_test(test_hbitmap_best_fit_free_not_taken),
 		cmocka_unit_test(test_hbitmap_node_all_free),
