@@ -644,6 +644,8 @@ static void test_hbitmap_best_fit_dropped_index(void **state)
 	free(d);
 	assert_int_equal(rg_hbitmap_resize(hb, 2000), 0);
 	assert_int_equal(rg_hbitmap_reserve(hb, 1500, 10), 0);
+	assert_int_equal(rg_hbitmap_free(hb, 0, 10), 0);
+	assert_int_equal(rg_hbitmap_reserve(hb, 0, 10), 0);
 	assert_int_equal(rg_hbitmap_largest_free_run(hb), 1490);
 	d = hb_dump_str(hb);
 	assert_non_null(strstr(d, "best-fit index: stale"));
@@ -660,6 +662,14 @@ static void test_hbitmap_best_fit_dropped_index(void **state)
 	assert_int_equal(rg_hbitmap_reserve(hb, 1910, 90), 0);
 	assert_int_equal(rg_hbitmap_free_units(hb), 0);
 	assert_int_equal(rg_hbitmap_largest_free_run(hb), 0);
+	expect_hb_valid(hb);
+	/* The same capacity again: the rebuild reuses the start sets. */
+	assert_int_equal(rg_hbitmap_resize(hb, 2000), 0);
+	assert_int_equal(rg_hbitmap_free(hb, 100, 50), 0);
+	assert_int_equal(rg_hbitmap_free(hb, 300, 20), 0);
+	assert_int_equal(rg_hbitmap_alloc_best(hb, 20, 1, &s), 0);
+	assert_int_equal(s, 300);
+	assert_int_equal(rg_hbitmap_largest_free_run(hb), 50);
 	expect_hb_valid(hb);
 	rg_hbitmap_destroy(hb);
 }
