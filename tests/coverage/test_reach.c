@@ -717,6 +717,52 @@ static void test_region_save_file_short_stream(void **state)
 	rg_region_destroy(r);
 }
 
+/* Paused backwards search whose previous index holds an entry. */
+static void test_maple_find_rev_after_pause_adjacent(void **state)
+{
+	static int a, b;
+	struct rg_maple_tree mt;
+	void *e;
+
+	(void)state;
+	assert_int_equal(rg_mtree_init(&mt, 0), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 0, 9, &a), 0);
+	assert_int_equal(rg_mtree_store_range(&mt, 10, 19, &b), 0);
+	rg_mtree_lock(&mt);
+	{
+		RG_MA_STATE(mas, &mt, 15, 15);
+
+		assert_ptr_equal(rg_mas_find_rev(&mas, 0), &b);
+		rg_mas_pause(&mas);
+		e = rg_mas_find_rev(&mas, 0);
+		EXPECT_AT(mas, e, &a, RG_MAS_ACTIVE, 0, 9);
+	}
+	rg_mtree_unlock(&mt);
+	rg_mtree_destroy(&mt);
+}
+
+/* The run walk and the save of a region created with RG_REGION_LOCKED. */
+static void test_region_locked_walk_save(void **state)
+{
+	struct rg_region *r = rg_region_create("ida", 500, RG_REGION_LOCKED);
+	unsigned char buf[64];
+	unsigned long s, n;
+	size_t size = sizeof(buf);
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(rg_region_reserve(r, 100, 20), 0);
+	assert_int_equal(rg_region_next_run(r, 0, RG_RUN_USED, &s, &n),
+			 RG_RUN_USED);
+	assert_int_equal(s, 100);
+	assert_int_equal(n, 20);
+	assert_int_equal(rg_region_save(r, buf, &size), 0);
+	assert_int_equal(size, 24 + 16 + 4);
+	assert_int_equal(save_into(r, buf, sizeof(buf)), 0);
+	assert_int_equal(rg_region_validate(r, NULL), 0);
+	rg_region_destroy(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -735,6 +781,8 @@ int main(void)
 		cmocka_unit_test(test_maple_empty_area_aligned),
 		cmocka_unit_test(test_region_locked_alloc_free),
 		cmocka_unit_test(test_region_save_file_short_stream),
+		cmocka_unit_test(test_maple_find_rev_after_pause_adjacent),
+		cmocka_unit_test(test_region_locked_walk_save),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
