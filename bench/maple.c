@@ -16,7 +16,7 @@
  * range's end; iterate uses g_tree_node_first / g_tree_node_next; erase is
  * g_tree_remove. Figures are ns per operation, medians over --runs runs.
  * --no-gtree skips GTree (each run then has the phases of the kernel peer,
- * bench/peers/kernel_maple.c: GTree's heap churn slows the fill after it).
+ * bench/peers/kernel_ops.c: GTree's heap churn slows the fill after it).
  *
  * Allocation fill (seed 000): an allocation tree of 10^6 units is filled
  * with alloc_range(size, 0, units - 1), sizes uniform in 1..32 from the

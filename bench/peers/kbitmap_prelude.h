@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Force-included when bench/peers/kernel-maple.sh compiles the kernel's
+ * Force-included when bench/peers/kernel-bench.sh compiles the kernel's
  * own lib/bitmap.c and lib/find_bit.c against the kernel's userspace tools
  * headers (tools/include) for the bitmap peer of bench/peers/kernel_ops.c.
  *

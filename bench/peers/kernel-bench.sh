@@ -3,24 +3,25 @@
 #
 # make bench-kernel [KERNEL=6.12|6.1]: the kernel's own Maple Tree, IDA,
 # xarray and bitmap zero-area search next to libregion's, in one run on
-# this machine. From Debian's linux-source-$KERNEL (6.12 by default,
-# installed on demand by scripts/deps.sh) it extracts the kernel's tools,
-# lib and include trees into build/kernel-peer/$KERNEL and compiles, inside
-# the kernel's userspace test harness (tools/testing/radix-tree, with the
-# plain kmem_cache of bench/peers/kmem_shim.c):
-#   kernel_maple   bench/peers/kernel_maple.c with lib/maple_tree.c; its
-#                  libregion side is `regionbench maple` (same generator,
-#                  seed and workloads);
-#   kernel_idxa    bench/peers/kernel_ops.c with lib/idr.c (the IDA) and
-#                  lib/xarray.c as the harness builds them, with the
-#                  kernel's XA_CHUNK_SHIFT of 6 (the harness's default is
-#                  3, to stress the tree);
-#   kernel_bitmap  bench/peers/kernel_ops.c with lib/bitmap.c and
-#                  lib/find_bit.c (bench/peers/kbitmap_prelude.h);
-# and the same kernel_ops.c against <region/linux.h> and libregion.a as
-# the libregion side. Then it alternates runs of every pair on the same
-# seed and prints the medians and their ratio. Nothing of the kernel is
-# copied into this repository: it is compiled on your machine.
+# this machine. From Debian's
+# linux-source-$KERNEL (6.12 by default, installed on demand by
+# scripts/deps.sh) it extracts the kernel's tools, lib and include trees
+# into build/kernel-peer/$KERNEL and compiles one driver,
+# bench/peers/kernel_ops.c, inside the kernel's userspace test harness
+# (tools/testing/radix-tree, with the plain kmem_cache of
+# bench/peers/kmem_shim.c):
+#   kernel_maple   with lib/maple_tree.c; its libregion side is
+#                  `regionbench maple` (same generator, seed and
+#                  workloads);
+#   kernel_idxa    with lib/idr.c (the IDA) and lib/xarray.c as the
+#                  harness builds them, with the kernel's XA_CHUNK_SHIFT of
+#                  6 (the harness's default is 3, to stress the tree);
+#   kernel_bitmap  with lib/bitmap.c and lib/find_bit.c
+#                  (bench/peers/kbitmap_prelude.h);
+# and the same driver against <region/linux.h> and libregion.a as the
+# libregion side of the last two. Then it alternates runs of every pair on
+# the same seed and prints the medians and their ratio. Nothing of the
+# kernel is copied into this repository: it is compiled on your machine.
 #
 # usage: bench/peers/kernel-bench.sh [BUILD_DIR [RUNS [SEED]]]
 #   BUILD_DIR  an optimised libregion build (default build/release)
@@ -72,15 +73,15 @@ else
 	objs="xarray.o radix-tree.o idr.o test.o find_bit.o bitmap.o slab.o"
 	gen=
 fi
-if stale "$rt/kernel_maple" "$P/kernel_maple.c" "$P/kmem_shim.c" ||
+if stale "$rt/kernel_maple" "$P/kernel_ops.c" "$P/kmem_shim.c" ||
 	stale "$rt/kernel_idxa" "$P/kernel_ops.c" "$P/kmem_shim.c"; then
 	echo "kernel-bench.sh: building the $ver peers (-O2, no debug checks)"
 	make -s -C "$rt" SHIFT=6 CFLAGS="$cflags" generated/map-shift.h \
 		generated/bit-length.h $gen $objs >/dev/null
 	(cd "$rt" &&
 		cc -O2 -g -c "$P/kmem_shim.c" -o kmem_shim.o &&
-		cc $cflags -I"$root/tests/support" -c "$P/kernel_maple.c" \
-			-o kernel_maple.o &&
+		cc $cflags -DRG_PEER_MAPLE -I"$root/tests/support" \
+			-c "$P/kernel_ops.c" -o kernel_maple.o &&
 		cc kernel_maple.o kmem_shim.o $objs -lpthread -lurcu \
 			-o kernel_maple &&
 		cc $cflags -DRG_PEER_IDA_XA -I"$root/tests/support" \
@@ -119,18 +120,16 @@ out=$(mktemp)
 trap 'rm -f "$out" "$out.err"' EXIT
 echo "kernel-bench.sh: linux-source-$ver, seed $seed, $runs alternating" \
 	"runs of each"
-# Rows: side,structure,op,ns,bytes
+# Rows: side,structure,op,ns,bytes (the driver's rows without n)
 for ((r = 1; r <= runs; r++)); do
 	"$B/bench/regionbench" --seed "$seed" --runs 1 --format csv maple \
 		--no-gtree 2>"$out.err" |
 		awk -F, '$1 == "maple" { print "libregion,maple," $2 "," $4 "," $6 }' >>"$out" ||
 		{ cat "$out.err" >&2; exit 1; }
-	"$rt/kernel_maple" --seed "$seed" --runs 1 |
-		awk -F, '{ print "kernel,maple," $2 "," $4 "," $5 }' >>"$out"
-	for peer in "$ours" "$rt/kernel_idxa" "$rt/kernel_bitmap"; do
+	for peer in "$rt/kernel_maple" "$ours" "$rt/kernel_idxa" \
+		"$rt/kernel_bitmap"; do
 		"$peer" --seed "$seed" --runs 1 |
-			awk -F, '{ s = $2 ~ /^ida/ ? "ida" : $2 ~ /^xa/ ? "xarray" : "bitmap"
-				print $1 "," s "," $2 "," $4 "," }' >>"$out"
+			awk -F, '{ print $1 "," $2 "," $3 "," $5 "," $6 }' >>"$out"
 	done
 done
 
