@@ -996,8 +996,10 @@ RG_API void *rg_mas_prev_range(struct rg_ma_state *mas, unsigned long min);
  * that stores as it goes continues after that range.
  *
  * Context: the caller holds the tree lock.
- * Return: the first entry the range overwrote (NULL if none); on failure
- * NULL with status RG_MAS_ERROR and mas->error -ENOMEM or -EINVAL.
+ * Return: the entry that held mas->index before the store (NULL if that
+ * index was empty, even when the store overwrote entries further on), as
+ * the kernel's mas_store(); on failure NULL with status RG_MAS_ERROR and
+ * mas->error -ENOMEM or -EINVAL.
  */
 RG_API void *rg_mas_store(struct rg_ma_state *mas, void *entry);
 

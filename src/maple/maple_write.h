@@ -18,7 +18,7 @@
  * @req: nodes that preallocation requested (when @sheafp is given).
  * @batchp: with @sheafp: the preallocated deferred-free batch (RCU mode),
  *          consumed; may point to NULL.
- * @old: if not NULL, set to the first entry overwritten.
+ * @old: if not NULL, set to the entry that held @first.
  * Return: 0 or -ENOMEM (tree unchanged).
  */
 RGI_HIDDEN int rgi_mt_write(struct rg_maple_tree *mt, unsigned long first,
