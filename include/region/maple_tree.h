@@ -920,9 +920,19 @@ RG_API void *rg_mas_find(struct rg_ma_state *mas, unsigned long max);
  * @mas: the state.
  * @max: ranges starting above @max are not returned.
  *
+ * On the first call (or after rg_mas_set(), rg_mas_reset()) returns the
+ * range holding mas->index, empty or not; later calls return the range
+ * after the current one. mas->index and mas->last are set to the range
+ * found. As in the kernel, an empty range that starts below @max and
+ * reaches it ends the iteration where it stands: NULL with status
+ * RG_MAS_OVERFLOW; a call on a state whose range already reaches @max
+ * returns NULL and leaves the state where it is, as rg_mas_find() does.
+ * From RG_MAS_OVERFLOW a call with a larger @max returns the entry at
+ * mas->index if there is one, else the range after that one.
+ *
  * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
  * Return: the entry of the range (NULL for an empty range); at the end NULL
- * with status RG_MAS_OVERFLOW.
+ * with status RG_MAS_OVERFLOW (see above).
  */
 RG_API void *rg_mas_find_range(struct rg_ma_state *mas, unsigned long max);
 

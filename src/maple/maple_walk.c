@@ -430,7 +430,10 @@ static RGI_ALWAYS_INLINE bool mas_step(struct rg_ma_state *mas, bool fwd,
  *   on from there.
  * - rg_mas_find() never leaves the state in overflow (a later call with a
  *   larger limit continues from the last range examined); from a start it
- *   returns the entry at index if there is one.
+ *   returns the entry at index if there is one. rg_mas_find_range() from
+ *   a start returns the range at index, empty or not, but an empty one
+ *   that starts below the limit and reaches it overflows where it stands;
+ *   from an overflow, both go on past an empty range at index.
  */
 
 /*
@@ -617,7 +620,13 @@ mas_find_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
 	case RG_MAS_OVERFLOW:
 		if (mas->last >= max)
 			return NULL;
-		goto rewalk;
+		/* the entry at index, if any, else on past that range */
+		e = mas_rewalk_fwd(mas, mas->index, rcu);
+		if (e)
+			return e;
+		if (mas->index == max)
+			return NULL;
+		goto step;
 	default:
 		return NULL;
 	}
@@ -629,10 +638,16 @@ mas_find_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
 rewalk:
 	e = mas_rewalk_fwd(mas, mas->index, rcu);
 walked:
-	if (e || any)
+	if (e)
 		return e;
 	if (mas->index == max)
 		return NULL;
+	if (any) {
+		/* An empty range that reaches @max: nothing follows it. */
+		if (mas->last >= max)
+			mas->status = RG_MAS_OVERFLOW;
+		return NULL;
+	}
 step:
 	e = mas_next_slot(mas, max, any, rcu);
 	if (!any)

@@ -317,7 +317,8 @@ static int mp_next_run(struct rg_region *r, unsigned long from, bool used,
 
 	rg_mtree_lock(mt);
 	entry = rg_mas_find_range(&mas, cap - 1);
-	while (mas.status != RG_MAS_OVERFLOW) {
+	/* An empty range reaching the end overflows, standing on it. */
+	while (mas.status == RG_MAS_ACTIVE || mas.status == RG_MAS_OVERFLOW) {
 		bool taken = entry != NULL;
 
 		if (taken == used && s == cap)

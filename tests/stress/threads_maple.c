@@ -494,7 +494,9 @@ static void check_model(void)
 
 	RG_ASSERT_VALID(&tree);
 	rg_mtree_lock(&tree);
-	for (e = rg_mas_find_range(&mas, U - 1); mas.status == RG_MAS_ACTIVE;
+	/* The first range found may overflow (empty up to U - 1 and more). */
+	for (e = rg_mas_find_range(&mas, U - 1);
+	     mas.status == RG_MAS_ACTIVE || mas.status == RG_MAS_OVERFLOW;
 	     e = rg_mas_next_range(&mas, U - 1)) {
 		uint64_t s = 0;
 		unsigned long f, l;

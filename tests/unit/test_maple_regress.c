@@ -6,6 +6,9 @@
  *
  * - rg_mas_store() returns the entry that held mas->index, not the first
  *   entry the range overwrote (its documentation said the latter).
+ * - rg_mas_find_range() that walks to an empty range reaching its limit
+ *   overflows there, as documented and as the kernel's mas_find_range()
+ *   does; it used to return NULL and stay active on that range.
  */
 #include <limits.h>
 #include <urcu/urcu-memb.h>
@@ -92,11 +95,96 @@ static void test_mas_store_returns_entry_at_index_rcu(void **state)
 	mas_store_returns_entry_at_index(true);
 }
 
+/* rg_mas_find_range() and where it leaves the state. */
+static void expect(struct rg_ma_state *mas, void *got, void *want,
+		   unsigned char status, unsigned long index,
+		   unsigned long last)
+{
+	assert_ptr_equal(got, want);
+	assert_int_equal(mas->status, status);
+	assert_int_equal(mas->index, index);
+	assert_int_equal(mas->last, last);
+}
+
+static void find_range_overflows_at_limit(bool rcu)
+{
+	struct rg_maple_tree mt;
+	RG_MA_STATE(mas, &mt, 0, 0);
+	void *e;
+
+	three_ranges(&mt, rcu);
+	rg_mtree_lock(&mt);
+	/* From a start inside [15, 19], empty, which reaches max 18. */
+	rg_mas_set(&mas, 16);
+	e = rg_mas_find_range(&mas, 18);
+	expect(&mas, e, NULL, RG_MAS_OVERFLOW, 15, 19);
+	e = rg_mas_find_range(&mas, 18); /* stays there */
+	expect(&mas, e, NULL, RG_MAS_OVERFLOW, 15, 19);
+	e = rg_mas_find_range(&mas, 40); /* a larger max goes on */
+	expect(&mas, e, V(2), RG_MAS_ACTIVE, 20, 24);
+	/* max inside the range, and max at its start: the range itself */
+	rg_mas_set(&mas, 16);
+	e = rg_mas_find_range(&mas, 16);
+	expect(&mas, e, NULL, RG_MAS_OVERFLOW, 15, 19);
+	rg_mas_set(&mas, 15);
+	e = rg_mas_find_range(&mas, 15);
+	expect(&mas, e, NULL, RG_MAS_ACTIVE, 15, 19);
+	/* The empty tail up to ULONG_MAX. */
+	rg_mas_set(&mas, 40);
+	e = rg_mas_find_range(&mas, ULONG_MAX);
+	expect(&mas, e, NULL, RG_MAS_OVERFLOW, 35, ULONG_MAX);
+	e = rg_mas_prev_range(&mas, 0); /* back from the overflow */
+	expect(&mas, e, V(3), RG_MAS_ACTIVE, 30, 34);
+	/* Resuming after a pause onto such a range. */
+	rg_mas_set(&mas, 10);
+	e = rg_mas_find_range(&mas, 17);
+	expect(&mas, e, V(1), RG_MAS_ACTIVE, 10, 14);
+	rg_mas_pause(&mas);
+	e = rg_mas_find_range(&mas, 17);
+	expect(&mas, e, NULL, RG_MAS_OVERFLOW, 15, 19);
+	/* Unchanged: an empty range below max, and one already at max. */
+	rg_mas_set(&mas, 16);
+	e = rg_mas_find_range(&mas, 40);
+	expect(&mas, e, NULL, RG_MAS_ACTIVE, 15, 19);
+	rg_mas_set(&mas, 20);
+	e = rg_mas_find_range(&mas, 22);
+	expect(&mas, e, V(2), RG_MAS_ACTIVE, 20, 24);
+	e = rg_mas_find_range(&mas, 22);
+	expect(&mas, e, NULL, RG_MAS_ACTIVE, 20, 24);
+	rg_mtree_unlock(&mt);
+	done(&mt, rcu);
+
+	/* An empty tree: the one range [0, ULONG_MAX] reaches any max. */
+	assert_int_equal(rg_mtree_init(&mt, 0), 0);
+	if (rcu)
+		rg_mtree_set_rcu(&mt);
+	rg_mtree_lock(&mt);
+	rg_mas_set(&mas, 5);
+	e = rg_mas_find_range(&mas, 100);
+	expect(&mas, e, NULL, RG_MAS_OVERFLOW, 0, ULONG_MAX);
+	rg_mtree_unlock(&mt);
+	done(&mt, rcu);
+}
+
+static void test_mas_find_range_overflows_at_limit(void **state)
+{
+	(void)state;
+	find_range_overflows_at_limit(false);
+}
+
+static void test_mas_find_range_overflows_at_limit_rcu(void **state)
+{
+	(void)state;
+	find_range_overflows_at_limit(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mas_store_returns_entry_at_index),
 		cmocka_unit_test(test_mas_store_returns_entry_at_index_rcu),
+		cmocka_unit_test(test_mas_find_range_overflows_at_limit),
+		cmocka_unit_test(test_mas_find_range_overflows_at_limit_rcu),
 	};
 
 	int ret;
