@@ -7,15 +7,17 @@
 #   make bench  install missing packages, build optimised, run the default
 #               benchmarks
 # Also: make build, make install (PREFIX=/usr/local), make clean, and
-# make bench-kernel [KERNEL=6.12|6.1]: the kernel's own Maple Tree, IDA,
-# xarray and bitmap zero-area search (built from Debian's linux-source,
-# installed on demand) next to libregion's, in one run;
+# make bench-kernel [KERNEL=6.12|6.1] [FORMAT=table|csv|json]: the kernel's
+# own Maple Tree, IDA, xarray and bitmap zero-area search (built from
+# Debian's linux-source, installed on demand) next to libregion's, in one
+# run (with FORMAT=csv or json only the results go to stdout);
 # make test-kernel [KERNEL=6.12|6.1]: the kernel's own test programs
 # (lib/test_ida.c, lib/test_maple_tree.c, lib/test_bitmap.c,
 # tools/testing/radix-tree/idr-test.c) built against <region/linux.h>.
 
 PREFIX ?= /usr/local
 KERNEL ?= 6.12
+FORMAT ?= table
 B := build
 
 .PHONY: all deps deps-lib deps-bench build test bench bench-kernel test-kernel \
@@ -45,8 +47,11 @@ test: deps
 bench: deps-bench build
 	@bash scripts/bench.sh $(B)/release
 
-bench-kernel: build
-	@KERNEL=$(KERNEL) bash bench/peers/kernel-bench.sh $(B)/release
+# The build's messages go to stderr, so stdout holds only the results.
+bench-kernel:
+	@$(MAKE) --no-print-directory build >&2
+	@KERNEL=$(KERNEL) FORMAT=$(FORMAT) bash bench/peers/kernel-bench.sh \
+		$(B)/release
 
 # The kernel's own test programs against <region/linux.h> (KERNEL=6.12|6.1).
 test-kernel: build

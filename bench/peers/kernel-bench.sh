@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# make bench-kernel [KERNEL=6.12|6.1]: the kernel's own Maple Tree, IDA,
-# xarray and bitmap zero-area search next to libregion's, in one run on
-# this machine. From Debian's
+# make bench-kernel [KERNEL=6.12|6.1] [FORMAT=table|csv|json]: the
+# kernel's own Maple Tree, IDA, xarray and bitmap zero-area search next to
+# libregion's, in one run on this machine. From Debian's
 # linux-source-$KERNEL (6.12 by default, installed on demand by
 # scripts/deps.sh) it extracts the kernel's tools, lib and include trees
 # into build/kernel-peer/$KERNEL and compiles one driver,
@@ -20,14 +20,31 @@
 #                  (bench/peers/kbitmap_prelude.h);
 # and the same driver against <region/linux.h> and libregion.a as the
 # libregion side of the last two. Then it alternates runs of every pair on
-# the same seed and prints the medians and their ratio. Nothing of the
-# kernel is copied into this repository: it is compiled on your machine.
+# the same seed and prints the medians and their ratio: a table with its
+# legend, or (FORMAT, --format) CSV or JSON with the table's columns.
+# Progress goes to stderr. Nothing of the kernel is copied into this
+# repository: it is compiled on your machine.
 #
-# usage: bench/peers/kernel-bench.sh [BUILD_DIR [RUNS [SEED]]]
+# usage: bench/peers/kernel-bench.sh [--format table|csv|json]
+#                                    [BUILD_DIR [RUNS [SEED]]]
+#   --format   the output (default $FORMAT, else table)
 #   BUILD_DIR  an optimised libregion build (default build/release)
 #   RUNS       alternating runs of each (default 5)
 #   SEED       the generator's seed (default 1)
 set -euo pipefail
+
+format=${FORMAT:-table}
+if [ "${1:-}" = --format ]; then
+	format=${2:-}
+	shift 2 || shift
+fi
+case $format in
+table | csv | json) ;;
+*)
+	echo "kernel-bench.sh: --format table, csv or json, not '$format'" >&2
+	exit 2
+	;;
+esac
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:-$root/build/release}
@@ -39,7 +56,7 @@ K=$root/build/kernel-peer/$ver
 rt=$K/tools/testing/radix-tree
 P=$root/bench/peers
 
-[ -f "$tarball" ] || bash "$root/scripts/deps.sh" "kernel-source-$ver"
+[ -f "$tarball" ] || bash "$root/scripts/deps.sh" "kernel-source-$ver" >&2
 [ -x "$B/bench/regionbench" ] && [ -f "$B/libregion.a" ] || {
 	echo "kernel-bench.sh: no $B/bench/regionbench or $B/libregion.a" \
 		"(run make build)" >&2
@@ -47,7 +64,7 @@ P=$root/bench/peers
 }
 
 if [ ! -d "$rt" ]; then
-	echo "kernel-bench.sh: extracting the kernel's tools, lib and include"
+	echo "kernel-bench.sh: extracting the kernel's tools, lib and include" >&2
 	mkdir -p "$K"
 	tar -xJf "$tarball" -C "$K" --strip-components=1 --wildcards \
 		"linux-source-$ver/tools/*" "linux-source-$ver/lib/*" \
@@ -75,7 +92,7 @@ else
 fi
 if stale "$rt/kernel_maple" "$P/kernel_ops.c" "$P/kmem_shim.c" ||
 	stale "$rt/kernel_idxa" "$P/kernel_ops.c" "$P/kmem_shim.c"; then
-	echo "kernel-bench.sh: building the $ver peers (-O2, no debug checks)"
+	echo "kernel-bench.sh: building the $ver peers (-O2, no debug checks)" >&2
 	make -s -C "$rt" SHIFT=6 CFLAGS="$cflags" generated/map-shift.h \
 		generated/bit-length.h $gen $objs >/dev/null
 	(cd "$rt" &&
@@ -119,7 +136,7 @@ fi
 out=$(mktemp)
 trap 'rm -f "$out" "$out.err"' EXIT
 echo "kernel-bench.sh: linux-source-$ver, seed $seed, $runs alternating" \
-	"runs of each"
+	"runs of each" >&2
 # Rows: side,structure,op,ns,bytes (the driver's rows without n)
 for ((r = 1; r <= runs; r++)); do
 	"$B/bench/regionbench" --seed "$seed" --runs 1 --format csv maple \
@@ -133,7 +150,7 @@ for ((r = 1; r <= runs; r++)); do
 	done
 done
 
-awk -F, -v ver="$ver" -v runs="$runs" -v seed="$seed" '
+awk -F, -v ver="$ver" -v runs="$runs" -v seed="$seed" -v fmt="$format" '
 function median(key,   n, i, j, t, v) {
 	n = cnt[key]
 	for (i = 1; i <= n; i++) v[i] = val[key, i]
@@ -153,19 +170,46 @@ END {
 		"maple alloc_erase ida ida_alloc ida ida_free xarray xa_store " \
 		"xarray xa_load xarray xa_erase bitmap zero_area_8 " \
 		"bitmap zero_area_32", f, " ")
-	printf "== bench-kernel  (kernel=%s runs=%d seed=%s)\n", ver, runs, seed
-	printf "%9s %12s %10s %10s %6s %12s %12s\n", "structure", "op",
-		"libregion", "kernel", "ratio", "libregion B", "kernel B"
+	if (fmt == "csv")
+		print "structure,op,libregion_ns,kernel_ns,ratio," \
+			"libregion_bytes,kernel_bytes"
+	else if (fmt == "json")
+		printf "{\"benchmark\": \"bench-kernel\", \"params\": " \
+			"{\"kernel\": \"%s\", \"runs\": \"%s\", " \
+			"\"seed\": \"%s\"}, \"rows\": [\n", ver, runs, seed
+	else {
+		printf "== bench-kernel  (kernel=%s runs=%d seed=%s)\n", ver,
+			runs, seed
+		printf "%9s %12s %10s %10s %6s %12s %12s\n", "structure", "op",
+			"libregion", "kernel", "ratio", "libregion B",
+			"kernel B"
+	}
 	for (i = 1; i < n; i += 2) {
 		s = f[i]; op = f[i + 1]
 		m = median("libregion" SUBSEP s SUBSEP op)
 		k = median("kernel" SUBSEP s SUBSEP op)
 		lb = bytes["libregion" SUBSEP s SUBSEP op]
 		kb = bytes["kernel" SUBSEP s SUBSEP op]
-		printf "%9s %12s %10.1f %10.1f %6.2f %12s %12s\n", s,
-			op == "store" ? "store_range" : op, m, k, k ? m / k : 0,
-			lb == "" ? "-" : lb, kb == "" ? "-" : kb
+		name = op == "store" ? "store_range" : op
+		if (fmt == "csv")
+			printf "%s,%s,%.1f,%.1f,%.2f,%s,%s\n", s, name, m, k,
+				k ? m / k : 0, lb, kb
+		else if (fmt == "json")
+			printf "  {\"structure\": \"%s\", \"op\": \"%s\", " \
+				"\"libregion_ns\": %.1f, \"kernel_ns\": %.1f, " \
+				"\"ratio\": %.2f, \"libregion_bytes\": %s, " \
+				"\"kernel_bytes\": %s}%s\n", s, name, m, k,
+				k ? m / k : 0, lb == "" ? "null" : lb,
+				kb == "" ? "null" : kb, i + 2 < n ? "," : ""
+		else
+			printf "%9s %12s %10.1f %10.1f %6.2f %12s %12s\n", s,
+				name, m, k, k ? m / k : 0, lb == "" ? "-" : lb,
+				kb == "" ? "-" : kb
 	}
+	if (fmt == "json")
+		print "]}"
+	if (fmt != "table")
+		exit
 	print ""
 	print "Legend:"
 	print "  structure    maple: the Maple Tree; ida: the IDA; xarray: the" \
