@@ -278,136 +278,103 @@ static inline struct mt_node *mas_climb(uintptr_t *w, bool fwd, bool rcu,
 	}
 }
 
-/* Move an active state to the next range and read its entry; false at the
- * end of the tree. */
-static RGI_ALWAYS_INLINE bool mas_step_next(struct rg_ma_state *mas, void **ep,
-					    bool rcu)
+/*
+ * Move an active state to the next (@fwd) or previous range and read its
+ * entry; false at the end of the tree (at index 0).
+ */
+static RGI_ALWAYS_INLINE bool mas_step(struct rg_ma_state *mas, bool fwd,
+				       bool rcu, void **ep)
 {
 	struct rg_maple_tree *mt = mas->tree;
 	enum mt_type it = mt_itype(mt);
-	unsigned long from, min, max;
-	struct mt_node *n, *p;
-	uintptr_t w;
-	unsigned int s;
-	void *e;
-
-	from = mas_slot_last(mas);
-	if (from == ULONG_MAX)
-		return false;
-	from++;
-	if (!mas->node)
-		goto rewalk;
-	n = mt_to_node(mas->node);
-	w = mt_pword(n, rcu);
-	if (rcu && mt_pword_dead(w, n))
-		goto rewalk;
-	if (mas->offset < (w & 0xf)) {
-		mas->offset++;
-		mas->index = from;
-		mas->last = mt_slot_max(n->r.pivot, MT_R_PIVOTS, mas->offset,
-					mas->max);
-		*ep = mt_slot_read(&n->r.slot[mas->offset], rcu);
-		return true;
-	}
-	p = mas_climb(&w, true, rcu, &s);
-	if (!p)
-		goto rewalk;
-	if (s < mt_npivots(it))
-		max = mt_pivots(p, it)[s];
-	else if (!mt_node_bound(mt, w, true, rcu, &max))
-		goto rewalk;
-	min = mas->max + 1;
-	e = mt_slot_read(&mt_slots(p, it)[s], rcu);
-	while (!mt_is_leaf(e)) {
-		struct mt_node *c = mt_to_node(e);
-		enum mt_type t = mt_type_of(e);
-
-		max = mt_pivots(c, t)[0];
-		e = mt_slot_read(&mt_slots(c, t)[0], rcu);
-	}
-	n = mt_to_node(e);
-	mas->node = e;
-	mas->min = min;
-	mas->max = max;
-	mas->offset = 0;
-	mas->index = min;
-	mas->last = n->r.pivot[0];
-	*ep = mt_slot_read(&n->r.slot[0], rcu);
-	return true;
-rewalk:
-	*ep = rgi_mas_walk_to(mas, from, rcu);
-	if (mas->index < from)
-		mas->index = from;
-	return true;
-}
-
-/* Move an active state to the previous range; false at index 0. */
-static RGI_ALWAYS_INLINE bool mas_step_prev(struct rg_ma_state *mas, void **ep,
-					    bool rcu)
-{
-	struct rg_maple_tree *mt = mas->tree;
-	enum mt_type it = mt_itype(mt);
-	unsigned long to, min, max;
+	unsigned long at, min, max;
 	struct mt_node *n, *p;
 	uintptr_t w;
 	unsigned int s, end;
 	void *e;
 
-	to = mas_slot_first(mas);
-	if (to == 0)
-		return false;
-	to--;
+	/* the first index past the current slot, in the direction taken */
+	if (fwd) {
+		at = mas_slot_last(mas);
+		if (at == ULONG_MAX)
+			return false;
+		at++;
+	} else {
+		at = mas_slot_first(mas);
+		if (at == 0)
+			return false;
+		at--;
+	}
 	if (!mas->node)
 		goto rewalk;
 	n = mt_to_node(mas->node);
 	w = mt_pword(n, rcu);
 	if (rcu && mt_pword_dead(w, n))
 		goto rewalk;
-	if (mas->offset > 0) {
-		mas->offset--;
-		mas->last = to;
-		mas->index = mt_slot_min(n->r.pivot, mas->offset, mas->min);
+	if (fwd ? mas->offset < (w & 0xf) : mas->offset > 0) {
+		if (fwd) {
+			mas->offset++;
+			mas->index = at;
+			mas->last = mt_slot_max(n->r.pivot, MT_R_PIVOTS,
+						mas->offset, mas->max);
+		} else {
+			mas->offset--;
+			mas->last = at;
+			mas->index =
+				mt_slot_min(n->r.pivot, mas->offset, mas->min);
+		}
 		*ep = mt_slot_read(&n->r.slot[mas->offset], rcu);
 		return true;
 	}
-	p = mas_climb(&w, false, rcu, &s);
+	p = mas_climb(&w, fwd, rcu, &s);
 	if (!p)
 		goto rewalk;
-	max = mas->min - 1;
-	if (s > 0)
-		min = mt_pivots(p, it)[s - 1] + 1;
-	else if (!mt_node_bound(mt, w, false, rcu, &min))
-		goto rewalk;
+	/* the bounds of child s of p: one is next to the leaf left */
+	if (fwd) {
+		min = mas->max + 1;
+		if (s < mt_npivots(it))
+			max = mt_pivots(p, it)[s];
+		else if (!mt_node_bound(mt, w, true, rcu, &max))
+			goto rewalk;
+	} else {
+		max = mas->min - 1;
+		if (s > 0)
+			min = mt_pivots(p, it)[s - 1] + 1;
+		else if (!mt_node_bound(mt, w, false, rcu, &min))
+			goto rewalk;
+	}
+	/* down its leftmost (rightmost) path */
 	e = mt_slot_read(&mt_slots(p, it)[s], rcu);
 	while (!mt_is_leaf(e)) {
 		struct mt_node *c = mt_to_node(e);
 		enum mt_type t = mt_type_of(e);
 
-		end = (unsigned int)(mt_pword(c, rcu) & 0xf);
-		min = mt_slot_min(mt_pivots(c, t), end, min);
-		e = mt_slot_read(&mt_slots(c, t)[end], rcu);
+		if (fwd) {
+			max = mt_pivots(c, t)[0];
+			e = mt_slot_read(&mt_slots(c, t)[0], rcu);
+		} else {
+			end = (unsigned int)(mt_pword(c, rcu) & 0xf);
+			min = mt_slot_min(mt_pivots(c, t), end, min);
+			e = mt_slot_read(&mt_slots(c, t)[end], rcu);
+		}
 	}
 	n = mt_to_node(e);
-	end = (unsigned int)(mt_pword(n, rcu) & 0xf);
+	end = fwd ? 0 : (unsigned int)(mt_pword(n, rcu) & 0xf);
 	mas->node = e;
 	mas->min = min;
 	mas->max = max;
 	mas->offset = (unsigned char)end;
-	mas->index = mt_slot_min(n->r.pivot, end, min);
-	mas->last = max;
+	mas->index = fwd ? min : mt_slot_min(n->r.pivot, end, min);
+	mas->last = fwd ? n->r.pivot[0] : max;
 	*ep = mt_slot_read(&n->r.slot[end], rcu);
 	return true;
 rewalk:
-	*ep = rgi_mas_walk_to(mas, to, rcu);
-	if (mas->last > to)
-		mas->last = to;
+	*ep = rgi_mas_walk_to(mas, at, rcu);
+	if (fwd && mas->index < at)
+		mas->index = at;
+	if (!fwd && mas->last > at)
+		mas->last = at;
 	return true;
-}
-
-static RGI_ALWAYS_INLINE bool mas_step(struct rg_ma_state *mas, bool fwd,
-				       bool rcu, void **ep)
-{
-	return fwd ? mas_step_next(mas, ep, rcu) : mas_step_prev(mas, ep, rcu);
 }
 
 /*
@@ -441,63 +408,40 @@ static RGI_ALWAYS_INLINE bool mas_step(struct rg_ma_state *mas, bool fwd,
  * reader may land in a range that a concurrent store merged with ranges it
  * already reported, so only the part from @at on (up to @at) is reported.
  */
-static RGI_ALWAYS_INLINE void *mas_rewalk_fwd(struct rg_ma_state *mas,
-					      unsigned long at, bool rcu)
+static RGI_ALWAYS_INLINE void *mas_rewalk(struct rg_ma_state *mas,
+					  unsigned long at, bool fwd, bool rcu)
 {
 	void *e = rgi_mas_walk_to(mas, at, rcu);
 
-	if (rcu && mas->index < at)
+	if (rcu && fwd && mas->index < at)
 		mas->index = at;
-	return e;
-}
-
-static RGI_ALWAYS_INLINE void *mas_rewalk_bwd(struct rg_ma_state *mas,
-					      unsigned long at, bool rcu)
-{
-	void *e = rgi_mas_walk_to(mas, at, rcu);
-
-	if (rcu && mas->last > at)
+	if (rcu && !fwd && mas->last > at)
 		mas->last = at;
 	return e;
 }
 
-static RGI_ALWAYS_INLINE void *
-mas_next_slot(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
+/*
+ * Step forward (@fwd) up to @limit, or backward down to it, from an active
+ * state: the next entry, or with @any the next range.
+ */
+static RGI_ALWAYS_INLINE void *mas_slot_step(struct rg_ma_state *mas,
+					     unsigned long limit, bool fwd,
+					     bool any, bool rcu)
 {
-	void *e;
-
-	if (mas_slot_last(mas) >= max) {
-		mas->status = RG_MAS_OVERFLOW;
-		return NULL;
-	}
-	for (;;) {
-		/* cannot fail: the current range ends below max */
-		mas_step(mas, true, rcu, &e);
-		if (e || any)
-			return e;
-		if (mas->last >= max) {
-			mas->status = RG_MAS_OVERFLOW;
-			return NULL;
-		}
-	}
-}
-
-static RGI_ALWAYS_INLINE void *
-mas_prev_slot(struct rg_ma_state *mas, unsigned long min, bool any, bool rcu)
-{
+	unsigned char end = fwd ? RG_MAS_OVERFLOW : RG_MAS_UNDERFLOW;
 	void *e = NULL;
 
-	if (mas_slot_first(mas) <= min) {
-		mas->status = RG_MAS_UNDERFLOW;
+	if (fwd ? mas_slot_last(mas) >= limit : mas_slot_first(mas) <= limit) {
+		mas->status = end;
 		return NULL;
 	}
 	for (;;) {
-		/* cannot fail: the current range starts above min */
-		mas_step(mas, false, rcu, &e);
+		/* cannot fail: the current range ends before the limit */
+		mas_step(mas, fwd, rcu, &e);
 		if (e || any)
 			return e;
-		if (mas->index <= min) {
-			mas->status = RG_MAS_UNDERFLOW;
+		if (fwd ? mas->last >= limit : mas->index <= limit) {
+			mas->status = end;
 			return NULL;
 		}
 	}
@@ -517,14 +461,20 @@ static void *mas_at_limit(struct rg_ma_state *mas, unsigned char status)
 	return NULL;
 }
 
-/* rg_mas_next() and rg_mas_next_range(). */
-static RGI_ALWAYS_INLINE void *
-mas_next_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
+/*
+ * rg_mas_next() and rg_mas_next_range() (@fwd), rg_mas_prev() and
+ * rg_mas_prev_range(): the next (previous) entry, or with @any range, up
+ * to (down to) @limit.
+ */
+static RGI_ALWAYS_INLINE void *mas_dir_gen(struct rg_ma_state *mas,
+					   unsigned long limit, bool fwd,
+					   bool any, bool rcu)
 {
+	unsigned char end = fwd ? RG_MAS_OVERFLOW : RG_MAS_UNDERFLOW;
 	void *e;
 
-	if (mas->last >= max)
-		return mas_at_limit(mas, RG_MAS_OVERFLOW);
+	if (fwd ? mas->last >= limit : mas->index <= limit)
+		return mas_at_limit(mas, end);
 	switch (mas->status) {
 	case RG_MAS_ACTIVE:
 		break;
@@ -532,65 +482,32 @@ mas_next_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
 		rgi_mas_walk_to(mas, mas->index, rcu);
 		break;
 	case RG_MAS_PAUSE:
-		/* resume after last: the range there is the next one */
-		e = mas_rewalk_fwd(mas, mas->last + 1, rcu);
+		/* resume after last (before index): that range is the next */
+		e = mas_rewalk(mas, fwd ? mas->last + 1 : mas->index - 1, fwd,
+			       rcu);
 		if (e || any)
 			return e;
-		if (mas->last >= max) {
-			mas->status = RG_MAS_OVERFLOW;
+		if (fwd ? mas->last >= limit : mas->index <= limit) {
+			mas->status = end;
 			return NULL;
 		}
 		break;
 	case RG_MAS_OVERFLOW:
-		mas->status = RG_MAS_ACTIVE;
-		break;
 	case RG_MAS_UNDERFLOW:
-		e = mas_rewalk_fwd(mas, mas->index, rcu);
+		if (mas->status == end) {
+			/* stopped this way: a wider limit goes on from here */
+			mas->status = RG_MAS_ACTIVE;
+			break;
+		}
+		/* stopped the other way: the entry at index comes first */
+		e = mas_rewalk(mas, mas->index, fwd, rcu);
 		if (e)
 			return e;
 		break;
 	default:
 		return NULL;
 	}
-	return mas_next_slot(mas, max, any, rcu);
-}
-
-/* rg_mas_prev() and rg_mas_prev_range(). */
-static RGI_ALWAYS_INLINE void *
-mas_prev_gen(struct rg_ma_state *mas, unsigned long min, bool any, bool rcu)
-{
-	void *e;
-
-	if (mas->index <= min)
-		return mas_at_limit(mas, RG_MAS_UNDERFLOW);
-	switch (mas->status) {
-	case RG_MAS_ACTIVE:
-		break;
-	case RG_MAS_START:
-		rgi_mas_walk_to(mas, mas->index, rcu);
-		break;
-	case RG_MAS_PAUSE:
-		/* resume before index: the range there is the previous one */
-		e = mas_rewalk_bwd(mas, mas->index - 1, rcu);
-		if (e || any)
-			return e;
-		if (mas->index <= min) {
-			mas->status = RG_MAS_UNDERFLOW;
-			return NULL;
-		}
-		break;
-	case RG_MAS_UNDERFLOW:
-		mas->status = RG_MAS_ACTIVE;
-		break;
-	case RG_MAS_OVERFLOW:
-		e = mas_rewalk_bwd(mas, mas->index, rcu);
-		if (e)
-			return e;
-		break;
-	default:
-		return NULL;
-	}
-	return mas_prev_slot(mas, min, any, rcu);
+	return mas_slot_step(mas, limit, fwd, any, rcu);
 }
 
 /* rg_mas_find() (@any false) and rg_mas_find_range(). */
@@ -621,7 +538,7 @@ mas_find_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
 		if (mas->last >= max)
 			return NULL;
 		/* the entry at index, if any, else on past that range */
-		e = mas_rewalk_fwd(mas, mas->index, rcu);
+		e = mas_rewalk(mas, mas->index, true, rcu);
 		if (e)
 			return e;
 		if (mas->index == max)
@@ -636,7 +553,7 @@ mas_find_gen(struct rg_ma_state *mas, unsigned long max, bool any, bool rcu)
 	e = rgi_mas_walk_to(mas, mas->index, rcu);
 	goto walked;
 rewalk:
-	e = mas_rewalk_fwd(mas, mas->index, rcu);
+	e = mas_rewalk(mas, mas->index, true, rcu);
 walked:
 	if (e)
 		return e;
@@ -649,7 +566,7 @@ walked:
 		return NULL;
 	}
 step:
-	e = mas_next_slot(mas, max, any, rcu);
+	e = mas_slot_step(mas, max, true, any, rcu);
 	if (!any)
 		mas->status = RG_MAS_ACTIVE;
 	return e;
@@ -672,7 +589,7 @@ static RGI_ALWAYS_INLINE void *mas_find_rev_gen(struct rg_ma_state *mas,
 			return NULL;
 		}
 		mas->last = --mas->index;
-		e = mas_rewalk_bwd(mas, mas->index, rcu);
+		e = mas_rewalk(mas, mas->index, false, rcu);
 		if (e)
 			return e;
 		goto active;
@@ -700,21 +617,21 @@ static RGI_ALWAYS_INLINE void *mas_find_rev_gen(struct rg_ma_state *mas,
 active:
 	if (mas->index < min)
 		return NULL;
-	return mas_prev_slot(mas, min, false, rcu);
+	return mas_slot_step(mas, min, false, false, rcu);
 }
 
 void *rgi_mas_next(struct rg_ma_state *mas, unsigned long max, bool any)
 {
 	if (mt_rcu_readers(mas->tree))
-		return mas_next_gen(mas, max, any, true);
-	return mas_next_gen(mas, max, any, false);
+		return mas_dir_gen(mas, max, true, any, true);
+	return mas_dir_gen(mas, max, true, any, false);
 }
 
 void *rgi_mas_prev(struct rg_ma_state *mas, unsigned long min, bool any)
 {
 	if (mt_rcu_readers(mas->tree))
-		return mas_prev_gen(mas, min, any, true);
-	return mas_prev_gen(mas, min, any, false);
+		return mas_dir_gen(mas, min, false, any, true);
+	return mas_dir_gen(mas, min, false, any, false);
 }
 
 void *rgi_mas_find(struct rg_ma_state *mas, unsigned long max, bool any)
