@@ -208,6 +208,23 @@ static inline bool rg_xa_is_internal(const void *entry)
 	return ((uintptr_t)entry & 3) == 2;
 }
 
+/**
+ * rg_xa_is_sibling() - tell whether an entry is a sibling entry.
+ * @entry: an entry, as rg_xas_next() or rg_xas_prev() return them.
+ *
+ * A multi-index entry (rg_xa_store_order()) occupies one slot and names it
+ * from the other slots it spans with sibling entries; the lookups return
+ * the entry itself, only rg_xas_next() and rg_xas_prev() step onto them.
+ *
+ * Context: any.
+ * Return: true if @entry is an internal entry below RG_XA_CHUNK_SIZE - 1.
+ */
+static inline bool rg_xa_is_sibling(const void *entry)
+{
+	return rg_xa_is_internal(entry) &&
+	       rg_xa_to_internal(entry) < RG_XA_CHUNK_SIZE - 1;
+}
+
 /*
  * The retry entry: a reader under the advanced API that meets it restarts
  * its walk (rg_xas_retry()). The zero entry: what a reserved index holds;
@@ -299,6 +316,66 @@ RG_API void *rg_xa_load(struct rg_xarray *xa, unsigned long index);
  */
 RG_API int rg_xa_store(struct rg_xarray *xa, unsigned long index, void *entry,
 		       void **old);
+
+/**
+ * rg_xa_store_order() - store a multi-index entry.
+ * @xa: the array.
+ * @index: the first index, a multiple of 2^@order.
+ * @order: the entry covers the 2^@order indices from @index; 0 to
+ *         BITS_PER_LONG (which covers every index).
+ * @entry: the new entry; NULL erases (reserves in an allocating array).
+ * @old: if not NULL, receives the previous entry: the first one found in
+ *       the range (NULL if there was none).
+ *
+ * Every index of the range then loads @entry, and a mark set or cleared
+ * at any of them applies to the whole entry. If the range lies inside a
+ * larger multi-index entry, that entry takes @entry and keeps its range
+ * (storing to any index of a multi-index entry stores to all of them).
+ * Otherwise the entries in the range are replaced, and the new entry has
+ * the union of their marks. Erasing any index of a multi-index entry
+ * erases all of it.
+ *
+ * Context: takes the array's lock; may allocate nodes.
+ * Return: 0; -EINVAL if @index is not a multiple of 2^@order, @order is
+ * above BITS_PER_LONG, @entry is reserved (see rg_xa_is_reserved_entry()),
+ * or @entry has the low bits 10 and @order is 6 or more (such entries are
+ * stored in leaves only); -ENOMEM if a node could not be allocated. On
+ * error nothing changes and @old is not written.
+ */
+RG_API int rg_xa_store_order(struct rg_xarray *xa, unsigned long index,
+			     unsigned int order, void *entry, void **old);
+
+/**
+ * rg_xa_store_range() - store one entry at every index of a range.
+ * @xa: the array.
+ * @first: the first index.
+ * @last: the last index.
+ * @entry: the entry; NULL erases the range.
+ *
+ * The range is cut into the fewest aligned power-of-two pieces, and each
+ * becomes a multi-index entry of @entry (rg_xa_store_order()); entries
+ * in the range are replaced. A multi-index entry that reaches outside the
+ * range is replaced (or erased) whole, as rg_xa_store_order() documents.
+ *
+ * Context: takes the array's lock; may allocate nodes (all before the
+ * first piece is stored).
+ * Return: 0; -EINVAL if @first > @last, @entry is reserved, or @entry has
+ * the low bits 10 and the range holds more than one index; -ENOMEM if the
+ * nodes could not be allocated. On error nothing changes.
+ */
+RG_API int rg_xa_store_range(struct rg_xarray *xa, unsigned long first,
+			     unsigned long last, void *entry);
+
+/**
+ * rg_xa_get_order() - the order of the entry at an index.
+ * @xa: the array.
+ * @index: any index of the entry.
+ *
+ * Context: takes the array's lock (unless the caller holds it).
+ * Return: the entry's order (0 for a single-index entry or no entry);
+ * -EINVAL if @xa is NULL.
+ */
+RG_API int rg_xa_get_order(struct rg_xarray *xa, unsigned long index);
 
 /**
  * rg_xa_insert() - store an entry only where there is none.
@@ -616,8 +693,8 @@ struct rg_xa_node;
  * struct rg_xa_state - a position in an array (advanced API).
  * @xa: the array.
  * @xa_index: the index the state names.
- * @xa_shift: reserved (multi-index order), 0.
- * @xa_sibs: reserved (multi-index siblings), 0.
+ * @xa_shift: the state's order rounded down to a multiple of 6.
+ * @xa_sibs: 2^(order % 6) - 1: slots a multi-index entry adds.
  * @xa_offset: the slot of @xa_index in @xa_node.
  * @xa_pad: reserved.
  * @xa_node: the node where the last walk stopped; NULL for the array's head
@@ -644,6 +721,32 @@ struct rg_xa_state {
 #define RG_XA_STATE(name, array, index)                                  \
 	struct rg_xa_state name = { (array), (index),	     0,	   0, 0, \
 				    0,	     RG_XAS_RESTART, NULL, 0 }
+
+#define RG_XA_BITS_ ((unsigned int)(sizeof(unsigned long) * 8))
+/*
+ * Declare a state of order @order (see rg_xas_set_order(): @index is
+ * rounded down to a multiple of 2^@order; an order above BITS_PER_LONG
+ * puts -EINVAL in the state).
+ */
+#define RG_XA_STATE_ORDER(name, array, index, order)                           \
+	struct rg_xa_state name = {                                            \
+		(array),                                                       \
+		(order) < RG_XA_BITS_ ?                                        \
+			(unsigned long)(index) &                               \
+				~((1UL << ((order) % RG_XA_BITS_)) - 1) :      \
+			0UL,                                                   \
+		(unsigned char)((order) - (order) % RG_XA_CHUNK_SHIFT),        \
+		(unsigned char)((1u << ((order) % RG_XA_CHUNK_SHIFT)) - 1),    \
+		0,                                                             \
+		0,                                                             \
+		(order) > RG_XA_BITS_ ?                                        \
+			(struct rg_xa_node                                     \
+				 *)(uintptr_t)(((unsigned long)-EINVAL << 2) | \
+					       2UL) :                          \
+			RG_XAS_RESTART,                                        \
+		NULL,                                                          \
+		0                                                              \
+	}
 
 /**
  * rg_xa_lock() - take the array's lock.
@@ -983,6 +1086,99 @@ RG_API void rg_xas_clear_mark(const struct rg_xa_state *xas, rg_xa_mark_t mark);
  * Context: the caller holds the array's lock; never allocates.
  */
 RG_API void rg_xas_init_marks(const struct rg_xa_state *xas);
+
+/**
+ * rg_xas_set_order() - point a state at a range of indices.
+ * @xas: the state.
+ * @index: an index; rounded down to a multiple of 2^@order, as the
+ *         kernel's xas_set_order() does.
+ * @order: 0 to BITS_PER_LONG.
+ *
+ * rg_xas_store() on the state then stores a multi-index entry (see
+ * rg_xa_store_order()); rg_xas_find_conflict() and rg_xas_create_range()
+ * work on the range. Other calls act on the first index.
+ *
+ * Context: any.
+ * Return: nothing; an @order above BITS_PER_LONG records -EINVAL in the
+ * state (rg_xas_error()) and leaves @index unrounded.
+ */
+RG_API void rg_xas_set_order(struct rg_xa_state *xas, unsigned long index,
+			     unsigned int order);
+
+/**
+ * rg_xas_get_order() - the order of the entry a state is on.
+ * @xas: the state, walked (rg_xas_load(), a find, rg_xas_find_conflict()).
+ *
+ * Context: the caller holds the array's lock.
+ * Return: the entry's order; 0 for a single-index entry, no entry, or a
+ * state not on a node.
+ */
+RG_API unsigned int rg_xas_get_order(const struct rg_xa_state *xas);
+
+/**
+ * rg_xas_find_conflict() - the next entry a store of the state would replace.
+ * @xas: the state, of any order, not walked yet (or on a result of this call).
+ *
+ * The first call returns the first entry that overlaps the state's range
+ * (one that contains its first index, or starts inside it); each later
+ * call the next one, each entry once; then NULL, and the state is reset so
+ * that rg_xas_store() walks again. The state's index does not change.
+ *
+ * Context: the caller holds the array's lock; never allocates.
+ * Return: the entry (raw: reservations included), or NULL when there is
+ * none left or the state holds an error.
+ */
+RG_API void *rg_xas_find_conflict(struct rg_xa_state *xas);
+
+/**
+ * rg_xas_create_range() - prepare order-0 stores at every index of a range.
+ * @xas: the state, of the range's order.
+ *
+ * Puts into the state the nodes that rg_xas_store() of a single-index
+ * entry at each index of the range may need, then makes the state order 0
+ * at the range's first index: a loop of rg_xas_store() and rg_xas_next()
+ * over the range then never fails for memory. The tree does not change;
+ * rg_xas_nomem() (or the next failed store's retry) gives back the nodes
+ * the stores did not use.
+ *
+ * Context: the caller holds the array's lock; allocates.
+ * Return: nothing; on failure the state records -ENOMEM and keeps the nodes
+ * it got (rg_xas_nomem() allocates the rest and clears the error). A state
+ * holding an error is left alone.
+ */
+RG_API void rg_xas_create_range(struct rg_xa_state *xas);
+
+/**
+ * rg_xas_split_alloc() - allocate the nodes to split a multi-index entry.
+ * @xas: the state, of the order of the pieces.
+ * @entry: the entry to be split (unused: the count depends on the orders).
+ * @order: the order of the entry to be split.
+ *
+ * Context: the lock need not be held (the tree is not read); allocates.
+ * Return: nothing; -EINVAL in the state for @order above BITS_PER_LONG,
+ * -ENOMEM (and no nodes held) if the allocation failed.
+ */
+RG_API void rg_xas_split_alloc(struct rg_xa_state *xas, void *entry,
+			       unsigned int order);
+
+/**
+ * rg_xas_split() - split a multi-index entry into entries of the state's order.
+ * @xas: the state: its index lies in the entry, its order is below @order;
+ *       holds the nodes rg_xas_split_alloc() allocated.
+ * @entry: the entry each piece then holds.
+ * @order: the order of the entry at the state's index.
+ *
+ * Every piece gets the marks of the split entry.
+ *
+ * Context: the caller holds the array's lock; takes nodes from the state
+ * only.
+ * Return: nothing; the state records -EINVAL if there is no entry of
+ * @order at its index, its order is not below @order, or @entry is NULL,
+ * reserved or has the low bits 10 where pieces sit in interior nodes;
+ * -ENOMEM if it holds too few nodes (nothing changes then).
+ */
+RG_API void rg_xas_split(struct rg_xa_state *xas, void *entry,
+			 unsigned int order);
 
 /* Iterate with a state over present entries (raw) up to @max. */
 #define rg_xas_for_each(xas, entry, max)                   \

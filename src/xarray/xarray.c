@@ -81,6 +81,9 @@
  * struct rg_xa_node - one 64-slot node (opaque in <region/xarray.h>).
  * @shift: bits of index below this node's slots (0 for a leaf).
  * @offset: slot of this node in its parent.
+ * @count: slots in use (the bits of @used), as the kernel's nodes count.
+ * @nr_values: slots holding value entries, sibling slots of a multi-index
+ *             value entry included (the kernel's count of them).
  * @parent: parent node, NULL for the top node.
  * @used: bit n set iff slots[n] is not NULL.
  * @marks: per mark, bit n set iff the entry in slot n (leaf) or some entry
@@ -91,6 +94,8 @@
 struct rg_xa_node {
 	unsigned char shift;
 	unsigned char offset;
+	unsigned char count;
+	unsigned char nr_values;
 	struct rg_xa_node *parent;
 	uint64_t used;
 	uint64_t marks[RG_XA_MARK_MAX + 1];
@@ -203,6 +208,74 @@ static inline void *xa_mk_node(const struct rg_xa_node *n)
 	return (void *)((uintptr_t)n | 2);
 }
 
+/*
+ * Sibling entries: the slots of a multi-index entry after its first one
+ * (the canonical slot) hold an internal entry naming that slot.
+ */
+static inline void *xa_mk_sibling(unsigned int off)
+{
+	return rg_xa_mk_internal(off);
+}
+
+static inline bool xa_is_sibling(const void *e)
+{
+	return rg_xa_is_sibling(e);
+}
+
+static inline unsigned int xa_sibling_offset(const void *e)
+{
+	return (unsigned int)rg_xa_to_internal(e);
+}
+
+/* An entry rather than a child: any non-NULL slot of a leaf, or a
+ * non-node slot of an interior node (a multi-index entry). */
+static inline bool xa_slot_is_entry(unsigned int shift, const void *e)
+{
+	return e && (!shift || !xa_is_node(e));
+}
+
+/* Slots the entry in canonical slot @c of @node spans (1 + siblings). */
+static inline unsigned int xa_span(const struct rg_xa_node *node,
+				   unsigned int c)
+{
+	const void *sib = xa_mk_sibling(c);
+	unsigned int n = 1;
+
+	while (c + n < RG_XA_CHUNK_SIZE && node->slots[c + n] == sib)
+		n++;
+	return n;
+}
+
+/* Bits [off, off + n) of a slot mask. */
+static inline uint64_t xa_range_mask(unsigned int off, unsigned int n)
+{
+	return (n >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << n) - 1)) << off;
+}
+
+/* Value entries in slots [off, off + n) of @node, siblings included. */
+static unsigned int xa_values_in(const struct rg_xa_node *node,
+				 unsigned int off, unsigned int n)
+{
+	unsigned int b, nv = 0;
+
+	for (b = off; b < off + n; b++) {
+		const void *e = node->slots[b];
+
+		if (xa_is_sibling(e))
+			e = node->slots[xa_sibling_offset(e)];
+		nv += rg_xa_is_value(e);
+	}
+	return nv;
+}
+
+/* Recount @node's slots in use and value slots (after a bulk change). */
+static void xa_node_recount(struct rg_xa_node *node)
+{
+	node->count = (unsigned char)__builtin_popcountll(node->used);
+	node->nr_values =
+		(unsigned char)xa_values_in(node, 0, RG_XA_CHUNK_SIZE);
+}
+
 static inline void *xa_zero_to_null(void *e)
 {
 	return e == XA_ZERO ? NULL : e;
@@ -290,6 +363,16 @@ static void xa_mark_update(struct rg_xa_node *node, unsigned int off,
 	}
 }
 
+/* Give mark @m of @node the bits @v and fix the ancestors. */
+static void xa_mark_assign(struct rg_xa_node *node, unsigned int m, uint64_t v)
+{
+	uint64_t before = node->marks[m];
+
+	node->marks[m] = v;
+	if ((before != 0) != (v != 0) && node->parent)
+		xa_mark_update(node->parent, node->offset, m, v != 0);
+}
+
 static inline uint64_t xa_filter_mask(const struct rg_xa_node *n,
 				      unsigned int filter)
 {
@@ -345,6 +428,11 @@ static int xa_prealloc(struct xa_prealloc *pre, unsigned int n,
 	return 0;
 }
 
+static struct rg_xa_node *xa_node_init(struct rg_xarray *xa,
+				       struct rg_xa_node *n, unsigned int shift,
+				       struct rg_xa_node *parent,
+				       unsigned int offset);
+
 static struct rg_xa_node *
 xa_node_take(struct rg_xarray *xa, struct xa_prealloc *pre, unsigned int shift,
 	     struct rg_xa_node *parent, unsigned int offset)
@@ -353,6 +441,14 @@ xa_node_take(struct rg_xarray *xa, struct xa_prealloc *pre, unsigned int shift,
 
 	RGI_ASSERT(pre->used < pre->n);
 	n = pre->nodes[pre->used++];
+	return xa_node_init(xa, n, shift, parent, offset);
+}
+
+static struct rg_xa_node *xa_node_init(struct rg_xarray *xa,
+				       struct rg_xa_node *n, unsigned int shift,
+				       struct rg_xa_node *parent,
+				       unsigned int offset)
+{
 	memset(n, 0, sizeof(*n));
 	n->shift = (unsigned char)shift;
 	n->offset = (unsigned char)offset;
@@ -370,32 +466,6 @@ static void xa_node_free(struct rg_xarray *xa, struct rg_xa_node *n)
 }
 
 /* ---- lookup and seek ---- */
-
-static void **xa_slot(struct rg_xarray *xa, unsigned long index,
-		      struct rg_xa_node **leaf)
-{
-	struct rg_xa_node *node = xa_root(xa);
-
-	*leaf = NULL;
-	if (!node)
-		return index == 0 ? &xa->head : NULL;
-	if (index > xa_node_max(node->shift))
-		return NULL;
-	for (;;) {
-		unsigned int s = node->shift;
-		unsigned int b = xa_offset(index, s);
-		void *e;
-
-		if (s == 0) {
-			*leaf = node;
-			return &node->slots[b];
-		}
-		e = node->slots[b];
-		if (!e)
-			return NULL;
-		node = xa_to_node(e);
-	}
-}
 
 /* The head is an entry or nothing: the index-0-only case of xa_seek. */
 static bool xa_seek_head(struct rg_xarray *xa, unsigned long start,
@@ -446,7 +516,23 @@ static bool xa_seek(struct rg_xarray *xa, unsigned long start,
 		uint64_t mask =
 			xa_filter_mask(node, filter) & (~(uint64_t)0 << off);
 		struct rg_xa_node *child = NULL;
+		void *first = node->slots[off];
 
+		if (unlikely(xa_is_sibling(first))) {
+			/* @i lies inside a multi-index entry: found, at @i. */
+			unsigned int c0 = xa_sibling_offset(first);
+			void *e = node->slots[c0];
+
+			mask &= ~xa_bit(off);
+			if (i <= max &&
+			    (xa_filter_mask(node, filter) & xa_bit(c0)) &&
+			    (e != XA_ZERO || raw || filter == XA_FILTER_FREE)) {
+				c->node = node;
+				c->slot = &node->slots[c0];
+				c->index = i;
+				return true;
+			}
+		}
 		while (mask) {
 			unsigned int b = (unsigned int)__builtin_ctzll(mask);
 			void *e = node->slots[b];
@@ -456,7 +542,9 @@ static bool xa_seek(struct rg_xarray *xa, unsigned long start,
 				i = xa_slot_base(i, s, b);
 			if (i > max)
 				return false;
-			if (s == 0) {
+			if (xa_slot_is_entry(s, e)) {
+				if (xa_is_sibling(e))
+					continue;
 				if (e == XA_ZERO && !raw &&
 				    filter != XA_FILTER_FREE)
 					continue;
@@ -539,6 +627,33 @@ static unsigned int xa_nodes_needed(struct rg_xarray *xa, unsigned long index,
 	}
 }
 
+/* Add top nodes from @pre until the top has @shift; returns the top. */
+static struct rg_xa_node *xa_grow(struct rg_xarray *xa, struct xa_prealloc *pre,
+				  struct rg_xa_node *node, unsigned int shift)
+{
+	unsigned int m;
+
+	while (node->shift < shift) {
+		struct rg_xa_node *top = xa_node_take(
+			xa, pre, node->shift + RG_XA_CHUNK_SHIFT, NULL, 0);
+
+		top->slots[0] = xa_mk_node(node);
+		top->used = 1;
+		top->count = 1;
+		for (m = 0; m < XA_NR_MARKS; m++) {
+			if (node->marks[m])
+				top->marks[m] |= 1;
+			else
+				top->marks[m] &= ~(uint64_t)1;
+		}
+		node->parent = top;
+		node->offset = 0;
+		xa->head = xa_mk_node(top);
+		node = top;
+	}
+	return node;
+}
+
 /*
  * Build the missing nodes for @index from @pre; cannot fail. @leaf0: index
  * 0 needs a leaf even in an array without nodes (the entry would read as a
@@ -560,6 +675,8 @@ static void **xa_create_slot(struct rg_xarray *xa, unsigned long index,
 			node = xa_node_take(xa, pre, 0, NULL, 0);
 			node->slots[0] = xa->head;
 			node->used = 1;
+			node->count = 1;
+			node->nr_values = rg_xa_is_value(xa->head);
 			for (m = 0; m < XA_NR_MARKS; m++) {
 				if (xa->head_marks & (1u << m))
 					node->marks[m] |= 1;
@@ -573,23 +690,7 @@ static void **xa_create_slot(struct rg_xarray *xa, unsigned long index,
 		}
 		xa->head = xa_mk_node(node);
 	}
-	while (index > xa_node_max(node->shift)) {
-		struct rg_xa_node *top = xa_node_take(
-			xa, pre, node->shift + RG_XA_CHUNK_SHIFT, NULL, 0);
-
-		top->slots[0] = xa_mk_node(node);
-		top->used = 1;
-		for (m = 0; m < XA_NR_MARKS; m++) {
-			if (node->marks[m])
-				top->marks[m] |= 1;
-			else
-				top->marks[m] &= ~(uint64_t)1;
-		}
-		node->parent = top;
-		node->offset = 0;
-		xa->head = xa_mk_node(top);
-		node = top;
-	}
+	node = xa_grow(xa, pre, node, xa_shift_for(index));
 	for (;;) {
 		unsigned int s = node->shift, b = xa_offset(index, s);
 		void *e;
@@ -607,6 +708,7 @@ static void **xa_create_slot(struct rg_xarray *xa, unsigned long index,
 			e = xa_mk_node(child);
 			node->slots[b] = e;
 			node->used |= xa_bit(b);
+			node->count++;
 		}
 		node = xa_to_node(e);
 	}
@@ -632,8 +734,10 @@ static inline bool xas_on_leaf(const struct rg_xa_state *xas)
 /*
  * The slot of the state's index (it may hold NULL), or NULL if none exists
  * yet; walks from the top unless the state is on its leaf or the head.
- * Leaves the state where the walk stopped. @leaf: the leaf, or NULL for
- * the head.
+ * Leaves the state where the walk stopped. @leaf: the node holding the
+ * slot (a leaf, or an interior node for a multi-index entry), or NULL for
+ * the head. An index inside a multi-index entry gives the entry's
+ * canonical slot, and the state's offset names that slot.
  */
 static RGI_ALWAYS_INLINE void **xas_walk(struct rg_xa_state *xas,
 					 struct rg_xa_node **leaf)
@@ -644,7 +748,10 @@ static RGI_ALWAYS_INLINE void **xas_walk(struct rg_xa_state *xas,
 
 	*leaf = NULL;
 	if (xas_on_leaf(xas)) {
-		RGI_DEBUG_ASSERT(xas->xa_offset == xa_offset(index, 0));
+		RGI_DEBUG_ASSERT(
+			xas->xa_offset == xa_offset(index, 0) ||
+			xas->xa_offset + xa_span(xas->xa_node, xas->xa_offset) >
+				xa_offset(index, 0));
 		*leaf = xas->xa_node;
 		return &xas->xa_node->slots[xas->xa_offset];
 	}
@@ -666,10 +773,14 @@ static RGI_ALWAYS_INLINE void **xas_walk(struct rg_xa_state *xas,
 		unsigned int off = xa_offset(index, node->shift);
 		void *e = node->slots[off];
 
-		if (!node->shift || !e) {
+		if (unlikely(xa_is_sibling(e))) {
+			off = xa_sibling_offset(e);
+			e = node->slots[off];
+		}
+		if (!node->shift || !xa_is_node(e)) {
 			xas->xa_node = node;
 			xas->xa_offset = (unsigned char)off;
-			if (node->shift)
+			if (!e && node->shift)
 				return NULL;
 			*leaf = node;
 			return &node->slots[off];
@@ -692,6 +803,11 @@ static RGI_ALWAYS_INLINE void *xas_store_entry(struct rg_xa_state *xas,
 	bool leaf0 = slot && !leaf && xa_is_node(entry);
 	void *prev;
 
+	if (unlikely(slot && leaf && leaf->shift && xa_is_node(entry))) {
+		/* An interior slot would read it as a node. */
+		rg_xas_set_err(xas, -EINVAL);
+		return NULL;
+	}
 	if (!slot || leaf0) {
 		struct xa_prealloc pre;
 		unsigned int n = xa_nodes_needed(xa, index, leaf0);
@@ -710,10 +826,15 @@ static RGI_ALWAYS_INLINE void *xas_store_entry(struct rg_xa_state *xas,
 	*slot = entry;
 	if (!prev) {
 		/* A new entry keeps the empty slot's marks. */
-		if (leaf)
-			leaf->used |= xa_bit(xa_offset(index, 0));
-		else
+		if (leaf) {
+			leaf->used |= xa_bit(xas->xa_offset);
+			leaf->count++;
+			leaf->nr_values += rg_xa_is_value(entry);
+		} else {
 			xa->head_marks = xa_track_free(xa) ? XA_FREE_BIT : 0;
+		}
+	} else if (leaf && rg_xa_is_value(prev) != rg_xa_is_value(entry)) {
+		xa_node_recount(leaf);
 	}
 	return prev;
 }
@@ -728,8 +849,9 @@ static void xa_shrink(struct rg_xarray *xa, struct rg_xa_state *xas)
 	while ((node = xa_root(xa)) && node->used == 1) {
 		void *e = node->slots[0];
 
-		/* An entry that looks like a node stays in its leaf. */
-		if (!node->shift && xa_is_node(e))
+		/* An entry that looks like a node stays in its leaf, and a
+		 * multi-index entry in the node of its order. */
+		if (node->shift ? !xa_is_node(e) : xa_is_node(e))
 			break;
 		if (node->shift) {
 			struct rg_xa_node *child = xa_to_node(e);
@@ -751,16 +873,81 @@ static void xa_shrink(struct rg_xarray *xa, struct rg_xa_state *xas)
 	}
 }
 
+static void xa_free_subtree(struct rg_xarray *xa, struct rg_xa_node *node);
+
 /*
- * Erase the entry at the state's index; returns it raw. The state stays on
- * the deepest node that survives (or the head), or goes out of bounds.
+ * Empty slots [off, off + n) of @node: subtrees below them are freed, their
+ * marks cleared (an allocating array's free mark set). The node may be left
+ * empty: xa_prune() then removes it.
+ */
+static void xa_clear_slots(struct rg_xarray *xa, struct rg_xa_node *node,
+			   unsigned int off, unsigned int n)
+{
+	uint64_t r = xa_range_mask(off, n);
+	unsigned int b, m;
+
+	node->nr_values -= (unsigned char)xa_values_in(node, off, n);
+	for (b = off; b < off + n; b++) {
+		void *e = node->slots[b];
+
+		if (node->shift && xa_is_node(e))
+			xa_free_subtree(xa, xa_to_node(e));
+		node->slots[b] = NULL;
+	}
+	node->used &= ~r;
+	node->count = (unsigned char)__builtin_popcountll(node->used);
+	for (m = 0; m < XA_NR_MARKS; m++) {
+		uint64_t v = node->marks[m];
+
+		if (m == RG_XA_FREE_MARK && xa_track_free(xa))
+			v |= r;
+		else
+			v &= ~r;
+		if (v != node->marks[m])
+			xa_mark_assign(node, m, v);
+	}
+}
+
+/*
+ * Free @node and its ancestors while they are empty (their parents' marks
+ * already agree); the state goes to the deepest node that survives (or out
+ * of bounds), then the tree shrinks.
+ */
+static void xa_prune(struct rg_xa_state *xas, struct rg_xa_node *node)
+{
+	struct rg_xarray *xa = xas->xa;
+
+	while (!node->used) {
+		struct rg_xa_node *p = node->parent;
+
+		if (!p) {
+			xa->head = NULL;
+			xa->head_marks = 0;
+			xa_node_free(xa, node);
+			xas->xa_node = XAS_BOUNDS;
+			return;
+		}
+		p->slots[node->offset] = NULL;
+		p->used &= ~xa_bit(node->offset);
+		p->count--;
+		xa_node_free(xa, node);
+		node = p;
+	}
+	xas->xa_node = node;
+	xas->xa_offset = (unsigned char)xa_offset(xas->xa_index, node->shift);
+	xa_shrink(xa, xas);
+}
+
+/*
+ * Erase the entry at the state's index (all of a multi-index entry);
+ * returns it raw. The state stays on the deepest node that survives (or
+ * the head), or goes out of bounds.
  */
 static RGI_ALWAYS_INLINE void *xas_erase(struct rg_xa_state *xas)
 {
 	struct rg_xarray *xa = xas->xa;
-	struct rg_xa_node *leaf, *node;
+	struct rg_xa_node *leaf;
 	void **slot = xas_walk(xas, &leaf);
-	unsigned int b = xa_offset(xas->xa_index, 0), m;
 	void *old;
 
 	if (!slot || !*slot)
@@ -771,34 +958,8 @@ static RGI_ALWAYS_INLINE void *xas_erase(struct rg_xa_state *xas)
 		xa->head_marks = 0;
 		return old;
 	}
-	*slot = NULL;
-	leaf->used &= ~xa_bit(b);
-	for (m = 0; m < XA_NR_MARKS; m++) {
-		if (m == RG_XA_FREE_MARK && xa_track_free(xa))
-			xa_mark_update(leaf, b, m, true);
-		else if (leaf->marks[m] & xa_bit(b))
-			xa_mark_update(leaf, b, m, false);
-	}
-	/* Free nodes left empty; their parents' marks already agree. */
-	node = leaf;
-	while (!node->used) {
-		struct rg_xa_node *p = node->parent;
-
-		if (!p) {
-			xa->head = NULL;
-			xa->head_marks = 0;
-			xa_node_free(xa, node);
-			xas->xa_node = XAS_BOUNDS;
-			return old;
-		}
-		p->slots[node->offset] = NULL;
-		p->used &= ~xa_bit(node->offset);
-		xa_node_free(xa, node);
-		node = p;
-	}
-	xas->xa_node = node;
-	xas->xa_offset = (unsigned char)xa_offset(xas->xa_index, node->shift);
-	xa_shrink(xa, xas);
+	xa_clear_slots(xa, leaf, xas->xa_offset, xa_span(leaf, xas->xa_offset));
+	xa_prune(xas, leaf);
 	return old;
 }
 
@@ -813,7 +974,8 @@ static void xa_free_subtree(struct rg_xarray *xa, struct rg_xa_node *node)
 			unsigned int b = (unsigned int)__builtin_ctzll(used);
 
 			used &= used - 1;
-			xa_free_subtree(xa, xa_to_node(node->slots[b]));
+			if (xa_is_node(node->slots[b]))
+				xa_free_subtree(xa, xa_to_node(node->slots[b]));
 		}
 	}
 	xa_node_free(xa, node);
@@ -855,7 +1017,7 @@ static bool xa_check_node(struct xa_vstate *v, struct rg_xa_node *node,
 			  unsigned int shift)
 {
 	bool track = xa_track_free(v->xa);
-	uint64_t used = 0, want[XA_NR_MARKS] = { 0 }, all;
+	uint64_t used = 0, want[XA_NR_MARKS] = { 0 }, all, ents = 0;
 	unsigned int b, m;
 
 	if (++v->nodes > v->xa->nr_nodes)
@@ -871,38 +1033,31 @@ static bool xa_check_node(struct xa_vstate *v, struct rg_xa_node *node,
 			used |= xa_bit(b);
 	if (used != node->used)
 		return xa_vfail(v, "occupancy bitmap disagrees");
+	if (node->count != __builtin_popcountll(used))
+		return xa_vfail(v, "node's count of slots in use disagrees");
+	if (node->nr_values != xa_values_in(node, 0, RG_XA_CHUNK_SIZE))
+		return xa_vfail(v, "node's count of value entries disagrees");
 	if (!used)
 		return xa_vfail(v, "empty node left in the tree");
 	all = xa_slots_mask(shift);
 	if (used & ~all)
 		return xa_vfail(v, "slot beyond the index space in use");
-	if (shift == 0) {
-		for (; used; used &= used - 1) {
-			void *e = node->slots[__builtin_ctzll(used)];
+	for (; used; used &= used - 1) {
+		unsigned int c = (unsigned int)__builtin_ctzll(used), span;
+		void *e = node->slots[c];
+		struct rg_xa_node *child;
 
-			if (xa_is_advanced(e) && e != RG_XA_ZERO_ENTRY &&
-			    e != RG_XA_RETRY_ENTRY)
-				return xa_vfail(v, "internal entry in a leaf");
-		}
-		for (m = 0; m < XA_NR_MARKS; m++)
-			want[m] = node->marks[m] & node->used;
-		if (track) {
-			want[RG_XA_FREE_MARK] = ~node->used & all;
-			if (v->owner_free)
-				want[RG_XA_FREE_MARK] |=
-					node->marks[RG_XA_FREE_MARK] &
-					node->used;
-		}
-	} else {
-		if (track)
-			want[RG_XA_FREE_MARK] = ~used & all;
-		for (; used; used &= used - 1) {
-			unsigned int c = (unsigned int)__builtin_ctzll(used);
-			void *e = node->slots[c];
-			struct rg_xa_node *child;
+		if (xa_is_sibling(e)) {
+			unsigned int k = xa_sibling_offset(e);
 
-			if (!xa_is_node(e))
-				return xa_vfail(v, "entry in an interior node");
+			/* Checked with its canonical slot, which comes first. */
+			if (k >= c || !(ents & xa_bit(k)) ||
+			    c >= k + xa_span(node, k))
+				return xa_vfail(v, "sibling entry without its "
+						   "multi-index entry");
+			continue;
+		}
+		if (!xa_slot_is_entry(shift, e)) {
 			child = xa_to_node(e);
 			if (!xa_check_node(v, child, node, c,
 					   shift - RG_XA_CHUNK_SHIFT))
@@ -910,7 +1065,25 @@ static bool xa_check_node(struct xa_vstate *v, struct rg_xa_node *node,
 			for (m = 0; m < XA_NR_MARKS; m++)
 				if (child->marks[m])
 					want[m] |= xa_bit(c);
+			continue;
 		}
+		if (xa_is_advanced(e) && e != RG_XA_ZERO_ENTRY &&
+		    e != RG_XA_RETRY_ENTRY)
+			return xa_vfail(v, "internal entry in a slot");
+		span = xa_span(node, c);
+		if ((span & (span - 1)) || (c & (span - 1)) ||
+		    span > RG_XA_CHUNK_SIZE / 2)
+			return xa_vfail(v, "multi-index entry of a bad span");
+		ents |= xa_bit(c);
+	}
+	for (m = 0; m < XA_NR_MARKS; m++)
+		want[m] |= node->marks[m] & ents;
+	if (track) {
+		want[RG_XA_FREE_MARK] &= ~ents;
+		want[RG_XA_FREE_MARK] |= ~node->used & all;
+		if (v->owner_free)
+			want[RG_XA_FREE_MARK] |=
+				node->marks[RG_XA_FREE_MARK] & ents;
 	}
 	for (m = 0; m < XA_NR_MARKS; m++) {
 		if (node->marks[m] == want[m])
@@ -953,7 +1126,7 @@ static int xa_validate_nolock(struct rg_xarray *xa, bool owner_free,
 	} else if (root->shift % RG_XA_CHUNK_SHIFT || root->shift >= XA_BITS) {
 		v.why = "top node has a bad shift";
 	} else if (root->used == 1 &&
-		   !(root->shift == 0 && xa_is_node(root->slots[0]))) {
+		   (root->shift == 0) != xa_is_node(root->slots[0])) {
 		v.why = "top node uses only slot 0 (not shrunk)";
 	} else if (xa_check_node(&v, root, NULL, 0, root->shift) &&
 		   v.nodes != xa->nr_nodes) {
@@ -992,13 +1165,17 @@ static void xa_dump_node(FILE *f, struct rg_xa_node *node, unsigned long base,
 		void *e = node->slots[b];
 		unsigned long idx = base + ((unsigned long)b << node->shift);
 
-		if (!e)
+		if (!e || xa_is_sibling(e))
 			continue;
-		if (node->shift) {
+		if (!xa_slot_is_entry(node->shift, e)) {
 			xa_dump_node(f, xa_to_node(e), idx, depth + 1, fn);
 			continue;
 		}
 		fprintf(f, "%*s[%lu] ", 2 * depth + 2, "", idx);
+		if (node->shift || xa_span(node, b) > 1)
+			fprintf(f, "order %u ",
+				node->shift + (unsigned int)__builtin_ctz(
+						      xa_span(node, b)));
 		fn(f, idx, e);
 	}
 }
@@ -1019,6 +1196,455 @@ static void xa_dump_nolock(struct rg_xarray *xa, FILE *f, rg_xa_dump_fn fn)
 	} else {
 		xa_dump_node(f, root, 0, 1, fn);
 	}
+}
+
+/* ---- multi-index entries ---- */
+
+/*
+ * An entry of order k covers the 2^k indices [base, base + 2^k), base a
+ * multiple of 2^k. It lives in the node of shift s = k - k % 6 on base's
+ * path, in n = 2^(k % 6) slots: the first (canonical) holds the entry, the
+ * others sibling entries naming it; marks sit on the canonical slot only.
+ * A state of order k has xa_shift s and xa_sibs n - 1.
+ *
+ * Two such ranges are nested or disjoint, so a store of order k at base
+ * either lands inside an entry that covers its whole range (a larger or
+ * equal entry on the path: the store replaces that entry, which keeps its
+ * range, as the kernel documents: "storing to any index stores to all of
+ * them"), or covers every entry in its range, which it replaces (their
+ * subtrees are freed) with the union of their marks.
+ */
+
+/* Order of the entry in canonical slot @c of @node. */
+static inline unsigned int xa_entry_order(const struct rg_xa_node *node,
+					  unsigned int c)
+{
+	return node->shift + (unsigned int)__builtin_ctz(xa_span(node, c));
+}
+
+/* Index of slot 0 of @node. */
+static unsigned long xa_node_base(const struct rg_xa_node *node)
+{
+	unsigned long base = 0;
+
+	for (; node->parent; node = node->parent)
+		base |= (unsigned long)node->offset << node->parent->shift;
+	return base;
+}
+
+/* Nodes on the path from a missing child of shift @from down to @to. */
+static inline unsigned int xa_levels(unsigned int from, unsigned int to)
+{
+	return (from - to) / RG_XA_CHUNK_SHIFT + 1;
+}
+
+/*
+ * The node where a store of an entry of shift @shift at @base (last index
+ * @last) writes: the node of that shift on base's path, or a node above it
+ * whose slot on the path holds an entry covering the range. With @pre
+ * NULL, count the nodes missing on the way (*@out is set only when none
+ * is); otherwise build them from @pre (exactly that many).
+ */
+static unsigned int xa_path(struct rg_xarray *xa, unsigned long base,
+			    unsigned long last, unsigned int shift,
+			    struct xa_prealloc *pre, struct rg_xa_node **out)
+{
+	struct rg_xa_node *node = xa_root(xa);
+	unsigned int top = RGI_MAX(xa_shift_for(last), shift), cnt = 0, u;
+
+	if (!pre) {
+		int rs = node ? node->shift : xa->head ? 0 : -1;
+
+		if (rs < 0)
+			return xa_levels(top, shift);
+		if (!node)
+			cnt++; /* the head entry moves into a leaf */
+		if ((unsigned int)rs < top) {
+			cnt += (top - (unsigned int)rs) / RG_XA_CHUNK_SHIFT;
+			for (u = top; u > (unsigned int)rs;
+			     u -= RG_XA_CHUNK_SHIFT) {
+				if (u == shift)
+					return cnt;
+				if (xa_offset(base, u))
+					return cnt +
+					       xa_levels(u - RG_XA_CHUNK_SHIFT,
+							 shift);
+			}
+		}
+		if (!node)
+			return cnt;
+	} else {
+		if (!node && xa->head) {
+			/* Move the head entry into slot 0 of a new leaf. */
+			unsigned int m;
+
+			node = xa_node_take(xa, pre, 0, NULL, 0);
+			node->slots[0] = xa->head;
+			node->used = 1;
+			node->count = 1;
+			node->nr_values = rg_xa_is_value(xa->head);
+			for (m = 0; m < XA_NR_MARKS; m++) {
+				if (xa->head_marks & (1u << m))
+					node->marks[m] |= 1;
+				else
+					node->marks[m] &= ~(uint64_t)1;
+			}
+			xa->head_marks = 0;
+			xa->head = xa_mk_node(node);
+		} else if (!node) {
+			node = xa_node_take(xa, pre, top, NULL, 0);
+			xa->head = xa_mk_node(node);
+		}
+		node = xa_grow(xa, pre, node, top);
+	}
+	for (;;) {
+		unsigned int s = node->shift, b = xa_offset(base, s);
+		void *e;
+
+		if (s == shift)
+			break;
+		e = node->slots[b];
+		if (e && !xa_is_node(e))
+			break; /* a covering entry, or its sibling */
+		if (!e) {
+			struct rg_xa_node *child;
+
+			if (!pre)
+				return cnt +
+				       xa_levels(s - RG_XA_CHUNK_SHIFT, shift);
+			/* An empty child: no marks, all free; parent agrees. */
+			child = xa_node_take(xa, pre, s - RG_XA_CHUNK_SHIFT,
+					     node, b);
+			e = xa_mk_node(child);
+			node->slots[b] = e;
+			node->used |= xa_bit(b);
+			node->count++;
+		}
+		node = xa_to_node(e);
+	}
+	*out = node;
+	return cnt;
+}
+
+/* First entry (raw) in slots [off, off + n) of @node, in index order. */
+static void *xa_first_entry(const struct rg_xa_node *node, unsigned int off,
+			    unsigned int n)
+{
+	unsigned int b;
+
+	for (b = off; b < off + n; b++) {
+		const struct rg_xa_node *p = node;
+		void *e = node->slots[b];
+
+		while (e && !xa_slot_is_entry(p->shift, e)) {
+			p = xa_to_node(e);
+			e = p->slots[__builtin_ctzll(p->used)];
+		}
+		if (e && !xa_is_sibling(e))
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * On @node (from xa_path()): does the store of @n slots at @base land in
+ * an entry that covers it? Then *@c is that entry's canonical slot.
+ */
+static bool xa_covered(const struct rg_xa_node *node, unsigned long base,
+		       unsigned int shift, unsigned int n, unsigned int *c)
+{
+	unsigned int off = xa_offset(base, node->shift);
+	void *e = node->slots[off];
+
+	if (xa_is_sibling(e)) {
+		*c = xa_sibling_offset(e);
+		return true;
+	}
+	*c = off;
+	if (node->shift > shift)
+		return true;
+	return xa_slot_is_entry(node->shift, e) && xa_span(node, off) >= n;
+}
+
+/* Store NULL over the state's range: erase every entry in it. */
+static void *xas_erase_multi(struct rg_xa_state *xas, unsigned long last)
+{
+	struct rg_xarray *xa = xas->xa;
+	unsigned long base = xas->xa_index;
+	unsigned int shift = xas->xa_shift, n = xas->xa_sibs + 1u, c;
+	struct rg_xa_node *root = xa_root(xa), *node = NULL;
+	void *old = NULL;
+
+	if (!root) {
+		/* Only index 0 can be in use: the head entry. */
+		if (base == 0) {
+			old = xa->head;
+			xa->head = NULL;
+			xa->head_marks = 0;
+		}
+		xas->xa_node = XAS_BOUNDS;
+		return old;
+	}
+	if (xa_path(xa, base, last, shift, NULL, &node)) {
+		/* No node of the range's shift: the range holds the whole
+		 * tree (it starts at 0 and reaches past the top) or, when a
+		 * child on the path is missing, nothing. */
+		if (base == 0 &&
+		    root->shift < RGI_MAX(xa_shift_for(last), shift)) {
+			old = xa_first_entry(root, 0, RG_XA_CHUNK_SIZE);
+			xa_destroy_nolock(xa);
+		}
+		xas->xa_node = XAS_BOUNDS;
+		return old;
+	}
+	if (xa_covered(node, base, shift, n, &c)) {
+		old = node->slots[c];
+		if (!old)
+			return NULL;
+		n = xa_span(node, c);
+	} else {
+		old = xa_first_entry(node, c, n);
+	}
+	xa_clear_slots(xa, node, c, n);
+	xa_prune(xas, node);
+	return old;
+}
+
+/*
+ * rg_xas_store() of a multi-index state (or of any order when the range
+ * reaches beyond order 0): the raw old entry, or NULL with an error.
+ */
+static void *xas_store_multi(struct rg_xa_state *xas, void *entry)
+{
+	struct rg_xarray *xa = xas->xa;
+	unsigned long base = xas->xa_index, last;
+	unsigned int shift = xas->xa_shift, n = xas->xa_sibs + 1u, c, b, m;
+	struct rg_xa_node *node = NULL;
+	struct xa_prealloc pre;
+	bool uni[XA_NR_MARKS];
+	unsigned int need;
+	uint64_t r;
+	void *old;
+
+	last = base + (((unsigned long)n << shift) - 1);
+	if (!entry)
+		return xas_erase_multi(xas, last);
+	if (shift && xa_is_node(entry)) {
+		/* An interior slot would read it as a node. */
+		rg_xas_set_err(xas, -EINVAL);
+		return NULL;
+	}
+	need = xa_path(xa, base, last, shift, NULL, &node);
+	if (need) {
+		if (xa_prealloc(&pre, need, xas)) {
+			xas->xa_need = need;
+			rg_xas_set_err(xas, -ENOMEM);
+			return NULL;
+		}
+		xa_path(xa, base, last, shift, &pre, &node);
+		RGI_ASSERT(pre.used == pre.n);
+	}
+	xas->xa_node = node;
+	if (xa_covered(node, base, shift, n, &c)) {
+		if (node->shift && xa_is_node(entry)) {
+			rg_xas_set_err(xas, -EINVAL);
+			return NULL;
+		}
+		xas->xa_offset = (unsigned char)c;
+		old = node->slots[c];
+		node->slots[c] = entry;
+		if (!old)
+			node->used |= xa_bit(c);
+		if (!old || rg_xa_is_value(old) != rg_xa_is_value(entry))
+			xa_node_recount(node);
+		return old;
+	}
+	/* Cover [c, c + n): the entries there go, their marks unite. */
+	r = xa_range_mask(c, n);
+	old = xa_first_entry(node, c, n);
+	for (m = 0; m < XA_NR_MARKS; m++)
+		uni[m] = node->marks[m] & r;
+	for (b = c; b < c + n; b++) {
+		void *e = node->slots[b];
+
+		if (node->shift && xa_is_node(e))
+			xa_free_subtree(xa, xa_to_node(e));
+		node->slots[b] = b == c ? entry : xa_mk_sibling(c);
+	}
+	node->used |= r;
+	xa_node_recount(node);
+	for (m = 0; m < XA_NR_MARKS; m++) {
+		uint64_t v = (node->marks[m] & ~r) | (uni[m] ? xa_bit(c) : 0);
+
+		if (v != node->marks[m])
+			xa_mark_assign(node, m, v);
+	}
+	xas->xa_offset = (unsigned char)c;
+	return old;
+}
+
+/*
+ * Nodes of shifts @to..@from (steps of 6) that cover [lo, hi] where no
+ * node exists yet.
+ */
+static unsigned long xa_full_count(unsigned int from, unsigned int to,
+				   unsigned long lo, unsigned long hi)
+{
+	unsigned long n = 0;
+	unsigned int t;
+
+	for (t = to; t <= from; t += RG_XA_CHUNK_SHIFT) {
+		unsigned int span = t + RG_XA_CHUNK_SHIFT;
+
+		n += span >= XA_BITS ? 1 : (hi >> span) - (lo >> span) + 1;
+	}
+	return n;
+}
+
+/* Leaves and nodes missing below @node for order-0 stores in [lo, hi]. */
+static unsigned long xa_missing(const struct rg_xa_node *node, unsigned long lo,
+				unsigned long hi)
+{
+	unsigned int s = node->shift, b;
+	unsigned long n = 0;
+
+	if (!s)
+		return 0;
+	for (b = xa_offset(lo, s); b <= xa_offset(hi, s); b++) {
+		unsigned long sb = xa_slot_base(lo, s, b);
+		unsigned long slo = RGI_MAX(lo, sb);
+		unsigned long shi = RGI_MIN(hi, sb + ((1UL << s) - 1));
+		void *e = node->slots[b];
+
+		if (!e)
+			n += xa_full_count(s - RG_XA_CHUNK_SHIFT, 0, slo, shi);
+		else if (xa_is_node(e))
+			n += xa_missing(xa_to_node(e), slo, shi);
+		/* else an entry covers these: stores replace it */
+	}
+	return n;
+}
+
+/*
+ * Upper bound of the nodes order-0 stores at every index of [lo, hi]
+ * create (exact but for the head entry's leaf path).
+ */
+static unsigned long xa_cover_count(const struct rg_xarray *xa,
+				    unsigned long lo, unsigned long hi)
+{
+	struct rg_xa_node *root = xa_root(xa);
+	unsigned int top = xa_shift_for(hi), u;
+	unsigned long n = 0, rmax;
+
+	if (!root) {
+		if (hi == 0)
+			return 0;
+		n = xa_full_count(top, 0, lo, hi);
+		if (xa->head)
+			n += top / RG_XA_CHUNK_SHIFT + 1;
+		return n;
+	}
+	for (u = top; u > root->shift; u -= RG_XA_CHUNK_SHIFT) {
+		/* A new top node; its slots above 0 are empty. */
+		unsigned long a = RGI_MAX(lo, 1UL << u),
+			      z = RGI_MIN(hi, xa_node_max(u));
+
+		n++;
+		if (a <= z)
+			n += xa_full_count(u - RG_XA_CHUNK_SHIFT, 0, a, z);
+	}
+	rmax = xa_node_max(root->shift);
+	if (lo <= rmax)
+		n += xa_missing(root, lo, RGI_MIN(hi, rmax));
+	return n;
+}
+
+/* Nodes in the state's list. */
+static unsigned long xas_have(const struct rg_xa_state *xas)
+{
+	const struct rg_xa_node *n;
+	unsigned long have = 0;
+
+	for (n = xas->xa_alloc; n; n = n->parent)
+		have++;
+	return have;
+}
+
+/*
+ * Make the state hold at least @need nodes. On failure it keeps those it
+ * has, records -ENOMEM and the count (for rg_xas_nomem()): false.
+ */
+static bool xas_reserve_nodes(struct rg_xa_state *xas, unsigned long need)
+{
+	struct rg_slab_cache *c = xa_node_cache();
+	unsigned long have = xas_have(xas);
+
+	if (need > UINT_MAX)
+		goto nomem;
+	while (have < need) {
+		struct rg_xa_node *n = c ? rg_slab_alloc(c) : NULL;
+
+		if (!n)
+			goto nomem;
+		n->parent = xas->xa_alloc;
+		xas->xa_alloc = n;
+		have++;
+	}
+	return true;
+nomem:
+	xas->xa_need = need > UINT_MAX ? UINT_MAX : (unsigned int)need;
+	rg_xas_set_err(xas, -ENOMEM);
+	return false;
+}
+
+/* Nodes xas_split() needs to split an entry of @order to @shift. */
+static unsigned long xa_split_count(unsigned int order, unsigned int shift)
+{
+	unsigned int from = order - order % RG_XA_CHUNK_SHIFT, t;
+	unsigned long n = 0;
+
+	for (t = shift; t < from; t += RG_XA_CHUNK_SHIFT) {
+		if (order - t - RG_XA_CHUNK_SHIFT >= XA_BITS - 1)
+			return ULONG_MAX;
+		n += 1UL << (order - t - RG_XA_CHUNK_SHIFT);
+	}
+	return n;
+}
+
+/*
+ * A full node of @shift below @parent's slot @offset whose indices all
+ * hold @entry in pieces of @n slots at shift @to, with the marks @mk.
+ */
+static struct rg_xa_node *
+xa_split_build(struct rg_xa_state *xas, unsigned int shift,
+	       struct rg_xa_node *parent, unsigned int offset, void *entry,
+	       unsigned int mk, unsigned int to, unsigned int n)
+{
+	struct rg_xa_node *node = xas->xa_alloc;
+	uint64_t canon = 0;
+	unsigned int b, m;
+
+	xas->xa_alloc = node->parent;
+	xa_node_init(xas->xa, node, shift, parent, offset);
+	for (b = 0; b < RG_XA_CHUNK_SIZE; b++) {
+		if (shift == to) {
+			unsigned int c = b - b % n;
+
+			node->slots[b] = b == c ? entry : xa_mk_sibling(c);
+			if (b == c)
+				canon |= xa_bit(b);
+		} else {
+			node->slots[b] = xa_mk_node(
+				xa_split_build(xas, shift - RG_XA_CHUNK_SHIFT,
+					       node, b, entry, mk, to, n));
+			canon |= xa_bit(b);
+		}
+	}
+	node->used = ~(uint64_t)0;
+	xa_node_recount(node);
+	for (m = 0; m < XA_NR_MARKS; m++)
+		node->marks[m] = (mk & (1u << m)) ? canon : 0;
+	return node;
 }
 
 /* ---- the advanced API ---- */
@@ -1062,6 +1688,8 @@ static inline void *xas_store(struct rg_xa_state *xas, void *entry)
 		rg_xas_set_err(xas, -EINVAL);
 		return NULL;
 	}
+	if (xas->xa_shift | xas->xa_sibs)
+		return xas_store_multi(xas, entry);
 	return entry ? xas_store_entry(xas, entry) : xas_erase(xas);
 }
 
@@ -1123,6 +1751,24 @@ static bool xa_end(const struct rg_xarray *xa, unsigned long *end)
 	return true;
 }
 
+/*
+ * Last index of the entry a walked state is on: the end of a multi-index
+ * entry, else the state's index.
+ */
+static unsigned long xas_entry_last(const struct rg_xa_state *xas)
+{
+	struct rg_xa_node *node = xas->xa_node;
+	unsigned int off = xas->xa_offset, s;
+	unsigned long size;
+
+	if (!xas_on_node(xas) ||
+	    !xa_slot_is_entry(node->shift, node->slots[off]))
+		return xas->xa_index;
+	s = node->shift;
+	size = (unsigned long)xa_span(node, off) << s;
+	return xa_slot_base(xas->xa_index, s, off) + (size - 1);
+}
+
 static void *xas_find_filter(struct rg_xa_state *xas, unsigned long max,
 			     unsigned int filter)
 {
@@ -1133,6 +1779,8 @@ static void *xas_find_filter(struct rg_xa_state *xas, unsigned long max,
 	if (rg_xas_error(xas) || xas->xa_node == XAS_BOUNDS)
 		return NULL;
 	if (xas->xa_node != XAS_RESTART) {
+		/* Past the entry the state is on, all of it. */
+		start = xas_entry_last(xas);
 		if (start == ULONG_MAX) {
 			xas->xa_node = XAS_BOUNDS;
 			return NULL;
@@ -1148,7 +1796,8 @@ static void *xas_find_filter(struct rg_xa_state *xas, unsigned long max,
 			return NULL;
 		}
 		xas->xa_node = c.node;
-		xas->xa_offset = (unsigned char)xa_offset(c.index, 0);
+		xas->xa_offset =
+			c.node ? (unsigned char)(c.slot - c.node->slots) : 0;
 		return *c.slot;
 	}
 	xas->xa_node = XAS_BOUNDS;
@@ -1179,7 +1828,8 @@ void *rg_xas_next_entry(struct rg_xa_state *xas, unsigned long max)
 			unsigned int b = (unsigned int)__builtin_ctzll(m);
 			unsigned long i = xas->xa_index + (b - off);
 
-			if (i <= max) {
+			/* A sibling: the slow path skips the whole entry. */
+			if (i <= max && !xa_is_sibling(node->slots[b])) {
 				xas->xa_index = i;
 				xas->xa_offset = (unsigned char)b;
 				return node->slots[b];
@@ -1248,13 +1898,15 @@ void rg_xas_pause(struct rg_xa_state *xas)
 
 	if (rg_xas_invalid(xas))
 		return;
-	if (node && node->shift) {
+	if (node && node->shift &&
+	    !xa_slot_is_entry(node->shift, node->slots[xas->xa_offset])) {
 		/* Stopped above a missing child: skip its whole subtree. */
 		unsigned long step = 1UL << node->shift;
 
 		xas->xa_index = (xas->xa_index & ~(step - 1)) + step;
 	} else {
-		xas->xa_index++;
+		/* Past the entry, all of a multi-index one. */
+		xas->xa_index = xas_entry_last(xas) + 1;
 	}
 	xas->xa_node = xas->xa_index ? XAS_RESTART : XAS_BOUNDS;
 }
@@ -1262,8 +1914,9 @@ void rg_xas_pause(struct rg_xa_state *xas)
 /* The state is on a present entry: a leaf slot in use, or the head. */
 static bool xas_on_entry(const struct rg_xa_state *xas)
 {
-	if (xas_on_leaf(xas))
-		return xas->xa_node->used & xa_bit(xas->xa_offset);
+	if (xas_on_node(xas))
+		return xa_slot_is_entry(xas->xa_node->shift,
+					xas->xa_node->slots[xas->xa_offset]);
 	return !xas->xa_node && xas->xa->head && !xa_root(xas->xa);
 }
 
@@ -1305,6 +1958,156 @@ void rg_xas_init_marks(const struct rg_xa_state *xas)
 	for (m = 0; m <= RG_XA_MARK_MAX; m++)
 		xas_mark(xas, m,
 			 m == RG_XA_FREE_MARK && xa_track_free(xas->xa));
+}
+
+void rg_xas_set_order(struct rg_xa_state *xas, unsigned long index,
+		      unsigned int order)
+{
+	if (order > XA_BITS) {
+		xas->xa_index = index;
+		rg_xas_set_err(xas, -EINVAL);
+		return;
+	}
+	xas->xa_index = order < XA_BITS ? (index >> order) << order : 0;
+	xas->xa_shift = (unsigned char)(order - order % RG_XA_CHUNK_SHIFT);
+	xas->xa_sibs = (unsigned char)((1u << (order % RG_XA_CHUNK_SHIFT)) - 1);
+	xas->xa_node = XAS_RESTART;
+}
+
+unsigned int rg_xas_get_order(const struct rg_xa_state *xas)
+{
+	struct rg_xa_node *node = xas->xa_node;
+
+	if (!xas_on_node(xas) ||
+	    !xa_slot_is_entry(node->shift, node->slots[xas->xa_offset]))
+		return 0;
+	return xa_entry_order(node, xas->xa_offset);
+}
+
+void *rg_xas_find_conflict(struct rg_xa_state *xas)
+{
+	struct rg_xarray *xa = xas->xa;
+	unsigned long base = xas->xa_index, start = base, last;
+	struct rg_xa_node *node = xas->xa_node;
+	struct xa_cursor c;
+
+	if (rg_xas_error(xas) || node == XAS_BOUNDS)
+		return NULL;
+	last = base +
+	       ((((unsigned long)xas->xa_sibs + 1) << xas->xa_shift) - 1);
+	if (node != XAS_RESTART) {
+		/* Go on after the entry the last call returned. */
+		unsigned long end = 0;
+
+		if (node) {
+			unsigned int off = xas->xa_offset, s = node->shift;
+
+			end = xa_node_base(node) + ((unsigned long)off << s) +
+			      (((unsigned long)xa_span(node, off) << s) - 1);
+		}
+		if (end >= last)
+			goto done;
+		start = end + 1;
+	}
+	if (!xa_seek(xa, start, last, RG_XA_PRESENT | XA_FILTER_RAW, &c))
+		goto done;
+	xas->xa_node = c.node;
+	xas->xa_offset = c.node ? (unsigned char)(c.slot - c.node->slots) : 0;
+	return *c.slot;
+done:
+	xas->xa_node = XAS_RESTART;
+	return NULL;
+}
+
+void rg_xas_create_range(struct rg_xa_state *xas)
+{
+	unsigned long base = xas->xa_index, last;
+
+	if (rg_xas_error(xas))
+		return;
+	last = base +
+	       ((((unsigned long)xas->xa_sibs + 1) << xas->xa_shift) - 1);
+	if (!xas_reserve_nodes(xas, xa_cover_count(xas->xa, base, last)))
+		return;
+	xas->xa_shift = 0;
+	xas->xa_sibs = 0;
+	xas->xa_node = XAS_RESTART;
+}
+
+void rg_xas_split_alloc(struct rg_xa_state *xas, void *entry,
+			unsigned int order)
+{
+	(void)entry;
+	if (rg_xas_error(xas))
+		return;
+	if (order > XA_BITS) {
+		rg_xas_set_err(xas, -EINVAL);
+		return;
+	}
+	if (!xas_reserve_nodes(xas, xa_split_count(order, xas->xa_shift)))
+		xas_free_nodes(xas);
+}
+
+void rg_xas_split(struct rg_xa_state *xas, void *entry, unsigned int order)
+{
+	unsigned int shift = xas->xa_shift, n = xas->xa_sibs + 1u, c, span, b;
+	unsigned int m, mk = 0;
+	struct rg_xa_node *node;
+	unsigned long need;
+	void **slot;
+
+	if (rg_xas_error(xas))
+		return;
+	xas->xa_node = XAS_RESTART;
+	slot = xas_walk(xas, &node);
+	if (!slot || !*slot || !node ||
+	    xa_entry_order(node, xas->xa_offset) != order) {
+		rg_xas_set_err(xas, -EINVAL);
+		return;
+	}
+	if (xa_is_advanced(entry) || !entry || (xa_is_node(entry) && shift) ||
+	    (unsigned long)n << shift >=
+		    (unsigned long)xa_span(node, xas->xa_offset)
+			    << node->shift) {
+		rg_xas_set_err(xas, -EINVAL);
+		return;
+	}
+	need = xa_split_count(order, shift);
+	if (xas_have(xas) < need) {
+		xas->xa_need = need > UINT_MAX ? UINT_MAX : (unsigned int)need;
+		rg_xas_set_err(xas, -ENOMEM);
+		return;
+	}
+	c = xas->xa_offset;
+	span = xa_span(node, c);
+	for (m = 0; m < XA_NR_MARKS; m++)
+		if (node->marks[m] & xa_bit(c))
+			mk |= 1u << m;
+	for (b = c; b < c + span; b++) {
+		if (node->shift == shift) {
+			unsigned int k = b - (b - c) % n;
+
+			node->slots[b] = b == k ? entry : xa_mk_sibling(k);
+		} else {
+			node->slots[b] = xa_mk_node(xa_split_build(
+				xas, node->shift - RG_XA_CHUNK_SHIFT, node, b,
+				entry, mk, shift, n));
+		}
+	}
+	xa_node_recount(node);
+	/* The pieces (or the new children) carry the entry's marks; the
+	 * bit at c was set for each of them, so no ancestor changes. */
+	for (m = 0; m < XA_NR_MARKS; m++) {
+		uint64_t r = 0;
+
+		if (!(mk & (1u << m)))
+			continue;
+		for (b = c; b < c + span; b++)
+			if (node->shift != shift || (b - c) % n == 0)
+				r |= xa_bit(b);
+		node->marks[m] |= r;
+	}
+	xas->xa_node = XAS_RESTART;
 }
 
 /* ---- normal calls under the caller's lock ---- */
@@ -1581,6 +2384,121 @@ int rg_xa_store(struct rg_xarray *xa, unsigned long index, void *entry,
 	return err;
 }
 
+/* Store with order under the lock: the normal API's marks and checks. */
+static int xa_store_order_locked(struct rg_xarray *xa, unsigned long index,
+				 unsigned int order, void *entry, void **old)
+{
+	RG_XA_STATE(xas, xa, 0);
+	void *prev;
+
+	rg_xas_set_order(&xas, index, order);
+	if (rg_xas_error(&xas) || xas.xa_index != index)
+		return -EINVAL;
+	if (!entry && xa_track_free(xa))
+		entry = XA_ZERO;
+	prev = xas_store(&xas, entry);
+	if (rg_xas_error(&xas))
+		return rg_xas_error(&xas);
+	if (entry && xa_track_free(xa))
+		xas_mark(&xas, RG_XA_FREE_MARK, false);
+	if (old)
+		*old = xa_zero_to_null(prev);
+	return 0;
+}
+
+int rg_xa_store_order(struct rg_xarray *xa, unsigned long index,
+		      unsigned int order, void *entry, void **old)
+{
+	int err;
+
+	if (unlikely(!xa) || xa_is_advanced(entry))
+		return -EINVAL;
+	xa_mutex_lock(xa);
+	err = xa_store_order_locked(xa, index, order, entry, old);
+	xa_mutex_unlock(xa);
+	return err;
+}
+
+/* Largest order of an aligned piece at @i that ends at or before @last. */
+static unsigned int xa_range_order(unsigned long i, unsigned long last)
+{
+	unsigned int k = 0;
+
+	while (k < XA_BITS && !(i & (1UL << k)) &&
+	       (k + 1 == XA_BITS ? i == 0 && last == ULONG_MAX :
+				   i + ((2UL << k) - 1) <= last &&
+					   i + ((2UL << k) - 1) >= i))
+		k++;
+	return k;
+}
+
+int rg_xa_store_range(struct rg_xarray *xa, unsigned long first,
+		      unsigned long last, void *entry)
+{
+	RG_XA_STATE(xas, xa, 0);
+	unsigned long i, need = 0;
+	int err = 0;
+
+	if (unlikely(!xa) || xa_is_advanced(entry) || first > last ||
+	    (xa_is_node(entry) && first != last))
+		return -EINVAL;
+	xa_mutex_lock(xa);
+	/* Count the nodes of every piece on the tree as it is (an upper
+	 * bound), take them all, then store: all or nothing. */
+	for (i = first; entry;) {
+		unsigned int k = xa_range_order(i, last);
+		unsigned long end =
+			k >= XA_BITS ? ULONG_MAX : i + ((1UL << k) - 1);
+		struct rg_xa_node *unused;
+
+		need += xa_path(xa, i, end, k - k % RG_XA_CHUNK_SHIFT, NULL,
+				&unused);
+		if (end >= last)
+			break;
+		i = end + 1;
+	}
+	if (!xas_reserve_nodes(&xas, need)) {
+		xas_free_nodes(&xas);
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = first;;) {
+		unsigned int k = xa_range_order(i, last);
+		unsigned long end =
+			k >= XA_BITS ? ULONG_MAX : i + ((1UL << k) - 1);
+
+		rg_xas_set_order(&xas, i, k);
+		xas_store(&xas, entry);
+		RGI_ASSERT(!rg_xas_error(&xas));
+		if (entry && xa_track_free(xa))
+			xas_mark(&xas, RG_XA_FREE_MARK, false);
+		if (end >= last)
+			break;
+		i = end + 1;
+	}
+	xas_free_nodes(&xas);
+out:
+	xa_mutex_unlock(xa);
+	return err;
+}
+
+int rg_xa_get_order(struct rg_xarray *xa, unsigned long index)
+{
+	RG_XA_STATE(xas, xa, index);
+	struct rg_xa_node *leaf;
+	bool taken;
+	int order = 0;
+
+	if (unlikely(!xa))
+		return -EINVAL;
+	taken = xa_read_lock(xa);
+	if (xas_walk(&xas, &leaf) && leaf &&
+	    xa_slot_is_entry(leaf->shift, leaf->slots[xas.xa_offset]))
+		order = (int)xa_entry_order(leaf, xas.xa_offset);
+	xa_read_unlock(xa, taken);
+	return order;
+}
+
 int rg_xa_insert(struct rg_xarray *xa, unsigned long index, void *entry)
 {
 	int err;
@@ -1683,14 +2601,34 @@ void *rg_xa_find_after(struct rg_xarray *xa, unsigned long *index,
 		       unsigned long max, rg_xa_mark_t filter)
 {
 	unsigned long i;
-	void *e;
+	struct xa_cursor c;
+	void *e = NULL;
+	bool taken;
 
-	if (unlikely(!index) || *index == ULONG_MAX)
+	if (unlikely(!xa || !index) || *index == ULONG_MAX ||
+	    !xa_filter_ok(xa, filter))
 		return NULL;
 	i = *index + 1;
-	e = rg_xa_find(xa, &i, max, filter);
-	if (e)
-		*index = i;
+	taken = xa_read_lock(xa);
+	while (xa_seek(xa, i, max, filter, &c)) {
+		struct rg_xa_node *n = c.node;
+		unsigned int off = n ? (unsigned int)(c.slot - n->slots) : 0;
+		unsigned long first, size;
+
+		first = n ? xa_slot_base(c.index, n->shift, off) : 0;
+		if (first >= i) {
+			e = *c.slot;
+			*index = c.index;
+			break;
+		}
+		/* A multi-index entry that began at or before *index: the
+		 * caller has seen it; go on after its last index. */
+		size = (unsigned long)xa_span(n, off) << n->shift;
+		if (first + (size - 1) >= max)
+			break;
+		i = first + size;
+	}
+	xa_read_unlock(xa, taken);
 	return e;
 }
 
@@ -1724,16 +2662,17 @@ bool rg_xa_get_mark(struct rg_xarray *xa, unsigned long index,
 {
 	bool taken;
 	struct rg_xa_node *leaf;
+	RG_XA_STATE(xas, xa, index);
 	void **slot;
 	bool r = false;
 
 	if (unlikely(!xa) || mark == RG_XA_PRESENT || !xa_filter_ok(xa, mark))
 		return false;
 	taken = xa_read_lock(xa);
-	slot = xa_slot(xa, index, &leaf);
+	slot = xas_walk(&xas, &leaf);
 	if (slot && *slot) {
 		if (leaf)
-			r = leaf->marks[mark] & xa_bit(xa_offset(index, 0));
+			r = leaf->marks[mark] & xa_bit(xas.xa_offset);
 		else
 			r = xa->head_marks & (1u << mark);
 	}

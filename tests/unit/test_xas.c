@@ -1107,10 +1107,14 @@ static void test_linux_names(void **state)
 		void *e;
 		int n = 0;
 
-		/* multi-index entries are not offered: order > 0 is -EINVAL */
+		/* an order up to BITS_PER_LONG; above it is -EINVAL */
 		assert_int_equal(xas_error(&o0), 0);
-		assert_int_equal(xas_error(&o3), -EINVAL);
-		xas_set_order(&o0, 4, 2);
+		assert_int_equal(xas_error(&o3), 0);
+		assert_int_equal(o3.xa_index, 8);
+		xas_set_order(&o0, 5, 2);
+		assert_int_equal(xas_error(&o0), 0);
+		assert_int_equal(o0.xa_index, 4);
+		xas_set_order(&o0, 4, RG_BITS_PER_LONG + 1);
 		assert_int_equal(xas_error(&o0), -EINVAL);
 		xas_set_order(&o0, 4, 0);
 		assert_int_equal(xas_error(&o0), 0);

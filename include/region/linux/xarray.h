@@ -23,9 +23,11 @@
  * is the array's mutex; xa_load() and the other reading calls may run
  * under it, as the kernel's RCU readers may. As in the kernel, pointers
  * with the low bits 10 are refused only up to 4096 (-EINVAL), and
- * xa_set_mark() on an absent entry does nothing. Differences: multi-index
- * entries are not provided (an order above 0 is -EINVAL, xa_get_order()
- * is 0); node update callbacks (xas_set_update()) are not offered.
+ * xa_set_mark() on an absent entry does nothing. Multi-index entries
+ * (XA_STATE_ORDER(), xas_set_order(), xa_store_range(), xas_split()) are
+ * those of a kernel built with CONFIG_XARRAY_MULTI; an entry with the low
+ * bits 10 is stored at order 0 to 5 only. Differences: node update
+ * callbacks (xas_set_update()) are not offered.
  */
 #ifndef REGION_LINUX_XARRAY_H
 #define REGION_LINUX_XARRAY_H
@@ -150,6 +152,25 @@ static inline void xa_init(struct xarray *xa)
 static inline void *xa_load(struct xarray *xa, unsigned long index)
 {
 	return rg_xa_load(&xa->rg, index);
+}
+
+static inline void *xa_store_range(struct xarray *xa, unsigned long first,
+				   unsigned long last, void *entry, gfp_t gfp)
+{
+	int err = rg_xa_store_range(&xa->rg, first, last, entry);
+
+	(void)gfp;
+	return err ? xa_mk_err_entry_(err) : NULL;
+}
+
+static inline int xa_get_order(struct xarray *xa, unsigned long index)
+{
+	return rg_xa_get_order(&xa->rg, index);
+}
+
+static inline bool xa_is_sibling(const void *entry)
+{
+	return rg_xa_is_sibling(entry);
 }
 
 static inline void *xa_store(struct xarray *xa, unsigned long index,
@@ -423,16 +444,19 @@ _Static_assert(offsetof(struct xa_state, xa_need) ==
 #define XAS_RESTART ((struct xa_node *)RG_XAS_RESTART)
 #define XAS_BOUNDS ((struct xa_node *)RG_XAS_BOUNDS)
 
-/* Multi-index entries are not offered: an order above 0 is -EINVAL. */
+/* A state of @order: @index rounded down to a multiple of 2^@order. */
 #define XA_STATE_ORDER(name, array, index, order)                             \
 	struct xa_state name = {                                              \
 		(array),                                                      \
-		(index),                                                      \
+		(order) < RG_XA_BITS_ ?                                       \
+			(unsigned long)(index) &                              \
+				~((1UL << ((order) % RG_XA_BITS_)) - 1) :     \
+			0UL,                                                  \
+		(unsigned char)((order) - (order) % RG_XA_CHUNK_SHIFT),       \
+		(unsigned char)((1u << ((order) % RG_XA_CHUNK_SHIFT)) - 1),   \
 		0,                                                            \
 		0,                                                            \
-		0,                                                            \
-		0,                                                            \
-		(order) ?                                                     \
+		(order) > RG_XA_BITS_ ?                                       \
 			(struct xa_node *)(uintptr_t)(((unsigned long)-EINVAL \
 						       << 2) |                \
 						      2UL) :                  \
@@ -440,6 +464,9 @@ _Static_assert(offsetof(struct xa_state, xa_need) ==
 		NULL,                                                         \
 		0                                                             \
 	}
+
+/* Iterations between two reschedule points in a long kernel walk. */
+#define XA_CHECK_SCHED 4096
 
 #define XA_STATE(name, array, index)                               \
 	struct xa_state name = { (array), (index),     0,    0, 0, \
@@ -572,53 +599,38 @@ static inline void xas_init_marks(const struct xa_state *xas)
 	rg_xas_init_marks(xas_rg_(xas));
 }
 
-/*
- * Orders: every entry has order 0 (multi-index entries are not offered);
- * setting an order above 0 puts -EINVAL in the state, as the kernel
- * built without CONFIG_XARRAY_MULTI does.
- */
 static inline void xas_set_order(struct xa_state *xas, unsigned long index,
 				 unsigned int order)
 {
-	xas_set(xas, index);
-	if (order)
-		xas_set_err(xas, -EINVAL);
+	rg_xas_set_order(xas_rg_(xas), index, order);
 }
 
 static inline int xas_get_order(struct xa_state *xas)
 {
-	(void)xas;
-	return 0;
+	return (int)rg_xas_get_order(xas_rg_(xas));
 }
 
-static inline int xa_get_order(struct xarray *xa, unsigned long index)
-{
-	(void)xa;
-	(void)index;
-	return 0;
-}
-
-/*
- * The entries an order-0 store at the state's index would replace: the
- * one there, once (the state is walked by the first call).
- */
 static inline void *xas_find_conflict(struct xa_state *xas)
 {
-	void *entry;
-
-	if (xas->xa_node != XAS_RESTART)
-		return NULL;
-	entry = xas_load(xas);
-	return entry;
+	return rg_xas_find_conflict(xas_rg_(xas));
 }
 
-/*
- * Order 0 only: there is no range to build beforehand; the store that
- * follows creates its slot (recording -ENOMEM there, for xas_nomem()).
- */
 static inline void xas_create_range(struct xa_state *xas)
 {
-	(void)xas;
+	rg_xas_create_range(xas_rg_(xas));
+}
+
+static inline void xas_split_alloc(struct xa_state *xas, void *entry,
+				   unsigned int order, gfp_t gfp)
+{
+	(void)gfp;
+	rg_xas_split_alloc(xas_rg_(xas), entry, order);
+}
+
+static inline void xas_split(struct xa_state *xas, void *entry,
+			     unsigned int order)
+{
+	rg_xas_split(xas_rg_(xas), entry, order);
 }
 
 #define xas_for_each_conflict(xas, entry) \
