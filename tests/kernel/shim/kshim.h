@@ -86,12 +86,17 @@ static inline void cond_resched(void)
 {
 }
 
+static inline void schedule(void)
+{
+}
+
 #define __initconst
 #define __used __attribute__((used))
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+#define PAGE_SHIFT 12
 #define PAGE_SIZE 4096UL
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 #define GENMASK_ULL(h, l) ((~0ULL << (l)) & (~0ULL >> (63 - (h))))
@@ -111,7 +116,15 @@ static inline int64_t ktime_get(void)
 typedef int64_t ktime_t;
 #define ktime_sub(a, b) ((a) - (b))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
-#define IS_ENABLED(x) 0
+/*
+ * IS_ENABLED(CONFIG_X) for the options the programs test: an option not
+ * listed here fails to compile, naming it. libregion's xarray has the
+ * multi-index entries of a kernel built with CONFIG_XARRAY_MULTI.
+ */
+#define CONFIG_XARRAY_MULTI 1
+#define RG_KSHIM_OPT_CONFIG_XARRAY_MULTI 1
+#define RG_KSHIM_OPT_CONFIG_64BIT (__SIZEOF_LONG__ == 8)
+#define IS_ENABLED(option) RG_KSHIM_OPT_##option
 #define BIT(n) (1UL << (n))
 #define GENMASK(h, l) ((~0UL << (l)) & (~0UL >> (BITS_PER_LONG - 1 - (h))))
 #define DIV_ROUND_UP(n, d) (((n) + (d)-1) / (d))
