@@ -2108,6 +2108,8 @@ void rg_xas_split(struct rg_xa_state *xas, void *entry, unsigned int order)
 		node->marks[m] |= r;
 	}
 	xas->xa_node = XAS_RESTART;
+	/* A top node whose one entry became a child loses its level. */
+	xa_shrink(xas->xa, xas);
 }
 
 /* ---- normal calls under the caller's lock ---- */
