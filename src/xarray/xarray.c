@@ -770,22 +770,24 @@ static RGI_ALWAYS_INLINE void **xas_walk(struct rg_xa_state *xas,
 		return NULL;
 	}
 	for (;;) {
-		unsigned int off = xa_offset(index, node->shift);
+		unsigned int s = node->shift, off = xa_offset(index, s);
 		void *e = node->slots[off];
 
+		if (s && likely(xa_is_node(e))) {
+			node = xa_to_node(e);
+			continue;
+		}
+		/* A leaf slot, a missing child or a multi-index entry. */
 		if (unlikely(xa_is_sibling(e))) {
 			off = xa_sibling_offset(e);
 			e = node->slots[off];
 		}
-		if (!node->shift || !xa_is_node(e)) {
-			xas->xa_node = node;
-			xas->xa_offset = (unsigned char)off;
-			if (!e && node->shift)
-				return NULL;
-			*leaf = node;
-			return &node->slots[off];
-		}
-		node = xa_to_node(e);
+		xas->xa_node = node;
+		xas->xa_offset = (unsigned char)off;
+		if (!e && s)
+			return NULL;
+		*leaf = node;
+		return &node->slots[off];
 	}
 }
 
@@ -948,6 +950,7 @@ static RGI_ALWAYS_INLINE void *xas_erase(struct rg_xa_state *xas)
 	struct rg_xarray *xa = xas->xa;
 	struct rg_xa_node *leaf;
 	void **slot = xas_walk(xas, &leaf);
+	unsigned int b;
 	void *old;
 
 	if (!slot || !*slot)
@@ -958,7 +961,25 @@ static RGI_ALWAYS_INLINE void *xas_erase(struct rg_xa_state *xas)
 		xa->head_marks = 0;
 		return old;
 	}
-	xa_clear_slots(xa, leaf, xas->xa_offset, xa_span(leaf, xas->xa_offset));
+	b = xas->xa_offset;
+	if (likely(!leaf->shift && (b == XA_SLOT_MASK ||
+				    leaf->slots[b + 1] != xa_mk_sibling(b)))) {
+		/* One slot of a leaf: the common case, done inline. */
+		unsigned int m;
+
+		*slot = NULL;
+		leaf->used &= ~xa_bit(b);
+		leaf->count--;
+		leaf->nr_values -= rg_xa_is_value(old);
+		for (m = 0; m < XA_NR_MARKS; m++) {
+			if (m == RG_XA_FREE_MARK && xa_track_free(xa))
+				xa_mark_update(leaf, b, m, true);
+			else if (leaf->marks[m] & xa_bit(b))
+				xa_mark_update(leaf, b, m, false);
+		}
+	} else {
+		xa_clear_slots(xa, leaf, b, xa_span(leaf, b));
+	}
 	xa_prune(xas, leaf);
 	return old;
 }
