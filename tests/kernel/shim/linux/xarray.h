@@ -3,9 +3,11 @@
  * Kernel header name for the test-program shim (see ../kshim.h), plus what
  * lib/test_xarray.c needs beyond <region/linux/xarray.h>: the kernel's
  * xa_head() and xa_to_node(), a list_head, and a stand-in struct xa_node
- * with the fields the program's node-layout sub-tests name. Those
- * sub-tests are disabled (tests/kernel/disabled.txt): libregion's nodes
- * are laid out differently and are never read through this stand-in.
+ * with the fields the program's sub-tests name. Its first four bytes are
+ * those of libregion's nodes (shift, offset, and the counts of slots in
+ * use and of value entries, which the multi-index sub-tests read); the
+ * sub-tests that read further (parent, array, private_list, slots) are
+ * disabled (tests/kernel/disabled.txt).
  */
 #include "../kshim.h"
 
@@ -45,7 +47,8 @@ static inline void list_del_init(struct list_head *e)
 	(list_empty(h) ? NULL :                   \
 			 (type *)((char *)(h)->next - offsetof(type, member)))
 
-/* Stand-in: only disabled sub-tests name these fields. */
+/* Stand-in: shift..nr_values as in libregion's node; disabled sub-tests
+ * alone name the rest. */
 struct xa_node {
 	unsigned char shift, offset, count, nr_values;
 	struct xa_node *parent;
