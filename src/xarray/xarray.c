@@ -5,21 +5,30 @@
  * Layout. A radix tree of 64-slot nodes (struct rg_xa_node, 560 bytes)
  * indexed by unsigned long, 6 bits of index per level. A node with shift s
  * holds in slot n the subtree (or, at shift 0, the entry) for the indices
- * whose bits [s, s + 6) equal n. The array's head is NULL (empty), the entry
+ * whose bits [s, s + 6) equal n; a slot of any node may instead hold a
+ * multi-index entry for all of those indices, or a sibling entry (see
+ * "multi-index entries" below). The array's head is NULL (empty), the entry
  * at index 0 when it is the only index in use (no node at all; its marks
  * live in xa->head_marks), or the top node tagged with the low bits 10.
  *
  * Entries are pointers with the two low bits 00 and value entries with the
  * low bit 1. Anything with the low bits 10 is internal: tagged nodes and
  * XA_ZERO, the reservation entry that reads as NULL but occupies its
- * index. The public calls reject such entries with -EINVAL.
+ * index, and the sibling entries (internal 0..62). The public calls reject
+ * such entries with -EINVAL.
  *
  * Invariants (checked by rg_xa_validate()):
  *  - node->used has bit n set iff slots[n] != NULL; no node is empty;
+ *    node->count is the number of such slots, node->nr_values the number
+ *    holding value entries (sibling slots of a value entry included);
  *  - children link back: parent, offset and shift = parent's shift - 6;
- *  - interior slots hold only nodes, leaf slots never hold nodes;
+ *  - interior slots hold nodes or entries, leaf slots never hold nodes;
+ *  - a multi-index entry spans a power-of-two run of slots (at most 32)
+ *    aligned to its length: the entry, then sibling entries naming its
+ *    slot; sibling slots carry no marks;
  *  - canonical height: the top node is not using only slot 0 (otherwise
- *    it would have been removed: shrink), and it covers every index in use;
+ *    it would have been removed: shrink) unless slot 0 holds a
+ *    multi-index entry, and it covers every index in use;
  *  - marks: for each mark, a node's bit n is set iff the entry in slot n
  *    has it (leaf) or some entry below slot n has it (interior);
  *  - free tracking (RG_XA_FLAGS_ALLOC): mark 0 is the free mark, with
