@@ -182,6 +182,54 @@ static int split_one(struct rg_xarray *xa, unsigned long i, unsigned int order,
 	return err;
 }
 
+/*
+ * A store of order @order at @base through a state: every entry that
+ * overlaps the range comes out of the conflict iteration once, in index
+ * order, with its order; then the store, retried after rg_xas_nomem().
+ */
+static void advanced_store(struct rg_xarray *xa, struct model *m,
+			   unsigned long base, unsigned int order, void *e)
+{
+	RG_XA_STATE_ORDER(xas, xa, base, order);
+	struct range want = { base, order, e, 0 };
+	unsigned long prev = 0;
+	size_t n, seen;
+	void *c;
+
+	do {
+		n = 0;
+		for (size_t k = 0; k < m->n; k++)
+			n += m->r[k].base <= rlast(&want) &&
+			     rlast(&m->r[k]) >= base;
+		seen = 0;
+		rg_xa_lock(xa);
+		while ((c = rg_xas_find_conflict(&xas))) {
+			struct range *at;
+			unsigned long i;
+
+			/* the state's node and slot name the entry */
+			assert_int_equal(xas.xa_index, base);
+			at = NULL;
+			for (size_t k = 0; k < m->n; k++)
+				if (m->r[k].entry == c &&
+				    m->r[k].order == rg_xas_get_order(&xas) &&
+				    m->r[k].base <= rlast(&want) &&
+				    rlast(&m->r[k]) >= base &&
+				    (!seen || m->r[k].base > prev))
+					if (!at || m->r[k].base < at->base)
+						at = &m->r[k];
+			assert_non_null(at);
+			i = at->base;
+			prev = i;
+			seen++;
+		}
+		rg_xas_store(&xas, e);
+		rg_xa_unlock(xa);
+	} while (rg_xas_nomem(&xas));
+	assert_int_equal(rg_xas_error(&xas), 0);
+	assert_int_equal(seen, n);
+}
+
 static void lockstep(uint64_t seed, unsigned long ops, unsigned int span)
 {
 	struct rg_xarray xa;
@@ -193,7 +241,7 @@ static void lockstep(uint64_t seed, unsigned long ops, unsigned int span)
 	m.n = 0;
 	for (unsigned long op = 0; op < ops; op++) {
 		unsigned long base, i;
-		unsigned int order, k = (unsigned int)rg_rand_below(&r, 10);
+		unsigned int order, k = (unsigned int)rg_rand_below(&r, 11);
 		void *e = mk_entry(&r), *old;
 		struct range *c;
 
@@ -269,6 +317,11 @@ static void lockstep(uint64_t seed, unsigned long ops, unsigned int span)
 			}
 			break;
 		}
+		case 7:
+		case 8: /* the advanced API: conflicts, then a store of the order */
+			advanced_store(&xa, &m, base, order, e);
+			m_store(&m, base, order, e);
+			break;
 		default: /* split an entry of the model */
 			if (!m.n)
 				break;
