@@ -1722,7 +1722,18 @@ static HB_NOINLINE int hb_alloc_search(struct rg_hbitmap *hb, uint64_t n,
 	a = align == 1 && n <= 64 ? hb_search_plain(hb, &r) : hb_search(hb, &r);
 	if (a == HB_NONE)
 		return -ENOSPC;
-	hb_mutate(hb, a, n, true, true);
+	if (likely(n <= 64 &&
+		   a >> HB_BLOCK_SHIFT == (a + n - 1) >> HB_BLOCK_SHIFT)) {
+		/* nothing is pending (flushed): this block becomes it */
+		hb->pend = a >> HB_BLOCK_SHIFT;
+		hb->pend_hint = 0;
+		hb->pend_ops = 0;
+		hb_pend_note(hb, a, a + n, true);
+		hb_set_short(hb->words, a, n);
+		hb->free_units -= n;
+	} else {
+		hb_mutate(hb, a, n, true, true);
+	}
 	/* the fast path pays off when allocations follow each other */
 	hb->pend_alloc = a == hb->last_end;
 	hb->last_end = a + n;
