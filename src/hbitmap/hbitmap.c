@@ -967,18 +967,32 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 	nd->any = any;
 	lm = onf & (bit - 1);
 	open = lm != 0;
-	if (open) {
-		unsigned q = 63 - (unsigned)__builtin_clzll(lm);
-
-		rs = ((uint64_t)(q + 1) << HB_BLOCK_SHIFT) - HB_BS_S(bs[q]);
-	}
 	if (likely(((ov ^ v) & HB_BS(1023, 1023, 0)) == 0 &&
 		   HB_BS_P(v) != HB_BLOCK_BITS)) {
-		/* only the inner run changed: only this g value can */
-		vi = hb_g_val(open, (uint64_t)i << HB_BLOCK_SHIFT, HB_BS_P(v),
-			      rs, HB_BS_I(v));
-		ovi = hb_g_val(open, (uint64_t)i << HB_BLOCK_SHIFT, HB_BS_P(v),
-			       rs, HB_BS_I(ov));
+		/*
+		 * Only the inner run changed: only this g value can. It is
+		 * the larger of the inner run and the run ending in the
+		 * prefix, which did not change: that run is the old value
+		 * if the old value exceeds the old inner run, else at most
+		 * the old inner run.
+		 */
+		uint64_t oin = HB_BS_I(ov), nin = HB_BS_I(v);
+
+		ovi = (uint64_t)g[i];
+		if (nin >= oin) {
+			vi = RGI_MAX(nin, ovi);
+		} else if (ovi > oin) {
+			return false; /* the prefix run holds it */
+		} else {
+			if (open) {
+				unsigned q = 63 - (unsigned)__builtin_clzll(lm);
+
+				rs = ((uint64_t)(q + 1) << HB_BLOCK_SHIFT) -
+				     HB_BS_S(bs[q]);
+			}
+			vi = hb_g_val(open, (uint64_t)i << HB_BLOCK_SHIFT,
+				      HB_BS_P(v), rs, nin);
+		}
 		g[i] = (int16_t)vi;
 		if (vi >= inner)
 			inner = vi;
@@ -988,6 +1002,11 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 			return false;
 		nd->inner = inner;
 		return true;
+	}
+	if (open) {
+		unsigned q = 63 - (unsigned)__builtin_clzll(lm);
+
+		rs = ((uint64_t)(q + 1) << HB_BLOCK_SHIFT) - HB_BS_S(bs[q]);
 	}
 	nf = HB_BS_P(v) == HB_BLOCK_BITS ? onf & ~bit : onf | bit;
 	nd->all = ~nf;
