@@ -1142,8 +1142,8 @@ static inline unsigned hb_next_set(const uint64_t *w, unsigned e)
  * [s, e) change; the block is rescanned only when the run that held the
  * longest inner run shrank.
  */
-static uint32_t hb_block_incr(const uint64_t *w, uint32_t old, unsigned s,
-			      unsigned e, bool set)
+static HB_ALWAYS_INLINE uint32_t hb_block_incr(const uint64_t *w, uint32_t old,
+					       unsigned s, unsigned e, bool set)
 {
 	unsigned p = HB_BS_P(old), sf = HB_BS_S(old), in = HB_BS_I(old);
 	unsigned L = hb_prev_set_end(w, s), R = hb_next_set(w, e);
@@ -1201,31 +1201,66 @@ static void hb_update_block(struct rg_hbitmap *hb, uint64_t b)
 	hb_propagate(hb, b, ov, nv);
 }
 
+/* hb_block_incr() out of line, for the range updates. */
+static HB_NOINLINE uint32_t hb_block_incr_call(const uint64_t *w, uint32_t old,
+					       unsigned s, unsigned e, bool set)
+{
+	return hb_block_incr(w, old, s, e, set);
+}
+
 /*
- * Blocks b0 .. b1 changed by setting (set) or clearing [s, e): recompute
- * them (those inside the range are entirely allocated or free: their
- * summaries are known without reading a word) and every node above them,
- * each over the children that changed. When the blocks share one level-0
- * node (any range of up to 64 blocks that does not cross a node boundary),
+ * New summary of block b after [s, e) (absolute, meeting the block) was
+ * set (set) or cleared; stale: its summary was not exact before. A block
+ * the range covers is entirely allocated or free. A set range ending in
+ * it carves its prefix or suffix run, which its old summary and the words
+ * next to the range give (hb_block_incr()); a cleared one merges into
+ * runs that reach past the words next to it, where a scan of the words,
+ * cheap on mostly free blocks, does better.
+ */
+static inline uint32_t hb_block_after(const struct rg_hbitmap *hb, uint64_t b,
+				      uint64_t s, uint64_t e, bool set,
+				      uint64_t stale)
+{
+	uint64_t bs = b << HB_BLOCK_SHIFT;
+	const uint64_t *w = hb->words + b * HB_BLOCK_WORDS;
+
+	if (s <= bs && e >= bs + HB_BLOCK_BITS)
+		return set ? 0 : HB_BS_FREE;
+	if (!set || b == stale)
+		return hb_block_compute(w, 0);
+	return hb_block_incr_call(
+		w, hb->bsum[b], (unsigned)(RGI_MAX(s, bs) - bs),
+		(unsigned)(RGI_MIN(e, bs + HB_BLOCK_BITS) - bs), true);
+}
+
+/*
+ * Blocks b0 .. b1, whose summaries were exact but for block stale (or
+ * HB_NONE), changed by setting (set) or clearing [s, e): update them (see
+ * hb_block_after()) and every node above them, each over the children
+ * that changed. When the blocks share one level-0 node
+ * (any range of up to 64 blocks that does not cross a node boundary),
  * that node is updated over the changed children in one pass and the
  * levels above see one changed child each, as after a single block.
  */
 static void hb_update_blocks(struct rg_hbitmap *hb, uint64_t b0, uint64_t b1,
-			     uint64_t s, uint64_t e, bool set)
+			     uint64_t s, uint64_t e, bool set, uint64_t stale)
 {
 	uint64_t lo, hi;
 
 	if (b0 == b1) {
-		hb_update_block(hb, b0);
+		uint32_t ov = hb->bsum[b0],
+			 nv = hb_block_after(hb, b0, s, e, set, stale);
+
+		if (nv != ov) {
+			hb->bsum[b0] = nv;
+			hb_propagate(hb, b0, ov, nv);
+		}
 		return;
 	}
 	for (uint64_t b = b0; b <= b1; b++) {
-		uint64_t bs = b << HB_BLOCK_SHIFT;
-		uint32_t v = set ? 0 : HB_BS_FREE;
+		uint32_t v = hb_block_after(hb, b, s, e, set, stale);
 		struct hb_sum x;
 
-		if (bs < s || bs + HB_BLOCK_BITS > e)
-			v = hb_block_compute(hb->words + b * HB_BLOCK_WORDS, 0);
 		x = hb_unpack(v);
 		hb->bsum[b] = v;
 		hb_mask_set(&hb->lv[0][b >> HB_FAN_SHIFT], b & 63, &x,
@@ -1434,14 +1469,24 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 		hb_pend_note(hb, s, e, set);
 		hb_bits(hb->words, s, e, set);
 	} else {
-		uint64_t keep = from_alloc ? b1 : b0;
+		uint64_t keep = from_alloc ? b1 : b0, stale = HB_NONE;
 		uint64_t lo = keep == b1 ? b0 : b0 + 1;
 		uint64_t hi = keep == b1 ? b1 - 1 : b1;
 
 		if (hb->pend != keep) {
 			if (hb->pend >= lo && hb->pend <= hi) {
-				/* recomputed below: the path was consistent
-				 * with its stale summary */
+				/* its summary follows its one change, or it
+				 * is recomputed below; carried up there: the
+				 * path was consistent with its stale summary */
+				uint64_t b = hb->pend;
+
+				if (set && hb->pend_ops == 1)
+					hb->bsum[b] = hb_block_incr_call(
+						hb->words + b * HB_BLOCK_WORDS,
+						hb->bsum[b], hb->pend_s,
+						hb->pend_e, hb->pend_set);
+				else if (hb->pend_ops)
+					stale = b;
 				hb->pend = HB_NONE;
 				hb->pend_alloc = false;
 			}
@@ -1450,7 +1495,7 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 			hb_before_reset(hb);
 		}
 		hb_bits(hb->words, s, e, set);
-		hb_update_blocks(hb, lo, hi, s, e, set);
+		hb_update_blocks(hb, lo, hi, s, e, set, stale);
 		hb_pend_note(hb, RGI_MAX(s, keep << HB_BLOCK_SHIFT),
 			     RGI_MIN(e, (keep + 1) << HB_BLOCK_SHIFT), set);
 		if (s < (keep << HB_BLOCK_SHIFT))
