@@ -876,12 +876,27 @@ static HB_ALWAYS_INLINE bool hb_node_child_changed(struct rg_hbitmap *hb,
 	nf = ~nd->all;
 	lm = onf & ((1ULL << i) - 1); /* the same in nf */
 	open = lm != 0; /* a run can end at child i's start */
-	if (open)
-		rs = hb_run_into(hb, k, idx, nd, lm, csh);
 	if (likely(o->p == x->p && o->s == x->s && x->p != 1ULL << csh)) {
-		/* only the inner run changed: only this g value can */
-		vi = hb_g_val(open, (uint64_t)i << csh, x->p, rs, x->inner);
-		ovi = hb_g_val(open, (uint64_t)i << csh, x->p, rs, o->inner);
+		/*
+		 * Only the inner run changed: only this g value can. An
+		 * unsaturated old value gives the run ending in the prefix,
+		 * which did not change (see hb_l0_changed()).
+		 */
+		uint64_t og = hb_g_get(hb, k, idx, i);
+
+		if (likely(og < HB_G_MAX) && x->inner >= o->inner) {
+			vi = RGI_MAX(x->inner, og);
+			ovi = og;
+		} else if (og < HB_G_MAX && og > o->inner) {
+			return false; /* the prefix run holds it */
+		} else {
+			if (open)
+				rs = hb_run_into(hb, k, idx, nd, lm, csh);
+			vi = hb_g_val(open, (uint64_t)i << csh, x->p, rs,
+				      x->inner);
+			ovi = hb_g_val(open, (uint64_t)i << csh, x->p, rs,
+				       o->inner);
+		}
 		hb_g_put(hb, k, idx, i, vi);
 		if (vi >= inner)
 			inner = vi;
@@ -892,6 +907,8 @@ static HB_ALWAYS_INLINE bool hb_node_child_changed(struct rg_hbitmap *hb,
 		nd->inner = inner;
 		return true;
 	}
+	if (open)
+		rs = hb_run_into(hb, k, idx, nd, lm, csh);
 	if (unlikely(!nf)) {
 		uint64_t size = 1ULL << (csh + HB_FAN_SHIFT);
 
