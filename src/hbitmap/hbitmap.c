@@ -1243,6 +1243,9 @@ static inline uint32_t hb_block_after(const struct rg_hbitmap *hb, uint64_t b,
 
 	if (s <= bs && e >= bs + HB_BLOCK_BITS)
 		return set ? 0 : HB_BS_FREE;
+	if (set && ((w[0] & w[1]) & (w[2] & w[3]) & (w[4] & w[5]) &
+		    (w[6] & w[7])) == ~0ULL)
+		return 0; /* filled up (the usual end of an ascending fill) */
 	if (!set || b == stale)
 		return hb_block_compute(w, 0);
 	return hb_block_incr_call(
