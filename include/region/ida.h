@@ -10,6 +10,8 @@
  *	int err = rg_ida_alloc(&ida, &id); // 0, -ENOSPC, -ENOMEM
  *	err = rg_ida_alloc_range(&ida, 100, 199, &id); // lowest in range
  *	err = rg_ida_free(&ida, id);		// -ENOENT if not allocated
+ *	err = rg_ida_find_first_range(&ida, 100, 199, &id); // lowest taken
+ *	err = rg_ida_find_free_range(&ida, 100, 199, &id); // lowest free
  *	rg_ida_destroy(&ida);			// frees everything
  *
  * IDs run from 0 to INT_MAX. Chunk n (IDs 1024n .. 1024n + 1023) is stored at
@@ -158,6 +160,58 @@ RG_API int rg_ida_free(struct rg_ida *ida, unsigned int id);
  * Return: true if @id is allocated.
  */
 RG_API bool rg_ida_exists(struct rg_ida *ida, unsigned int id);
+
+/**
+ * rg_ida_find_first_range() - the lowest allocated ID in a range.
+ * @ida: the IDA.
+ * @min: lowest ID to consider.
+ * @max: highest ID to consider; values above INT_MAX mean INT_MAX.
+ * @id: receives the ID on success.
+ *
+ * A lookup: nothing is allocated or changed. Chunks without an ID are
+ * skipped by the xarray's tree, so the cost is one walk to the first chunk
+ * at or after @min plus a scan of at most one partly searched chunk, not
+ * one step per free ID.
+ *
+ * Context: takes the IDA's lock; never allocates.
+ * Return: 0 with *@id set; -ENOENT if no ID in [@min, @max] is allocated
+ * (also when @min > @max or @min > INT_MAX); -EINVAL for a NULL @ida or
+ * @id.
+ */
+RG_API int rg_ida_find_first_range(struct rg_ida *ida, unsigned int min,
+				   unsigned int max, unsigned int *id);
+
+/**
+ * rg_ida_find_first() - the lowest allocated ID.
+ * @ida: the IDA.
+ * @id: receives the ID on success.
+ *
+ * Context: as rg_ida_find_first_range().
+ * Return: as rg_ida_find_first_range() with the range [0, INT_MAX].
+ */
+static inline int rg_ida_find_first(struct rg_ida *ida, unsigned int *id)
+{
+	return rg_ida_find_first_range(ida, 0, RG_IDA_MAX, id);
+}
+
+/**
+ * rg_ida_find_free_range() - the lowest free ID in a range, not taken.
+ * @ida: the IDA.
+ * @min: lowest ID to consider.
+ * @max: highest ID to consider; values above INT_MAX mean INT_MAX.
+ * @id: receives the ID on success.
+ *
+ * The ID rg_ida_alloc_range() would return, without allocating it: the
+ * search skips full chunks by the xarray's free mark. The answer holds only
+ * until the IDA next changes.
+ *
+ * Context: takes the IDA's lock; never allocates.
+ * Return: 0 with *@id set; -ENOENT if every ID in [@min, @max] is allocated
+ * (also when @min > @max or @min > INT_MAX); -EINVAL for a NULL @ida or
+ * @id.
+ */
+RG_API int rg_ida_find_free_range(struct rg_ida *ida, unsigned int min,
+				  unsigned int max, unsigned int *id);
 
 /**
  * rg_ida_destroy() - free every ID and all memory.

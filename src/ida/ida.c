@@ -31,6 +31,13 @@
  * when an allocation whose min is at most free_lo succeeds, and falls to any
  * freed ID below it.
  *
+ * Lookups: rg_ida_find_free_range() is the allocation's search without the
+ * take (from max(min, free_lo), by the free mark); rg_ida_find_first_range()
+ * walks the present chunks with rg_xas_find(), and as no chunk is ever
+ * empty, only the chunk of min itself can yield nothing (its IDs all below
+ * min), so it looks at two chunks at most. Neither allocates or changes
+ * anything, the hint included.
+ *
  * Fast path: the IDA keeps a walked xarray state (struct rg_xa_state,
  * ida->hint) on the chunk where the last allocation from free_lo landed.
  * While free_lo stays in that chunk and the chunk is a bitmap with a zero
@@ -424,6 +431,129 @@ bool rg_ida_exists(struct rg_ida *ida, unsigned int id)
 		r = rg_bitmap_test(((struct ida_bitmap *)entry)->bits, bit);
 	rg_xa_unlock(&ida->xa);
 	return r;
+}
+
+/* ---- lookups by range ---- */
+
+/* Lowest allocated ID in [min, max] (max <= INT_MAX); lock held. */
+static int ida_find_used_locked(struct rg_ida *ida, unsigned long min,
+				unsigned long max, unsigned int *id)
+{
+	unsigned long first = min / IDA_BITS, last = max / IDA_BITS, base;
+	RG_XA_STATE(xas, &ida->xa, first);
+	unsigned int bit, pos;
+	void *entry;
+
+	/* Chunks are never empty: past the first, the lowest bit is it. */
+	for (entry = rg_xas_find(&xas, last); entry;
+	     entry = rg_xas_find(&xas, last)) {
+		bit = xas.xa_index == first ? (unsigned int)(min % IDA_BITS) :
+					      0;
+		base = xas.xa_index * IDA_BITS;
+		if (rg_xa_is_value(entry)) {
+			unsigned long v = rg_xa_to_value(entry);
+
+			v = bit < IDA_VALUE_BITS ? v & (~0UL << bit) : 0;
+			pos = v ? (unsigned int)__builtin_ctzl(v) : IDA_BITS;
+		} else {
+			struct ida_bitmap *bm = entry;
+
+			pos = (unsigned int)rg_bitmap_find_next_bit(
+				bm->bits, IDA_BITS, bit);
+		}
+		if (pos == IDA_BITS)
+			continue; /* only the first chunk, below @min */
+		if (base + pos > max)
+			return -ENOENT;
+		*id = (unsigned int)(base + pos);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Lowest free ID in [min, max] (max <= INT_MAX); lock held. */
+static int ida_find_free_locked(struct rg_ida *ida, unsigned long min,
+				unsigned long max, unsigned int *id)
+{
+	unsigned long start = min, last = max / IDA_BITS, chunk, base;
+	RG_XA_STATE(xas, &ida->xa, 0);
+	unsigned int bit, pos;
+	void *entry;
+
+	while (start <= max) {
+		chunk = start / IDA_BITS;
+		bit = (unsigned int)(start % IDA_BITS);
+		rg_xas_set(&xas, chunk);
+		entry = rg_xas_find_marked(&xas, last, RG_XA_FREE_MARK);
+		if (xas.xa_index > last)
+			return -ENOENT;
+		if (xas.xa_index != chunk)
+			bit = 0;
+		base = xas.xa_index * IDA_BITS;
+		if (!entry ||
+		    (rg_xa_is_value(entry) && bit >= IDA_VALUE_BITS)) {
+			/* An empty chunk; a value holds no ID from 63 up. */
+			pos = bit;
+		} else if (rg_xa_is_value(entry)) {
+			unsigned long z = ~rg_xa_to_value(entry) &
+					  IDA_VALUE_MASK & (~0UL << bit);
+
+			pos = z ? (unsigned int)__builtin_ctzl(z) :
+				  IDA_VALUE_BITS;
+		} else {
+			pos = bm_next_zero(entry, bit);
+		}
+		if (pos < IDA_BITS) {
+			if (base + pos > max)
+				return -ENOENT;
+			*id = (unsigned int)(base + pos);
+			return 0;
+		}
+		/* Free IDs only below the start bit: the next chunk. */
+		start = base + IDA_BITS;
+	}
+	return -ENOENT;
+}
+
+/* The common checks of the two lookups; false: -ENOENT. */
+static bool ida_find_range_ok(unsigned int min, unsigned int *max)
+{
+	if (min > RG_IDA_MAX)
+		return false;
+	if (*max > RG_IDA_MAX)
+		*max = RG_IDA_MAX;
+	return min <= *max;
+}
+
+int rg_ida_find_first_range(struct rg_ida *ida, unsigned int min,
+			    unsigned int max, unsigned int *id)
+{
+	int err;
+
+	if (!ida || !id)
+		return -EINVAL;
+	if (!ida_find_range_ok(min, &max))
+		return -ENOENT;
+	rg_xa_lock(&ida->xa);
+	err = ida_find_used_locked(ida, min, max, id);
+	rg_xa_unlock(&ida->xa);
+	return err;
+}
+
+int rg_ida_find_free_range(struct rg_ida *ida, unsigned int min,
+			   unsigned int max, unsigned int *id)
+{
+	int err;
+
+	if (!ida || !id)
+		return -EINVAL;
+	if (!ida_find_range_ok(min, &max))
+		return -ENOENT;
+	rg_xa_lock(&ida->xa);
+	/* Every ID below free_lo is taken. */
+	err = ida_find_free_locked(ida, RGI_MAX(min, ida->free_lo), max, id);
+	rg_xa_unlock(&ida->xa);
+	return err;
 }
 
 void rg_ida_init(struct rg_ida *ida)
