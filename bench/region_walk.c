@@ -3,8 +3,8 @@
  * regionbench region-walk: walking, fragmentation figures, save and load
  * of a churned region instance.
  *
- * For each backend (--backends; ida only when named: its walks probe unit
- * by unit), one seeded
+ * For each backend (--backends; ida only when named: its first fit steps
+ * through the free runs, so its churn takes minutes), one seeded
  * trace: fill a --capacity instance to --occupancy % with regions of 1 ..
  * 32 units (first fit), then --iterations times free a random live region
  * and allocate a random size (untimed). Every backend runs the same calls
@@ -135,9 +135,10 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 	unsigned long cap = 1000000, occ = 90, iters = 0, backends = 0;
 	unsigned long spread = 0;
 	struct rb_opt opts[] = {
-		RB_OPT_CHOICES("backends", &backends, bnames,
-			       "comma list (default bitmap,maple,hbitmap; ida "
-			       "probes unit by unit, so only when asked)"),
+		RB_OPT_CHOICES(
+			"backends", &backends, bnames,
+			"comma list (default bitmap,maple,hbitmap; ida's "
+			"churn is slow, so only when asked)"),
 		RB_OPT_UINT("capacity", &cap, 64, 1UL << 32, "N",
 			    "units per instance (default 10^6; --quick: "
 			    "10^5)"),
@@ -272,8 +273,8 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 	rb_table_note(tab,
 		      "Every backend ran the same first-fit churn and saved "
 		      "the same bytes (checked). ida runs only when named "
-		      "(it probes IDs one by one). MB/s are 10^6 bytes per "
-		      "second.");
+		      "(its first-fit churn is slow). MB/s are 10^6 bytes "
+		      "per second.");
 	rb_table_print(tab, ctx);
 	if (ctx->format == RB_TABLE && have_hist) {
 		if (spread)

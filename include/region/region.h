@@ -19,9 +19,10 @@
  * Backends (by name or enum rg_region_backend):
  *	bitmap	a plain bitmap, 1 bit per unit; every allocation is a zero-area
  *		search from unit 0, as the kernel does: O(capacity).
- *	ida	the IDA: a region of N units is N single-ID allocations. A
- *		first fit that tests IDs one by one; meant for comparison, slow
- *		once frees fragment it. Capacity at most INT_MAX + 1.
+ *	ida	the IDA: a region of N units is N single-ID allocations, placed
+ *		by a first fit built from the IDA's range lookups (O(runs
+ *		passed) lookups, then N single-ID allocations); meant for
+ *		comparison. Capacity at most INT_MAX + 1.
  *	maple	a Maple Tree allocation tree: alloc_range / erase, one entry
  *		per region; O(log regions).
  *	hbitmap	libregion's own: a bitmap with a hierarchy of free-run
@@ -325,9 +326,9 @@ RG_API int rg_region_test(struct rg_region *r, unsigned long unit);
  * @st: receives them.
  *
  * The largest free run costs a scan of the structure on the bitmap, ida and
- * maple backends (O(capacity), O(capacity) and O(regions)); hbitmap reads it
- * from its top summary. The free runs and their histogram walk every free
- * run as rg_region_next_run() does: O(runs) on hbitmap.
+ * maple backends (O(capacity), O(runs) and O(regions)); hbitmap reads
+ * it from its top summary. The free runs and their histogram walk every
+ * free run as rg_region_next_run() does: O(runs) on hbitmap and ida.
  *
  * Context: caller serialises (or RG_REGION_LOCKED); never allocates.
  * Return: 0.
@@ -467,7 +468,7 @@ RG_API int rg_region_alloc_request(struct rg_region *r,
  * hbitmap build a new map (O(capacity / 64), allocates; hbitmap's best-fit
  * index is rebuilt by the next best-fit allocation); maple and ida change
  * nothing but the limit (a shrink checks the cut-off part: O(log regions),
- * O(cut-off units)). The next-fit cursor moves to 0 if it is cut off.
+ * one IDA lookup). The next-fit cursor moves to 0 if it is cut off.
  *
  * Context: caller serialises (or RG_REGION_LOCKED); may allocate.
  * Return: 0 (also when @capacity is the current one); -EINVAL if @r is NULL,
@@ -537,8 +538,8 @@ RG_API int rg_region_resize(struct rg_region *r, unsigned long capacity);
  * runs in address order; rg_region_for_each_run() does that. Cost: O(log
  * capacity) per run on hbitmap (its summaries skip the spans between runs;
  * a best-fit instance may scan words instead, see rg_hbitmap_next_run()),
- * O(log regions) per entry on maple, a word scan on bitmap, a unit-by-unit
- * probe on ida.
+ * O(log regions) per entry on maple, a word scan on bitmap, two IDA range
+ * lookups on ida (each skips the chunks between runs).
  *
  * Context: caller serialises (or RG_REGION_LOCKED); never allocates.
  * Return: RG_RUN_USED or RG_RUN_FREE, the kind of the run found; -ENOENT

@@ -3,29 +3,37 @@
  * region backend "ida": theory of operation.
  *
  * A region of N units is N single-ID allocations from an IDA, as in the
- * kernel's seed-000 benchmark. To keep the region API's lowest-first
- * contract even after frees, allocation is a first fit built only from IDA
- * calls: take the lowest free ID at or above the candidate start (rounded up
- * to the alignment), then take the next N - 1 IDs one by one, each with a
- * one-ID range, so each call either returns exactly the next ID or fails
- * with -ENOSPC because that ID is taken; in that case the IDs just taken are
- * freed and the search resumes past the taken one. Without frees (a fill)
- * no collision ever happens and the cost is exactly N single-ID
- * allocations; once frees fragment the IDs, a search can take and give
- * back many IDs, which is why regionbench leaves this backend out of churn.
+ * kernel's seed-000 benchmark. Everything else is built from two IDA
+ * lookups that allocate nothing and skip whole chunks by the IDA's xarray:
+ * rg_ida_find_first_range() (the lowest allocated ID in a range) and
+ * rg_ida_find_free_range() (the lowest free one).
  *
- * Free and reserve check every unit first (rg_ida_exists), so bad input
- * changes nothing; then they free, or take, the IDs one by one. Freeing
- * never allocates. When memory runs out half way through an allocation or
- * a reservation, the IDs taken so far are freed again: the IDA then holds
- * the same IDs as before (its chunks may be stored differently, e.g. as a
- * bitmap where a value entry was, which is the IDA's own choice).
+ * Allocation keeps the region API's lowest-first contract: a candidate
+ * start is moved up to the alignment (and past a boundary it would cross),
+ * then to the lowest free ID at or above it, then past the lowest allocated
+ * ID among its N units, until it stays put; then its N IDs are taken one by
+ * one, each with a one-ID range. Each move costs one lookup and skips every
+ * start at or below the ID it found, so a search costs O(runs passed), and
+ * nothing is taken and given back on the way.
+ *
+ * Free and reserve check their range with one lookup first (a free ID, an
+ * allocated ID), so bad input changes nothing; then they free, or take, the
+ * IDs one by one. Freeing never allocates. When memory runs out half way
+ * through an allocation or a reservation, the IDs taken so far are freed
+ * again: the IDA then holds the same IDs as before (its chunks may be
+ * stored differently, e.g. as a bitmap where a value entry was, which is
+ * the IDA's own choice).
+ *
+ * Walking: a run is two lookups (its first unit, then the first unit of
+ * the other kind after it), so rg_region_next_run(), largest_free, the
+ * stats' free-run figures, validate's count of units in use and a shrink's
+ * check cost O(runs), not O(units), even at the 2^31-unit limit.
  *
  * Policies: first fit only (the others get -EOPNOTSUPP at creation).
  *
  * Memory: the IDA's own count (chunk bitmaps x 128 B + xarray nodes from
  * slab statistics + the struct). Capacity is at most INT_MAX + 1, the IDA's
- * ID space. test, largest_free and validate probe IDs one by one: O(units).
+ * ID space.
  */
 #include <errno.h>
 #include <limits.h>
@@ -57,60 +65,107 @@ static void put_ids(struct rg_ida *ida, unsigned long first, unsigned long n)
 		rg_ida_free(ida, (unsigned int)(first + k));
 }
 
+/*
+ * The lowest allocated (next_used) or free (next_free) unit in [a, b], or
+ * b + 1 if there is none; a <= b < capacity <= INT_MAX + 1.
+ */
+static unsigned long next_used(struct rg_ida *ida, unsigned long a,
+			       unsigned long b)
+{
+	unsigned int id;
+
+	if (rg_ida_find_first_range(ida, (unsigned int)a, (unsigned int)b, &id))
+		return b + 1;
+	return id;
+}
+
+static unsigned long next_free(struct rg_ida *ida, unsigned long a,
+			       unsigned long b)
+{
+	unsigned int id;
+
+	if (rg_ida_find_free_range(ida, (unsigned int)a, (unsigned int)b, &id))
+		return b + 1;
+	return id;
+}
+
 /* Smallest s >= x with (s & mask) == 0 (mask is 2^k - 1); may overflow. */
 static inline unsigned long align_up(unsigned long x, unsigned long mask)
 {
 	return (x + mask) & ~mask;
 }
 
-static int ida_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
-		     unsigned long *start)
+static bool crosses(const struct rgi_req *q, unsigned long s)
+{
+	return q->bmask && ((s ^ (s + q->n - 1)) & ~q->bmask);
+}
+
+/*
+ * The constrained first fit (plain allocation is the request without a
+ * window or boundary): a candidate is moved up to the alignment, past a
+ * boundary it would cross, to the lowest free unit, and past the lowest
+ * allocated unit inside its n units, until one stays put; then its IDs are
+ * taken one by one (each a one-ID range, which cannot collide now).
+ */
+static int ida_alloc_req(struct rg_region *r, const struct rgi_req *q,
+			 unsigned long *start)
 {
 	struct rg_ida *ida = r->priv;
-	unsigned long max = r->capacity - 1, pos = 0, k;
-	unsigned int id0, id;
+	unsigned long hi = q->hi, n = q->n, pos = q->lo, s, k;
+	unsigned int id;
 	int err;
 
 	for (;;) {
-		pos = align_up(pos, mask);
-		if (pos > max || n - 1 > max - pos)
+		pos = align_up(pos, q->mask);
+		if (pos < q->lo || pos > hi || n - 1 > hi - pos)
 			return -ENOSPC;
-		err = rg_ida_alloc_range(ida, (unsigned int)pos,
-					 (unsigned int)max, &id0);
-		if (err)
-			return err; /* -ENOSPC or -ENOMEM, nothing taken */
-		if ((id0 & mask) || n - 1 > max - id0) {
-			rg_ida_free(ida, id0);
-			if (n - 1 > max - id0)
-				return -ENOSPC;
-			pos = id0; /* rounded up at the top of the loop */
+		if (crosses(q, pos)) {
+			pos = (pos | q->bmask) + 1;
 			continue;
 		}
-		for (k = 1; k < n; k++) {
-			err = rg_ida_alloc_range(ida, id0 + (unsigned int)k,
-						 id0 + (unsigned int)k, &id);
-			if (err)
-				break;
+		s = next_free(ida, pos, hi);
+		if (s != pos) {
+			pos = s; /* past hi if none: -ENOSPC above */
+			continue;
 		}
-		if (k == n) {
-			*start = id0;
-			return 0;
+		s = next_used(ida, pos, pos + n - 1);
+		if (s <= pos + n - 1) {
+			pos = s + 1; /* no fit starts at or below s */
+			continue;
 		}
-		put_ids(ida, id0, k);
-		if (err != -ENOSPC)
-			return err;
-		/* ID id0 + k is taken: no fit can start at or below it. */
-		pos = id0 + k + 1;
+		break;
 	}
+	for (k = 0; k < n; k++) {
+		err = rg_ida_alloc_range(ida, (unsigned int)(pos + k),
+					 (unsigned int)(pos + k), &id);
+		if (err) { /* -ENOMEM: give back what was taken */
+			put_ids(ida, pos, k);
+			return err;
+		}
+	}
+	*start = pos;
+	return 0;
+}
+
+static int ida_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
+		     unsigned long *start)
+{
+	const struct rgi_req q = { .n = n,
+				   .mask = mask,
+				   .lo = 0,
+				   .hi = r->capacity - 1,
+				   .policy = RG_REGION_FIRST_FIT };
+
+	return ida_alloc_req(r, &q, start);
 }
 
 static int ida_free(struct rg_region *r, unsigned long start, unsigned long n)
 {
 	struct rg_ida *ida = r->priv;
+	unsigned long last = start + n - 1;
 
-	for (unsigned long k = 0; k < n; k++)
-		if (!rg_ida_exists(ida, (unsigned int)(start + k)))
-			return -ENOENT;
+	if (next_free(ida, start, last) <= last)
+		return -ENOENT;
 	put_ids(ida, start, n);
 	return 0;
 }
@@ -119,13 +174,12 @@ static int ida_reserve(struct rg_region *r, unsigned long start,
 		       unsigned long n)
 {
 	struct rg_ida *ida = r->priv;
-	unsigned long k;
+	unsigned long k, last = start + n - 1;
 	unsigned int id;
 	int err = 0;
 
-	for (k = 0; k < n; k++)
-		if (rg_ida_exists(ida, (unsigned int)(start + k)))
-			return -EBUSY;
+	if (next_used(ida, start, last) <= last)
+		return -EBUSY;
 	for (k = 0; k < n; k++) {
 		unsigned int want = (unsigned int)(start + k);
 
@@ -144,13 +198,34 @@ static bool ida_test(struct rg_region *r, unsigned long unit)
 	return rg_ida_exists(r->priv, (unsigned int)unit);
 }
 
+/* Walking: two lookups per run, each skipping whole chunks. */
+static int ida_next_run(struct rg_region *r, unsigned long from, bool used,
+			unsigned long *start, unsigned long *n)
+{
+	struct rg_ida *ida = r->priv;
+	unsigned long last = r->capacity - 1, s, e;
+
+	s = used ? next_used(ida, from, last) : next_free(ida, from, last);
+	if (s > last)
+		return -ENOENT;
+	if (s == last)
+		e = last + 1;
+	else if (used)
+		e = next_free(ida, s + 1, last);
+	else
+		e = next_used(ida, s + 1, last);
+	*start = s;
+	*n = e - s;
+	return 0;
+}
+
 static unsigned long ida_largest_free(struct rg_region *r)
 {
-	unsigned long run = 0, best = 0;
+	unsigned long from = 0, best = 0, s, n;
 
-	for (unsigned long u = 0; u < r->capacity; u++) {
-		run = rg_ida_exists(r->priv, (unsigned int)u) ? 0 : run + 1;
-		best = run > best ? run : best;
+	while (from < r->capacity && !ida_next_run(r, from, false, &s, &n)) {
+		best = n > best ? n : best;
+		from = s + n;
 	}
 	return best;
 }
@@ -164,11 +239,19 @@ static int ida_validate(struct rg_region *r, unsigned long *used,
 			const char **reason)
 {
 	int err = rg_ida_validate(r->priv, reason);
-	unsigned long n = 0;
+	unsigned long from = 0, total = 0, s, n;
 
-	for (unsigned long u = 0; u < r->capacity; u++)
-		n += rg_ida_exists(r->priv, (unsigned int)u);
-	*used = n;
+	/* No ID at or past the capacity, and the units in use by runs. */
+	if (!err && r->capacity <= RG_IDA_MAX &&
+	    next_used(r->priv, r->capacity, RG_IDA_MAX) <= RG_IDA_MAX) {
+		*reason = "ida: an ID at or past the capacity";
+		err = -EINVAL;
+	}
+	while (from < r->capacity && !ida_next_run(r, from, true, &s, &n)) {
+		total += n;
+		from = s + n;
+	}
+	*used = total;
 	return err;
 }
 
@@ -177,84 +260,12 @@ static void ida_dump(struct rg_region *r, FILE *f)
 	rg_ida_dump(r->priv, f);
 }
 
-/*
- * Constrained first fit: ida_alloc()'s search inside [lo, hi], a candidate
- * that crosses a boundary moved up to the next one. A found ID that is
- * misaligned, crosses a boundary or leaves too little room is given back
- * and the search resumes from it.
- */
-static bool crosses(const struct rgi_req *q, unsigned long s)
-{
-	return q->bmask && ((s ^ (s + q->n - 1)) & ~q->bmask);
-}
-
-static int ida_alloc_req(struct rg_region *r, const struct rgi_req *q,
-			 unsigned long *start)
-{
-	struct rg_ida *ida = r->priv;
-	unsigned long max = q->hi, n = q->n, pos = q->lo, k;
-	unsigned int id0, id;
-	int err;
-
-	for (;;) {
-		pos = align_up(pos, q->mask);
-		if (pos < q->lo || pos > max || n - 1 > max - pos)
-			return -ENOSPC;
-		if (crosses(q, pos)) {
-			pos = (pos | q->bmask) + 1;
-			continue;
-		}
-		err = rg_ida_alloc_range(ida, (unsigned int)pos,
-					 (unsigned int)max, &id0);
-		if (err)
-			return err;
-		if ((id0 & q->mask) || n - 1 > max - id0 || crosses(q, id0)) {
-			rg_ida_free(ida, id0);
-			if (n - 1 > max - id0)
-				return -ENOSPC;
-			pos = id0;
-			continue;
-		}
-		for (k = 1; k < n; k++) {
-			err = rg_ida_alloc_range(ida, id0 + (unsigned int)k,
-						 id0 + (unsigned int)k, &id);
-			if (err)
-				break;
-		}
-		if (k == n) {
-			*start = id0;
-			return 0;
-		}
-		put_ids(ida, id0, k);
-		if (err != -ENOSPC)
-			return err;
-		pos = id0 + k + 1;
-	}
-}
-
-/* Growing changes nothing; a shrink checks the cut-off IDs one by one. */
+/* Growing changes nothing; a shrink needs the cut-off IDs all free. */
 static int ida_resize(struct rg_region *r, unsigned long cap)
 {
-	for (unsigned long u = cap; u < r->capacity; u++)
-		if (rg_ida_exists(r->priv, (unsigned int)u))
-			return -EBUSY;
-	return 0;
-}
-
-/* Walking: IDs probed one by one, as the other scans here. */
-static int ida_next_run(struct rg_region *r, unsigned long from, bool used,
-			unsigned long *start, unsigned long *n)
-{
-	unsigned long u = from, cap = r->capacity;
-
-	while (u < cap && rg_ida_exists(r->priv, (unsigned int)u) != used)
-		u++;
-	if (u >= cap)
-		return -ENOENT;
-	*start = u;
-	while (u < cap && rg_ida_exists(r->priv, (unsigned int)u) == used)
-		u++;
-	*n = u - *start;
+	if (cap < r->capacity &&
+	    next_used(r->priv, cap, r->capacity - 1) < r->capacity)
+		return -EBUSY;
 	return 0;
 }
 

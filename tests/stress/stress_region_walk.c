@@ -2,9 +2,9 @@
 /*
  * Randomized region walking and save/load against a brute-force model, on
  * instances large enough for several hbitmap levels (70,000 units: three
- * level-0 nodes under a root), for every backend but ida (whose walks probe
- * unit by unit) and every policy each offers (hbitmap best fit exercises the
- * word-scan path of stale summaries). A churn holds occupancy near a random
+ * level-0 nodes under a root), for every backend and every policy each
+ * offers (hbitmap best fit exercises the word-scan path of stale
+ * summaries). A churn holds occupancy near a random
  * target with small, long and aligned allocations, frees and reservations;
  * after every mutation the instance validates and rg_region_next_run() from
  * random units (around the last change, where the pending block lies, and
@@ -150,7 +150,7 @@ static void test_stress(void **state)
 	for (unsigned int b = 0; b < RG_REGION_NR_BACKENDS; b++) {
 		enum rg_region_backend be = (enum rg_region_backend)b;
 
-		if (be == RG_REGION_IDA || !rg_region_backend_available(be))
+		if (!rg_region_backend_available(be))
 			continue;
 		for (unsigned int p = 0; p < RG_REGION_NR_POLICIES; p++)
 			if (rg_region_backend_has_policy(
