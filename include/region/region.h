@@ -38,8 +38,11 @@
  *		a fitting run exists.
  *	top	RG_REGION_TOP_DOWN: the highest start that fits.
  *	next	RG_REGION_NEXT_FIT: the lowest start that fits at or after the
- *		end of the previous allocation (rg_region_alloc() only), else,
- *		wrapping once, the lowest start that fits at all.
+ *		end of the previous next-fit allocation (rg_region_alloc() on
+ *		a next-fit instance, or a next-fit request), else, wrapping
+ *		once, the lowest start that fits at all. That end may be the
+ *		capacity (then the search wraps at once); rg_region_resize()
+ *		leaves it as it is, so after a grow next fit goes on there.
  * What each backend offers:
  *	bitmap	first, best, top, next (best and top scan the whole map)
  *	ida	first
@@ -89,8 +92,9 @@ enum rg_region_backend {
  *                      the run's lowest aligned start.
  * @RG_REGION_TOP_DOWN: the highest start that fits.
  * @RG_REGION_NEXT_FIT: the lowest start that fits at or after the end of the
- *                      previous allocation (unit 0 before the first), else
- *                      the lowest start that fits (one wrap).
+ *                      previous next-fit allocation (unit 0 before the
+ *                      first; kept across resizes), else the lowest start
+ *                      that fits (one wrap).
  * @RG_REGION_NR_POLICIES: the number of policies.
  */
 enum rg_region_policy {
@@ -468,7 +472,14 @@ RG_API int rg_region_alloc_request(struct rg_region *r,
  * hbitmap build a new map (O(capacity / 64), allocates; hbitmap's best-fit
  * index is rebuilt by the next best-fit allocation); maple and ida change
  * nothing but the limit (a shrink checks the cut-off part: O(log regions),
- * one IDA lookup). The next-fit cursor moves to 0 if it is cut off.
+ * one IDA lookup).
+ *
+ * Next fit's cursor, the end of the previous next-fit allocation, stays
+ * where it is: after a grow the next next-fit search starts there, also
+ * when that allocation ended exactly at the old capacity (the new units
+ * come first, not unit 0); while the cursor is at or past the capacity (a
+ * shrink cut it off) a search wraps to unit 0 at once, and a later grow
+ * past it brings it back into use.
  *
  * Context: caller serialises (or RG_REGION_LOCKED); may allocate.
  * Return: 0 (also when @capacity is the current one); -EINVAL if @r is NULL,

@@ -22,12 +22,15 @@
  * policies it offers in its ops table, others get -EOPNOTSUPP) and each
  * backend's alloc places by r->policy, exactly as enum rg_region_policy
  * defines it, so every backend offering a policy gives the same answer.
- * Next fit's cursor (the end of the last allocation, wrapped to 0 at the
- * capacity) lives here, in r->next, moved by the backends' next-fit paths
- * (rgi_next_fit_done), so other policies pay nothing for it; reserve and
- * free do not move it. Units, not regions, are tracked: a free of any fully
- * allocated range succeeds, so no backend stores region boundaries beyond
- * what its structure has anyway.
+ * Next fit's cursor (the end of the last allocation, 0 before the first)
+ * lives here, in r->next, moved by the backends' next-fit paths
+ * (rgi_next_fit_done), so other policies pay nothing for it; reserve, free
+ * and resize do not move it. It is stored as the end itself, which may be
+ * the capacity: a search reads it through rgi_next_fit_from(), which wraps
+ * to 0 while it is at or past the capacity, so after a grow next fit goes
+ * on from where the previous allocation ended. Units, not regions, are
+ * tracked: a free of any fully allocated range succeeds, so no backend
+ * stores region boundaries beyond what its structure has anyway.
  *
  * Never allocates after creation except inside backends (maple and ida
  * nodes from slab caches; hbitmap and bitmap allocate only at creation).
@@ -544,7 +547,7 @@ int rg_region_alloc_request(struct rg_region *r,
 	if (policy != RG_REGION_NEXT_FIT) {
 		err = r->ops->alloc_req(r, &q, &s);
 	} else {
-		from = RGI_MAX(r->next, q.lo);
+		from = RGI_MAX(rgi_next_fit_from(r), q.lo);
 		err = -ENOSPC;
 		if (from <= q.hi && q.n - 1 <= q.hi - from) {
 			struct rgi_req q2 = q;
@@ -583,8 +586,6 @@ int rg_region_resize(struct rg_region *r, unsigned long capacity)
 		r->free_units = capacity > old ?
 					r->free_units + (capacity - old) :
 					r->free_units - (old - capacity);
-		if (r->next >= capacity)
-			r->next = 0;
 		/* fixed-size maps changed size too: sample in any case */
 		r->bytes_peak = RGI_MAX(r->bytes_peak, bytes_held(r));
 		RGI_EXPENSIVE_ASSERT(!inconsistency(r));

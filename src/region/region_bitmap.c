@@ -78,7 +78,7 @@ static int bm_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
 		s = bm_scan_runs(r, n, mask, true);
 		break;
 	case RG_REGION_NEXT_FIT:
-		from = r->next;
+		from = rgi_next_fit_from(r);
 		/* fall through */
 	default:
 		s = rg_bitmap_find_next_zero_area_off(map, r->capacity, from, n,

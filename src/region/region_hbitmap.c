@@ -46,8 +46,9 @@ static RGI_NOINLINE int hb_alloc_policy(struct rg_region *r, unsigned long n,
 	case RG_REGION_TOP_DOWN:
 		return rg_hbitmap_alloc_rev(r->priv, n, align, s);
 	default: /* next fit */
-		if (r->next)
-			err = rg_hbitmap_alloc_range(r->priv, n, align, r->next,
+		if (rgi_next_fit_from(r))
+			err = rg_hbitmap_alloc_range(r->priv, n, align,
+						     rgi_next_fit_from(r),
 						     r->capacity - 1, s);
 		if (err == -ENOSPC)
 			err = rg_hbitmap_alloc(r->priv, n, align, s);

@@ -44,9 +44,9 @@ struct rgi_region_ops {
 	void (*fini)(struct rg_region *r);
 	/*
 	 * The start r->policy names among those s with (s & mask) == 0 and
-	 * s .. s + n - 1 free (next fit: from r->next, which is below the
-	 * capacity, and on success moved by rgi_next_fit_done()): 0, -ENOSPC
-	 * or -ENOMEM. 1 <= n <= capacity.
+	 * s .. s + n - 1 free (next fit: from rgi_next_fit_from(), wrapping
+	 * once, and on success moved by rgi_next_fit_done()): 0, -ENOSPC or
+	 * -ENOMEM. 1 <= n <= capacity.
 	 */
 	int (*alloc)(struct rg_region *r, unsigned long n, unsigned long mask,
 		     unsigned long *start);
@@ -111,7 +111,7 @@ struct rg_region {
 	unsigned int flags;
 	enum rg_region_policy policy;
 	bool bytes_vary; /* ops->bytes_vary, or set by the backend's init */
-	unsigned long next; /* next fit: end of the last allocation, wrapped */
+	unsigned long next; /* next fit: end of the last allocation, or 0 */
 	unsigned long capacity;
 	unsigned long free_units;
 	size_t bytes_peak;
@@ -131,11 +131,25 @@ static inline unsigned long rgi_align_up(unsigned long x, unsigned long mask)
 	return (x + mask) & ~mask;
 }
 
-/* Next fit placed [s, s + n): the cursor moves to its end (0 at the top). */
+/*
+ * Next fit placed [s, s + n): the cursor moves to its end, which may be the
+ * capacity. It is kept as it is, not wrapped, so that after a resize the
+ * next search still starts where the previous allocation ended.
+ */
 static inline void rgi_next_fit_done(struct rg_region *r, unsigned long s,
 				     unsigned long n)
 {
-	r->next = s + n < r->capacity ? s + n : 0;
+	r->next = s + n;
+}
+
+/*
+ * Where a next-fit search starts: the cursor, or 0 while the cursor is at or
+ * past the capacity (the previous allocation ended at the top, or a shrink
+ * cut it off): nothing lies at or after it, so the search wraps at once.
+ */
+static inline unsigned long rgi_next_fit_from(const struct rg_region *r)
+{
+	return r->next < r->capacity ? r->next : 0;
 }
 
 /*

@@ -102,8 +102,9 @@ static int mp_alloc(struct rg_region *r, unsigned long n, unsigned long mask,
 		return mp_alloc_top(mt, max, n, mask, start);
 	case RG_REGION_NEXT_FIT:
 		err = -ENOSPC;
-		if (r->next)
-			err = mp_alloc_first(mt, r->next, max, n, mask, start);
+		if (rgi_next_fit_from(r))
+			err = mp_alloc_first(mt, rgi_next_fit_from(r), max, n,
+					     mask, start);
 		if (err == -ENOSPC)
 			err = mp_alloc_first(mt, 0, max, n, mask, start);
 		if (!err)

@@ -182,8 +182,11 @@ static void model_mark(unsigned long s, unsigned long n, bool used)
 static void model_alloc(unsigned long s, unsigned long n)
 {
 	model_mark(s, n, true);
-	/* A cursor at the capacity wraps to 0 (seen once the capacity grows). */
-	m.next = s + n < m.cap ? s + n : 0;
+	/*
+	 * The cursor is the end itself, the capacity included: a search from
+	 * it finds nothing and wraps, and after a grow it starts there.
+	 */
+	m.next = s + n;
 }
 
 static void add_live(unsigned long s, unsigned long n)
@@ -666,9 +669,7 @@ static void op_resize(struct fz *f, struct rg_region *r, bool armed)
 	if (rc)
 		return;
 	m.free_units = m.free_units + cap - m.cap;
-	m.cap = cap;
-	if (m.next >= cap)
-		m.next = 0;
+	m.cap = cap; /* the cursor stays where the last allocation ended */
 	check_all(f, r);
 }
 

@@ -253,7 +253,7 @@ static void op_request(void)
 	if (want != NONE) {
 		ref_set(want, q.n, true);
 		if (p == RG_REGION_NEXT_FIT)
-			cursor = want + q.n < cap ? want + q.n : 0;
+			cursor = want + q.n; /* may be cap: wraps */
 		n_req_ok++;
 	} else {
 		n_req_nospc++;
@@ -285,7 +285,7 @@ static void op_alloc(void)
 	if (want != NONE) {
 		ref_set(want, q.n, true);
 		if (ipol == RG_REGION_NEXT_FIT)
-			cursor = want + q.n < cap ? want + q.n : 0;
+			cursor = want + q.n; /* may be cap: wraps */
 	}
 	validate_all();
 }
@@ -367,9 +367,7 @@ static void op_resize(void)
 	if (ok) {
 		for (unsigned long i = cap; i < nc; i++)
 			ref[i] = false;
-		cap = nc;
-		if (cursor >= cap)
-			cursor = 0;
+		cap = nc; /* the cursor stays: a search wraps past cap */
 		n_resize++;
 	}
 	validate_all();
