@@ -282,7 +282,10 @@ static inline int mutation_done(struct rg_region *r, int err,
 /*
  * The hot calls, alloc and free, in two halves: an inline body that does
  * the work unlocked, and a locked variant out of line, so an instance
- * without RG_REGION_LOCKED pays one test for the lock and no spills.
+ * without RG_REGION_LOCKED pays one test for the lock and no spills. A
+ * backend that set r->alloc_hot (r->free_hot) is reached from the body
+ * by a tail call that does the rest, counters included (not in builds
+ * with expensive checks, which check the instance after every call).
  */
 static inline int alloc_body(struct rg_region *r, unsigned long n,
 			     unsigned long align, unsigned long *start)
@@ -295,6 +298,10 @@ static inline int alloc_body(struct rg_region *r, unsigned long n,
 		return -EINVAL;
 	if (unlikely(n > r->free_units))
 		return -ENOSPC;
+#ifndef RGI_EXPENSIVE_CHECKS
+	if (likely(r->alloc_hot))
+		return r->alloc_hot(r, n, align ? align - 1 : 0, start);
+#endif
 	err = r->alloc(r, n, align ? align - 1 : 0, &s);
 	if (unlikely(err))
 		return err;
@@ -338,6 +345,10 @@ static inline int free_body(struct rg_region *r, unsigned long start,
 		return -EINVAL;
 	if (unlikely(n > r->capacity - r->free_units))
 		return -ENOENT;
+#ifndef RGI_EXPENSIVE_CHECKS
+	if (likely(r->free_hot))
+		return r->free_hot(r, start, n);
+#endif
 	err = r->ops->free(r, start, n);
 	if (unlikely(err))
 		return err;

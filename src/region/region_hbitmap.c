@@ -17,7 +17,9 @@
  *
  * Policies: first fit is rg_hbitmap_alloc() and best fit
  * rg_hbitmap_alloc_best(), each reached straight from the front end
- * (init sets r->alloc; best fit needs an instance created with
+ * (init sets r->alloc, and r->alloc_hot, which also moves the front
+ * end's free count, so rg_region_alloc() reaches it by a tail call; and
+ * r->free_hot for every policy; best fit needs an instance created with
  * RG_HBITMAP_BEST_FIT); the other two go through hb_alloc(): top-down is
  * rg_hbitmap_alloc_rev(), next fit rg_hbitmap_alloc_range() from the
  * cursor to the top, then (once) rg_hbitmap_alloc().
@@ -92,16 +94,61 @@ static int hb_alloc_best(struct rg_region *r, unsigned long n,
 	return err;
 }
 
+/*
+ * The same two and free as the front end's hot paths (r->alloc_hot,
+ * r->free_hot): they also keep its count of free units, so that the
+ * front end reaches them by a tail call.
+ */
+static int hb_alloc_first_hot(struct rg_region *r, unsigned long n,
+			      unsigned long mask, unsigned long *start)
+{
+	uint64_t s;
+	int err = rg_hbitmap_alloc(r->priv, n, (uint64_t)mask + 1, &s);
+
+	if (likely(!err)) {
+		*start = (unsigned long)s;
+		r->free_units -= n;
+	}
+	return err;
+}
+
+static int hb_alloc_best_hot(struct rg_region *r, unsigned long n,
+			     unsigned long mask, unsigned long *start)
+{
+	uint64_t s;
+	int err = rg_hbitmap_alloc_best(r->priv, n, (uint64_t)mask + 1, &s);
+
+	if (likely(!err)) {
+		*start = (unsigned long)s;
+		r->free_units -= n;
+	}
+	return err;
+}
+
+static int hb_free_hot(struct rg_region *r, unsigned long start,
+		       unsigned long n)
+{
+	int err = rg_hbitmap_free(r->priv, start, n);
+
+	if (likely(!err))
+		r->free_units += n;
+	return err;
+}
+
 static int hb_init(struct rg_region *r)
 {
 	bool best = r->policy == RG_REGION_BEST_FIT;
 
 	r->priv = rg_hbitmap_create_flags(r->capacity,
 					  best ? RG_HBITMAP_BEST_FIT : 0);
-	if (r->policy == RG_REGION_FIRST_FIT)
+	if (r->policy == RG_REGION_FIRST_FIT) {
 		r->alloc = hb_alloc_first;
-	else if (best)
+		r->alloc_hot = hb_alloc_first_hot;
+	} else if (best) {
 		r->alloc = hb_alloc_best;
+		r->alloc_hot = hb_alloc_best_hot;
+	}
+	r->free_hot = hb_free_hot;
 	return r->priv ? 0 : -errno;
 }
 
