@@ -533,13 +533,18 @@ static int sset_size(struct rgi_hb_runs *ix, uint64_t cap)
  * Word @wi of the bitmap holds the start of a run of class @c: true if the
  * class was empty.
  */
-static inline bool sset_add(struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
+static RGI_ALWAYS_INLINE bool sset_add(struct rgi_hb_runs *ix, unsigned c,
+				       uint64_t wi)
 {
-	uint64_t *set = sset_of(ix, c);
+	uint64_t *set = sset_of(ix, c), *x = set + (wi >> 6), old = *x;
 
-	for (unsigned k = 0; k < ix->slevels; k++, wi >>= 6) {
-		uint64_t *x = set + ix->soff[k] + (wi >> 6), old = *x;
-
+	*x = old | 1ull << (wi & 63); /* level 0 sits at offset 0 */
+	if (old)
+		return false;
+	for (unsigned k = 1; k < ix->slevels; k++) {
+		wi >>= 6;
+		x = set + ix->soff[k] + (wi >> 6);
+		old = *x;
 		*x = old | 1ull << (wi & 63);
 		if (old)
 			return false;
@@ -548,13 +553,16 @@ static inline bool sset_add(struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
 }
 
 /* ... no longer: true if the class is now empty. */
-static inline bool sset_del(struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
+static RGI_ALWAYS_INLINE bool sset_del(struct rgi_hb_runs *ix, unsigned c,
+				       uint64_t wi)
 {
-	uint64_t *set = sset_of(ix, c);
+	uint64_t *set = sset_of(ix, c), *x = set + (wi >> 6);
 
-	for (unsigned k = 0; k < ix->slevels; k++, wi >>= 6) {
-		uint64_t *x = set + ix->soff[k] + (wi >> 6);
-
+	if ((*x &= ~(1ull << (wi & 63))))
+		return false;
+	for (unsigned k = 1; k < ix->slevels; k++) {
+		wi >>= 6;
+		x = set + ix->soff[k] + (wi >> 6);
 		if ((*x &= ~(1ull << (wi & 63))))
 			return false;
 	}
@@ -713,12 +721,10 @@ static inline void class_mark_short(struct rgi_hb_runs *ix, unsigned c,
  * The short run [a, a + len) appears. Its bits are clear and its
  * neighbours' set, so no other run of its class starts at a.
  */
-static inline void short_add(struct rgi_hb_runs *ix, uint64_t a, unsigned len)
+static RGI_ALWAYS_INLINE void short_add(struct rgi_hb_runs *ix, uint64_t a,
+					unsigned len)
 {
-	uint64_t *set = sset_of(ix, len);
-	uint64_t wi = a >> 6;
-
-	if (!(set[wi >> 6] & (1ull << (wi & 63))) && sset_add(ix, len, wi))
+	if (sset_add(ix, len, a >> 6))
 		class_mark_short(ix, len, true);
 }
 
@@ -841,25 +847,37 @@ void rgi_hb_runs_destroy(struct rgi_hb_runs *ix)
  * Best fit among the short runs of class @c (length c >= n): the lowest
  * run that holds an aligned start, or NONE; *a: its start.
  */
-static bool best_short(const struct rgi_hb_runs *ix, const uint64_t *w,
-		       uint64_t cap, unsigned c, uint64_t n, uint64_t mask,
-		       uint64_t *a)
+static RGI_ALWAYS_INLINE bool best_short(const struct rgi_hb_runs *ix,
+					 const uint64_t *w, uint64_t cap,
+					 unsigned c, uint64_t n, uint64_t mask,
+					 uint64_t *a, bool *more)
 {
 	uint64_t nw = (cap + 63) >> 6;
 
 	for (uint64_t wi = sset_first(ix, c); wi != NONE;
 	     wi = sset_next(ix, c, wi + 1)) {
+		bool found = false;
+
 		for (uint64_t t = word_starts(w, wi); t; t &= t - 1) {
 			unsigned i = (unsigned)__builtin_ctzll(t);
 			uint64_t s = (wi << 6) + i, f = (s + mask) & ~mask;
 
 			if (short_len(w, nw, wi, i) != c)
 				continue;
-			if (f + n <= s + c) {
-				*a = s;
+			if (found) { /* another run of the class in this word */
+				*more = true;
 				return true;
 			}
+			if (f + n <= s + c) {
+				*a = s;
+				found = true;
+			} else {
+				*more = true; /* (only with alignment) */
+			}
 		}
+		if (found)
+			return true;
+		*more = false;
 	}
 	return false;
 }
@@ -917,7 +935,7 @@ int rgi_hb_runs_alloc(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		      uint64_t n, uint64_t mask, uint64_t *start)
 {
 	unsigned c = run_class(n), wi, k;
-	uint64_t bits, a, s;
+	uint64_t bits, a = 0, s;
 	uint32_t x;
 	int err;
 
@@ -939,9 +957,20 @@ int rgi_hb_runs_alloc(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		}
 		k = (wi << 6) + (unsigned)__builtin_ctzll(bits);
 		if (k < NSHORT) {
-			if (best_short(ix, w, cap, k, n, mask, &a)) {
+			bool more = false;
+
+			if (best_short(ix, w, cap, k, n, mask, &a, &more)) {
+				/* take [s, s + n) out of the short run [a, a + k):
+				 * its word stays in the set if another run of
+				 * the class starts there (seen by the search) */
 				s = (a + mask) & ~mask;
-				take(ix, w, cap, a, a + k, 0, s, s + n);
+				if (!more && sset_del(ix, k, a >> 6))
+					class_mark_short(ix, k, false);
+				if (a < s)
+					short_add(ix, a, (unsigned)(s - a));
+				if (s + n < a + k)
+					short_add(ix, s + n,
+						  (unsigned)(a + k - s - n));
 				*start = s;
 				return 0;
 			}
@@ -994,10 +1023,17 @@ void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 {
 	uint64_t e = s + n, a = s, b = e;
 	uint32_t l = 0, r = 0;
+	bool lf, rf;
 
-	if (ix->stale)
+	if (unlikely(ix->stale))
 		return;
-	if (s && unit_free(w, s - 1)) {
+	lf = s && unit_free(w, s - 1);
+	rf = e < cap && unit_free(w, e);
+	if (likely(!lf && !rf && n < NSHORT)) { /* a short run on its own */
+		short_add(ix, s, (unsigned)n);
+		return;
+	}
+	if (lf) {
 		a = short_start(w, s);
 		if (a != NONE) {
 			short_del(ix, w, cap, a, (unsigned)(s - a));
@@ -1010,7 +1046,7 @@ void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 			a = ix->node[l].start;
 		}
 	}
-	if (e < cap && unit_free(w, e)) {
+	if (rf) {
 		b = short_end(w, cap, e);
 		if (b != NONE) {
 			short_del(ix, w, cap, e, (unsigned)(b - e));
