@@ -5,7 +5,8 @@
  * index of free runs) and hbitmap_check.c (validation and the dump). The
  * first two only read the bitmap words (1 = allocated; the padding bits
  * past the capacity are set), which hbitmap.c owns; it calls the index
- * after every change of bits. hbitmap_check.c reads the whole structure,
+ * after every change of bits. The one exception is the best-fit
+ * allocation, which sets the bits of the run it hands out itself. hbitmap_check.c reads the whole structure,
  * laid out at the end of this file (see the top of hbitmap.c).
  */
 #ifndef RGI_HB_INTERNAL_H
@@ -40,19 +41,30 @@ struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w,
 				       uint64_t cap) RGI_HIDDEN;
 void rgi_hb_runs_destroy(struct rgi_hb_runs *ix) RGI_HIDDEN;
 /*
- * Best fit for (n, mask) among the indexed runs: 0 and *start, -ENOSPC, or
- * -ENOMEM (the index had to be rebuilt and could not be). On success the
- * index already holds [*start, *start + n) as allocated: the caller sets
- * those bits next, before anything else reads or changes the bitmap.
+ * Best fit for (n, mask) among the runs @hb's index holds: 0 and *start,
+ * -ENOSPC, or -ENOMEM (the index had to be rebuilt and could not be). On
+ * success [*start, *start + n) is allocated: the index, the bits and
+ * hb->free_units are updated (the one write of the bitmap outside
+ * hbitmap.c, which has made the summaries stale before the call).
  */
-int rgi_hb_runs_alloc(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
-		      uint64_t n, uint64_t mask, uint64_t *start) RGI_HIDDEN;
+struct rg_hbitmap;
+int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
+		      uint64_t *start) RGI_HIDDEN;
 /* Units [s, s + n) were free and have just been set in @w. */
 void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		       uint64_t s, uint64_t n) RGI_HIDDEN;
-/* Units [s, s + n) were allocated and have just been cleared in @w. */
-void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
-		       uint64_t s, uint64_t n) RGI_HIDDEN;
+/*
+ * Free [s, s + n), n <= 64, on @hb whose summaries are stale: 0, with the
+ * bits, hb->free_units and the index updated, or -ENOENT (a unit is free;
+ * nothing changed).
+ */
+int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n) RGI_HIDDEN;
+/*
+ * Units [s, s + n) were allocated and have just been cleared in @w.
+ * Returns 0 (so that a caller's last call is a tail call).
+ */
+int rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
+		      uint64_t s, uint64_t n) RGI_HIDDEN;
 /* The bitmap changed wholesale (resize): forget the runs, rebuild later. */
 void rgi_hb_runs_reset(struct rgi_hb_runs *ix) RGI_HIDDEN;
 /* Length of the longest free run (a scan of @w if the index is dropped). */

@@ -931,11 +931,48 @@ static void take(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 	keep_spare(ix);
 }
 
-int rgi_hb_runs_alloc(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
-		      uint64_t n, uint64_t mask, uint64_t *start)
+/* Set the bits of [s, s + n) (free until now). */
+static RGI_ALWAYS_INLINE void set_bits(uint64_t *w, uint64_t s, uint64_t n)
 {
+	uint64_t i = s >> 6;
+	unsigned o = (unsigned)(s & 63);
+
+	if (likely(o + n <= 64)) {
+		w[i] |= (~0ull >> (64 - n)) << o;
+		return;
+	}
+	w[i++] |= ~0ull << o;
+	for (n -= 64 - o; n >= 64; n -= 64)
+		w[i++] = ~0ull;
+	if (n)
+		w[i] |= ~0ull >> (64 - n);
+}
+
+/*
+ * [s, s + n) is taken from the short run [a, a + k) of class k: its word
+ * stays in the class's set if another run of the class starts there
+ * (@more, seen by the search).
+ */
+static RGI_ALWAYS_INLINE void take_short(struct rgi_hb_runs *ix, uint64_t a,
+					 unsigned k, bool more, uint64_t s,
+					 uint64_t n)
+{
+	if (!more && sset_del(ix, k, a >> 6))
+		class_mark_short(ix, k, false);
+	if (a < s)
+		short_add(ix, a, (unsigned)(s - a));
+	if (s + n < a + k)
+		short_add(ix, s + n, (unsigned)(a + k - s - n));
+}
+
+/* rgi_hb_runs_alloc() past its fast path: every class from n's up. */
+static RGI_NOINLINE int alloc_search(struct rg_hbitmap *hb, uint64_t n,
+				     uint64_t mask, uint64_t *start)
+{
+	struct rgi_hb_runs *ix = hb->runs;
+	const uint64_t *w = hb->words;
+	uint64_t cap = hb->capacity, bits, a = 0, s;
 	unsigned c = run_class(n), wi, k;
-	uint64_t bits, a = 0, s;
 	uint32_t x;
 	int err;
 
@@ -960,19 +997,9 @@ int rgi_hb_runs_alloc(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 			bool more = false;
 
 			if (best_short(ix, w, cap, k, n, mask, &a, &more)) {
-				/* take [s, s + n) out of the short run [a, a + k):
-				 * its word stays in the set if another run of
-				 * the class starts there (seen by the search) */
 				s = (a + mask) & ~mask;
-				if (!more && sset_del(ix, k, a >> 6))
-					class_mark_short(ix, k, false);
-				if (a < s)
-					short_add(ix, a, (unsigned)(s - a));
-				if (s + n < a + k)
-					short_add(ix, s + n,
-						  (unsigned)(a + k - s - n));
-				*start = s;
-				return 0;
+				take_short(ix, a, k, more, s, n);
+				goto found;
 			}
 		} else {
 			x = first_fit(ix->node, ix->root[k], n, mask);
@@ -981,13 +1008,47 @@ int rgi_hb_runs_alloc(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 				s = (a + mask) & ~mask;
 				take(ix, w, cap, a, a + ix->node[x].len, x, s,
 				     s + n);
-				*start = s;
-				return 0;
+				goto found;
 			}
 		}
 		k++;
 	}
 	return -ENOSPC;
+found:
+	/* the index holds [s, s + n) as allocated: the bits follow */
+	set_bits(hb->words, s, n);
+	hb->free_units -= n;
+	*start = s;
+	return 0;
+}
+
+/*
+ * The usual case first: the first non-empty class at or above a short n
+ * is short and its first run with an aligned fit is the answer.
+ */
+int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
+		      uint64_t *start)
+{
+	struct rgi_hb_runs *ix = hb->runs;
+	uint64_t bits, a = 0, s;
+	bool more = false;
+	unsigned k;
+
+	if (unlikely(n >= NSHORT || ix->stale))
+		return alloc_search(hb, n, mask, start);
+	bits = ix->l1[0] & (~0ull << n);
+	if (unlikely(!bits))
+		return alloc_search(hb, n, mask, start);
+	k = (unsigned)__builtin_ctzll(bits);
+	if (unlikely(!best_short(ix, hb->words, hb->capacity, k, n, mask, &a,
+				 &more)))
+		return alloc_search(hb, n, mask, start);
+	s = (a + mask) & ~mask;
+	take_short(ix, a, k, more, s, n);
+	set_bits(hb->words, s, n);
+	hb->free_units -= n;
+	*start = s;
+	return 0;
 }
 
 void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
@@ -1018,21 +1079,64 @@ void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 	take(ix, w, cap, a, b, x, s, e);
 }
 
-void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
-		       uint64_t s, uint64_t n)
+static int freed_merge(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
+		       uint64_t s, uint64_t n, bool lf, bool rf);
+
+int rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
+		      uint64_t s, uint64_t n)
 {
-	uint64_t e = s + n, a = s, b = e;
-	uint32_t l = 0, r = 0;
+	uint64_t e = s + n;
 	bool lf, rf;
 
 	if (unlikely(ix->stale))
-		return;
+		return 0;
 	lf = s && unit_free(w, s - 1);
 	rf = e < cap && unit_free(w, e);
 	if (likely(!lf && !rf && n < NSHORT)) { /* a short run on its own */
 		short_add(ix, s, (unsigned)n);
-		return;
+		return 0;
 	}
+	return freed_merge(ix, w, cap, s, n, lf, rf);
+}
+
+int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n)
+{
+	uint64_t *w = hb->words, e = s + n, cap = hb->capacity;
+	unsigned o = (unsigned)(s & 63);
+	uint64_t *p = &w[s >> 6], m0, m1 = 0;
+	bool lf, rf;
+
+	if (o + n <= 64) {
+		m0 = (~0ull >> (64 - n)) << o;
+	} else {
+		m0 = ~0ull << o;
+		m1 = ~0ull >> (128 - o - n);
+	}
+	if (unlikely((p[0] & m0) != m0 || (m1 && (p[1] & m1) != m1)))
+		return -ENOENT;
+	p[0] &= ~m0;
+	if (m1)
+		p[1] &= ~m1;
+	hb->free_units += n;
+	if (unlikely(hb->runs->stale))
+		return 0;
+	lf = s && unit_free(w, s - 1);
+	rf = e < cap && unit_free(w, e);
+	if (likely(!lf && !rf && n < NSHORT)) { /* a short run on its own */
+		short_add(hb->runs, s, (unsigned)n);
+		return 0;
+	}
+	return freed_merge(hb->runs, w, cap, s, n, lf, rf);
+}
+
+/* rgi_hb_runs_freed() past its fast path: neighbours, or a long run. */
+static RGI_NOINLINE int freed_merge(struct rgi_hb_runs *ix, const uint64_t *w,
+				    uint64_t cap, uint64_t s, uint64_t n,
+				    bool lf, bool rf)
+{
+	uint64_t e = s + n, a = s, b = e;
+	uint32_t l = 0, r = 0;
+
 	if (lf) {
 		a = short_start(w, s);
 		if (a != NONE) {
@@ -1041,7 +1145,7 @@ void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 			l = lookup(ix, end_key(s));
 			if (unlikely(!l)) {
 				drop(ix);
-				return;
+				return 0;
 			}
 			a = ix->node[l].start;
 		}
@@ -1054,7 +1158,7 @@ void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 			r = lookup(ix, start_key(e));
 			if (unlikely(!r)) {
 				drop(ix);
-				return;
+				return 0;
 			}
 			b = e + ix->node[r].len;
 		}
@@ -1069,6 +1173,7 @@ void rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		drop(ix);
 	}
 	keep_spare(ix);
+	return 0;
 }
 
 void rgi_hb_runs_reset(struct rgi_hb_runs *ix)

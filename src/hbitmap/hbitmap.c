@@ -1881,15 +1881,19 @@ static HB_NOINLINE int hb_alloc_seq(struct rg_hbitmap *hb, uint64_t n,
  * block (first fit flushes it), so the plain fast paths, which test for
  * one first, never see it and test for the index only when they miss.
  */
+static void hb_go_stale(struct rg_hbitmap *hb)
+{
+	hb->sum_stale = true;
+	hb->pend = HB_NONE; /* the rebuild recomputes it */
+	hb->pend_alloc = false;
+	hb_before_reset(hb);
+}
+
 static void hb_bits_only(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
 			 bool set)
 {
-	if (!hb->sum_stale) {
-		hb->sum_stale = true;
-		hb->pend = HB_NONE; /* the rebuild recomputes it */
-		hb->pend_alloc = false;
-		hb_before_reset(hb);
-	}
+	if (!hb->sum_stale)
+		hb_go_stale(hb);
 	if (((s ^ (s + n - 1)) >> 6) == 0) { /* one word: the usual case */
 		uint64_t m = (~0ULL >> (64 - n)) << (s & 63);
 
@@ -1930,29 +1934,17 @@ static HB_NOINLINE int hb_alloc_indexed(struct rg_hbitmap *hb, uint64_t n,
 int rg_hbitmap_alloc_best(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 			  uint64_t *start)
 {
-	uint64_t a;
-	int err;
-
 	if (unlikely(!hb || n == 0 || n > hb->capacity || hb_bad_align(align) ||
 		     !start))
 		return -EINVAL;
-	if (!hb->runs)
+	if (unlikely(!hb->runs))
 		return -EOPNOTSUPP;
-	if (n > hb->free_units)
+	if (unlikely(n > hb->free_units))
 		return -ENOSPC;
-	err = rgi_hb_runs_alloc(hb->runs, hb->words, hb->capacity, n, align - 1,
-				&a);
-	if (err)
-		return err;
-	/* the index has taken [a, a + n) already: the bits follow */
-	if (likely(hb->sum_stale && n <= 64)) {
-		hb_set_short(hb->words, a, n);
-		hb->free_units -= n;
-	} else {
-		hb_bits_only(hb, a, n, true);
-	}
-	*start = a;
-	return 0;
+	if (unlikely(!hb->sum_stale))
+		hb_go_stale(hb);
+	/* the index finds the run, takes it and sets its bits */
+	return rgi_hb_runs_alloc(hb, n, align - 1, start);
 }
 
 int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
@@ -2136,35 +2128,17 @@ static HB_NOINLINE int hb_free_short_switch(struct rg_hbitmap *hb,
 	return hb_free_short(hb, start, n, true);
 }
 
-/* rg_hbitmap_free() on a best-fit instance. */
+/*
+ * rg_hbitmap_free() on a best-fit instance: the index frees one or two
+ * words itself once the summaries are stale (the usual case).
+ */
 static HB_NOINLINE int hb_free_indexed(struct rg_hbitmap *hb, uint64_t start,
 				       uint64_t n)
 {
-	if (likely(hb->sum_stale && n <= 64)) {
-		/* one or two words, summaries already stale: the usual case */
-		uint64_t *w = &hb->words[start >> 6];
-		unsigned o = (unsigned)(start & 63);
-		uint64_t m0, m1 = 0;
-
-		if (o + n <= 64) {
-			m0 = (~0ULL >> (64 - n)) << o;
-		} else {
-			m0 = ~0ULL << o;
-			m1 = ~0ULL >> (128 - o - n);
-		}
-		if (unlikely((w[0] & m0) != m0 || (m1 && (w[1] & m1) != m1)))
-			return -ENOENT;
-		w[0] &= ~m0;
-		if (m1)
-			w[1] &= ~m1;
-		hb->free_units += n;
-	} else {
-		if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
-			return -ENOENT;
-		hb_bits_only(hb, start, n, false);
-	}
-	rgi_hb_runs_freed(hb->runs, hb->words, hb->capacity, start, n);
-	return 0;
+	if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
+		return -ENOENT;
+	hb_bits_only(hb, start, n, false);
+	return rgi_hb_runs_freed(hb->runs, hb->words, hb->capacity, start, n);
 }
 
 int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
@@ -2173,8 +2147,11 @@ int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 
 	if (unlikely(hb_bad_range(hb, start, n)))
 		return -EINVAL;
-	if (unlikely(hb->runs)) /* best fit: no pending block, no summaries */
+	if (unlikely(hb->runs)) { /* best fit: no pending block, no summaries */
+		if (likely(hb->sum_stale && n <= 64))
+			return rgi_hb_runs_free(hb, start, n);
 		return hb_free_indexed(hb, start, n);
+	}
 	if (likely(n <= 64 && b == ((e - 1) >> HB_BLOCK_SHIFT))) {
 		if (likely(b == hb->pend))
 			return hb_free_short(hb, start, n, false);
