@@ -287,22 +287,13 @@ static inline int mutation_done(struct rg_region *r, int err,
  * by a tail call that does the rest, counters included (not in builds
  * with expensive checks, which check the instance after every call).
  */
-static inline int alloc_body(struct rg_region *r, unsigned long n,
-			     unsigned long align, unsigned long *start)
+/* The backend's r->alloc, then the counters: alloc_body() past its checks. */
+static RGI_NOINLINE int alloc_backend(struct rg_region *r, unsigned long n,
+				      unsigned long mask, unsigned long *start)
 {
 	unsigned long s;
-	int err;
+	int err = r->alloc(r, n, mask, &s);
 
-	/* (in the body, under the lock: rg_region_resize() changes it) */
-	if (unlikely(n > r->capacity))
-		return -EINVAL;
-	if (unlikely(n > r->free_units))
-		return -ENOSPC;
-#ifndef RGI_EXPENSIVE_CHECKS
-	if (likely(r->alloc_hot))
-		return r->alloc_hot(r, n, align ? align - 1 : 0, start);
-#endif
-	err = r->alloc(r, n, align ? align - 1 : 0, &s);
 	if (unlikely(err))
 		return err;
 	RGI_DEBUG_ASSERT(s < r->capacity && n <= r->capacity - s);
@@ -312,6 +303,21 @@ static inline int alloc_body(struct rg_region *r, unsigned long n,
 		sample_peak(r);
 	RGI_EXPENSIVE_ASSERT(!inconsistency(r));
 	return 0;
+}
+
+static inline int alloc_body(struct rg_region *r, unsigned long n,
+			     unsigned long align, unsigned long *start)
+{
+	/* (in the body, under the lock: rg_region_resize() changes it) */
+	if (unlikely(n > r->capacity))
+		return -EINVAL;
+	if (unlikely(n > r->free_units))
+		return -ENOSPC;
+#ifndef RGI_EXPENSIVE_CHECKS
+	if (likely(r->alloc_hot))
+		return r->alloc_hot(r, n, align ? align - 1 : 0, start);
+#endif
+	return alloc_backend(r, n, align ? align - 1 : 0, start);
 }
 
 static RGI_NOINLINE int alloc_locked(struct rg_region *r, unsigned long n,
@@ -335,11 +341,24 @@ int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 	return alloc_body(r, n, align, start);
 }
 
+/* The backend's free, then the counters: free_body() past its checks. */
+static RGI_NOINLINE int free_backend(struct rg_region *r, unsigned long start,
+				     unsigned long n)
+{
+	int err = r->ops->free(r, start, n);
+
+	if (unlikely(err))
+		return err;
+	r->free_units += n;
+	if (r->bytes_vary)
+		sample_peak(r);
+	RGI_EXPENSIVE_ASSERT(!inconsistency(r));
+	return 0;
+}
+
 static inline int free_body(struct rg_region *r, unsigned long start,
 			    unsigned long n)
 {
-	int err;
-
 	/* (in the body, under the lock: rg_region_resize() changes it) */
 	if (unlikely(!range_ok(r, start, n)))
 		return -EINVAL;
@@ -349,14 +368,7 @@ static inline int free_body(struct rg_region *r, unsigned long start,
 	if (likely(r->free_hot))
 		return r->free_hot(r, start, n);
 #endif
-	err = r->ops->free(r, start, n);
-	if (unlikely(err))
-		return err;
-	r->free_units += n;
-	if (r->bytes_vary)
-		sample_peak(r);
-	RGI_EXPENSIVE_ASSERT(!inconsistency(r));
-	return 0;
+	return free_backend(r, start, n);
 }
 
 static RGI_NOINLINE int free_locked(struct rg_region *r, unsigned long start,
