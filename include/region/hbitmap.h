@@ -392,7 +392,10 @@ RG_API int rg_hbitmap_validate(const struct rg_hbitmap *hb,
  * The summaries skip the spans between runs: a run costs O(log capacity)
  * mask operations and a few word scans, whatever the distance to it. On
  * best-fit instances (RG_HBITMAP_BEST_FIT) whose summaries are behind the
- * bits, the words are scanned instead: O(distance / 64).
+ * bits (after a best-fit or top-down allocation, a free or a reservation),
+ * the words are scanned instead, O(distance / 64), as this call only
+ * reads: call rg_hbitmap_sync() first to walk in O(runs)
+ * (rg_region_next_run() does).
  *
  * Context: caller serialises against writers; never allocates memory.
  * Return: 0 on success; -ENOENT if no unit at or after @from is in that
@@ -401,6 +404,24 @@ RG_API int rg_hbitmap_validate(const struct rg_hbitmap *hb,
  */
 RG_API int rg_hbitmap_next_run(const struct rg_hbitmap *hb, uint64_t from,
 			       int allocated, uint64_t *start, uint64_t *n);
+
+/**
+ * rg_hbitmap_sync() - bring a best-fit instance's summaries up to date.
+ * @hb: the allocator (NULL: nothing is done).
+ *
+ * Best-fit instances (RG_HBITMAP_BEST_FIT) let the summaries of first fit
+ * fall behind the bits: best-fit allocations, top-down allocations,
+ * frees and reservations only mark the blocks of 512 units they change.
+ * This recomputes the marked blocks and the nodes above them, so that
+ * rg_hbitmap_next_run() costs O(log capacity) per run again until the
+ * next such change. Calls that need the summaries (first fit, a window)
+ * do the same by themselves. O(blocks changed * log capacity) plus one
+ * read per 32,768 units of capacity; nothing on other instances or when
+ * nothing changed.
+ *
+ * Context: caller serialises calls on @hb; never allocates memory.
+ */
+RG_API void rg_hbitmap_sync(struct rg_hbitmap *hb);
 
 /**
  * rg_hbitmap_dump() - print the structure for debugging.

@@ -548,7 +548,8 @@ RG_API int rg_region_resize(struct rg_region *r, unsigned long capacity);
  * is the one holding @from. Calling again from *@start + *@n visits the
  * runs in address order; rg_region_for_each_run() does that. Cost: O(log
  * capacity) per run on hbitmap (its summaries skip the spans between runs;
- * a best-fit instance may scan words instead, see rg_hbitmap_next_run()),
+ * on a best-fit instance the blocks changed since the last walk step are
+ * first brought up to date, see rg_hbitmap_sync()),
  * O(log regions) per entry on maple, a word scan on bitmap, two IDA range
  * lookups on ida (each skips the chunks between runs).
  *

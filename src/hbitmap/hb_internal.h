@@ -148,7 +148,28 @@ struct rg_hbitmap {
 	uint64_t before_lim; /* fast path needs n > this; max if unknown */
 	struct rgi_hb_runs *runs; /* best-fit index (RG_HBITMAP_BEST_FIT) */
 	bool sum_stale; /* best fit: summaries behind the bits, rebuilt lazily */
+	/*
+	 * Best fit, while sum_stale: the block ranges whose bits changed,
+	 * chg_n of them (entries b0 << 16 | (b1 - b0)); past HB_CHG_MAX, or
+	 * for a range of 65,536 blocks or more, only counted, and the next
+	 * sync rebuilds every summary. Blocks not named have exact summaries.
+	 */
+	uint64_t *chg;
+	uint64_t chg_n;
 };
+
+#define HB_CHG_MAX 64
+
+/* Best fit: the bits of [s, s + n) changed behind the summaries. */
+static inline void hb_chg_note(struct rg_hbitmap *hb, uint64_t s, uint64_t n)
+{
+	uint64_t b0 = s >> HB_BLOCK_SHIFT, b1 = (s + n - 1) >> HB_BLOCK_SHIFT;
+
+	if (hb->chg_n < HB_CHG_MAX)
+		hb->chg[hb->chg_n] =
+			b1 - b0 < 65536 ? b0 << 16 | (b1 - b0) : UINT64_MAX;
+	hb->chg_n++;
+}
 
 /* Sizes and offsets of the one data array, from the capacity. */
 struct hb_geom {

@@ -1017,6 +1017,7 @@ static RGI_NOINLINE int alloc_search(struct rg_hbitmap *hb, uint64_t n,
 found:
 	/* the index holds [s, s + n) as allocated: the bits follow */
 	set_bits(hb->words, s, n);
+	hb_chg_note(hb, s, n);
 	hb->free_units -= n;
 	*start = s;
 	return 0;
@@ -1046,6 +1047,7 @@ int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 	s = (a + mask) & ~mask;
 	take_short(ix, a, k, more, s, n);
 	set_bits(hb->words, s, n);
+	hb_chg_note(hb, s, n);
 	hb->free_units -= n;
 	*start = s;
 	return 0;
@@ -1117,6 +1119,7 @@ int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n)
 	p[0] &= ~m0;
 	if (m1)
 		p[1] &= ~m1;
+	hb_chg_note(hb, s, n);
 	hb->free_units += n;
 	if (unlikely(hb->runs->stale))
 		return 0;

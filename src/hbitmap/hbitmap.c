@@ -1666,7 +1666,9 @@ static void hb_note_bytes(struct rg_hbitmap *hb)
 	if (b > hb->bytes_peak)
 		hb->bytes_peak = b;
 	if (hb->runs)
-		rgi_hb_runs_set_base(hb->runs, sizeof(*hb) + hb->data_bytes);
+		rgi_hb_runs_set_base(hb->runs,
+				     sizeof(*hb) + hb->data_bytes +
+					     HB_CHG_MAX * sizeof(*hb->chg));
 }
 
 struct rg_hbitmap *rg_hbitmap_create(uint64_t capacity)
@@ -1703,7 +1705,9 @@ struct rg_hbitmap *rg_hbitmap_create_flags(uint64_t capacity,
 	hb_set_padding(hb);
 	hb_build(hb, true);
 	if (flags & RG_HBITMAP_BEST_FIT) {
-		hb->runs = rgi_hb_runs_create(hb->words, capacity);
+		hb->chg = rgi_calloc(HB_CHG_MAX, sizeof(*hb->chg));
+		hb->runs = hb->chg ? rgi_hb_runs_create(hb->words, capacity) :
+				     NULL;
 		if (!hb->runs) {
 			rg_hbitmap_destroy(hb);
 			errno = ENOMEM;
@@ -1719,6 +1723,7 @@ void rg_hbitmap_destroy(struct rg_hbitmap *hb)
 	if (!hb)
 		return;
 	rgi_hb_runs_destroy(hb->runs);
+	rgi_free(hb->chg);
 	rgi_free(hb->words);
 	rgi_free(hb);
 }
@@ -1874,17 +1879,23 @@ static HB_NOINLINE int hb_alloc_seq(struct rg_hbitmap *hb, uint64_t n,
 /*
  * Best-fit instances: every change of bits is reported to the index, and
  * the summaries are not kept up to date: best fit, top-down, free and
- * reserve change only bits (and the index) and mark them stale; a call
- * that needs them (first fit, a window) rebuilds them first, in
- * O(capacity / 64). So a best-fit instance pays nothing for the first-fit
- * structure unless it uses it. Such an instance never keeps a pending
+ * reserve change only bits (and the index), mark the summaries stale and
+ * note the blocks they changed in a list of HB_CHG_MAX ranges; a call
+ * that needs the summaries (first fit, a window, rg_hbitmap_sync(), which
+ * the region walk calls) recomputes those blocks and their ancestors, or,
+ * once the list overflowed, every summary in O(capacity / 64). So a
+ * best-fit instance pays one list entry or one count per change for the
+ * first-fit structure unless it uses it. Such an instance never keeps a pending
  * block (first fit flushes it), so the plain fast paths, which test for
  * one first, never see it and test for the index only when they miss.
  */
 static void hb_go_stale(struct rg_hbitmap *hb)
 {
 	hb->sum_stale = true;
-	hb->pend = HB_NONE; /* the rebuild recomputes it */
+	hb->chg_n = 0;
+	if (hb->pend != HB_NONE) /* its summary is behind: the sync redoes it */
+		hb_chg_note(hb, hb->pend << HB_BLOCK_SHIFT, 1);
+	hb->pend = HB_NONE;
 	hb->pend_alloc = false;
 	hb_before_reset(hb);
 }
@@ -1904,18 +1915,45 @@ static void hb_bits_only(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
 	} else {
 		hb_bits(hb->words, s, s + n, set);
 	}
+	hb_chg_note(hb, s, n);
 	if (set)
 		hb->free_units -= n;
 	else
 		hb->free_units += n;
 }
 
+/*
+ * Bring the summaries of a best-fit instance up to date: each block named
+ * in the change list is recomputed from its words and its change carried
+ * up as after any update (hb_update_block()); the blocks not named are
+ * exact. A list that overflowed rebuilds everything, O(capacity / 64).
+ */
 static void hb_sync(struct rg_hbitmap *hb)
 {
-	if (hb->sum_stale) {
+	if (!hb->sum_stale)
+		return;
+	if (hb->chg_n > HB_CHG_MAX) {
 		hb_build(hb, false);
-		hb->sum_stale = false;
+	} else {
+		for (uint64_t i = 0; i < hb->chg_n; i++) {
+			uint64_t e = hb->chg[i], b = e >> 16;
+
+			if (e == UINT64_MAX) {
+				hb_build(hb, false);
+				break;
+			}
+			for (uint64_t last = b + (e & 0xffff); b <= last; b++)
+				hb_update_block(hb, b);
+		}
 	}
+	hb->chg_n = 0;
+	hb->sum_stale = false;
+}
+
+void rg_hbitmap_sync(struct rg_hbitmap *hb)
+{
+	if (hb)
+		hb_sync(hb);
 }
 
 static HB_NOINLINE int hb_alloc_indexed(struct rg_hbitmap *hb, uint64_t n,
@@ -2209,6 +2247,7 @@ int rg_hbitmap_resize(struct rg_hbitmap *hb, uint64_t capacity)
 	hb_set_padding(hb);
 	hb_build(hb, false);
 	hb->sum_stale = false;
+	hb->chg_n = 0;
 	if (hb->runs)
 		rgi_hb_runs_reset(hb->runs); /* rebuilt by the next best fit */
 	hb_note_bytes(hb);
@@ -2270,6 +2309,7 @@ size_t rg_hbitmap_bytes(const struct rg_hbitmap *hb)
 	if (!hb)
 		return 0;
 	return sizeof(*hb) + hb->data_bytes +
+	       (hb->chg ? HB_CHG_MAX * sizeof(*hb->chg) : 0) +
 	       (hb->runs ? rgi_hb_runs_bytes(hb->runs) : 0);
 }
 
@@ -2643,7 +2683,9 @@ int rg_hbitmap_alloc_window(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
  * which costs at most one extra descent per level. So a run costs
  * O(levels) mask operations and a few word scans, never a scan of the
  * units between runs. Best-fit instances whose summaries are behind the
- * bits (sum_stale) are scanned by words instead. Only reads.
+ * bits (sum_stale) are scanned by words instead: this call only reads;
+ * rg_hbitmap_sync() (called by the region walk before every step) makes
+ * the summaries exact from the blocks that changed.
  */
 
 /* Children of node (k, idx) that may hold a unit whose bit is @set. */

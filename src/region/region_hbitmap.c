@@ -233,7 +233,11 @@ static int hb_next_run(struct rg_region *r, unsigned long from, bool used,
 		       unsigned long *start, unsigned long *n)
 {
 	uint64_t s, len;
-	int err = rg_hbitmap_next_run(r->priv, from, used, &s, &len);
+	int err;
+
+	/* best fit: summaries made exact, so a run costs O(log capacity) */
+	rg_hbitmap_sync(r->priv);
+	err = rg_hbitmap_next_run(r->priv, from, used, &s, &len);
 
 	if (!err) {
 		*start = (unsigned long)s;
