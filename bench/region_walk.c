@@ -4,14 +4,17 @@
  * of a churned region instance.
  *
  * For each backend (--backends; ida only when named: its first fit steps
- * through the free runs, so its churn takes minutes), one seeded
+ * through the free runs, so its churn takes minutes) that offers the
+ * --policy (default first fit), one seeded
  * trace: fill a --capacity instance to --occupancy % with regions of 1 ..
- * 32 units (first fit), then --iterations times free a random live region
- * and allocate a random size (untimed). Every backend runs the same calls
- * and places first fit, so all end with the same units allocated: checked
- * by comparing their saved bytes, a mismatch fails the command. Then,
- * timed, each a median over --runs:
- *   walk: rg_region_for_each_run() over every run, allocated and free;
+ * 32 units, then --iterations times free a random live region and
+ * allocate a random size (untimed). Every backend runs the same calls and
+ * places by the same policy, so all end with the same units allocated:
+ * checked by comparing their saved bytes, a mismatch fails the command.
+ * Then, timed, each a median over --runs:
+ *   walk: rg_region_for_each_run() over every run, allocated and free
+ *   (the first walk after the churn is also reported alone: on a best-fit
+ *   hbitmap instance it brings the summaries up to date first);
  *   stats: rg_region_get_stats() (one walk of the free runs);
  *   save: rg_region_save() into a buffer; load: rg_region_load() of it
  *   into the same backend; save+load: both, as MB/s of the saved bytes.
@@ -32,7 +35,8 @@
 #define BAR_WIDTH 52
 
 static const struct rb_col cols[] = {
-	{ "backend", "backend", "region backend (first fit)", RB_STR, 0 },
+	{ "backend", "backend", "region backend", RB_STR, 0 },
+	{ "policy", "policy", "placement policy of the churn", RB_STR, 0 },
 	{ "capacity", "capacity", "units the instance manages", RB_INT, 0 },
 	{ "occupancy", "occupancy %", "units allocated during the churn, %",
 	  RB_INT, 0 },
@@ -41,6 +45,8 @@ static const struct rb_col cols[] = {
 	{ "walk_ns_per_run", "walk ns/run",
 	  "rg_region_for_each_run() over every run: time / runs, median",
 	  RB_NUM, 1 },
+	{ "first_walk_ns_per_run", "1st walk ns/run",
+	  "the first such walk after the churn: time / runs", RB_NUM, 1 },
 	{ "free_runs", "free runs", "free runs (rg_region_stats)", RB_INT, 0 },
 	{ "stats_us", "stats us",
 	  "rg_region_get_stats() with the free-run figures, median", RB_NUM,
@@ -132,7 +138,10 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 {
 	static const char *const bnames[] = { "bitmap", "ida", "maple",
 					      "hbitmap", NULL };
+	static const char *const pnames[] = { "first", "best", "top", "next",
+					      NULL };
 	unsigned long cap = 1000000, occ = 90, iters = 0, backends = 0;
+	int policy = RG_REGION_FIRST_FIT;
 	unsigned long spread = 0;
 	struct rb_opt opts[] = {
 		RB_OPT_CHOICES(
@@ -150,6 +159,9 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 		RB_OPT_UINT("spread", &spread, 2, 1UL << 32, "N",
 			    "instead of the churn: one allocated unit every N "
 			    "units (runs far apart)"),
+		RB_OPT_CHOICE("policy", &policy, pnames,
+			      "placement policy of the instances (default "
+			      "first); backends without it are skipped"),
 		RB_OPT_END,
 	};
 	unsigned char *ref = NULL, *buf;
@@ -159,10 +171,12 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 	struct live lv;
 	bool have_hist = false;
 	int runs, ret = 0;
-	double *tw, *ts, *tsv, *tl;
+	double *tw, *ts, *tsv, *tl, first_walk = 0;
+	enum rg_region_policy pol;
 	char title[128];
 
 	rb_parse(ctx, opts, argc, argv);
+	pol = (enum rg_region_policy)policy;
 	runs = ctx->runs;
 	if (ctx->quick && !rb_given(opts, "capacity"))
 		cap = 100000;
@@ -182,6 +196,7 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 		rb_table_param(tab, "occupancy", "%lu", occ);
 		rb_table_param(tab, "iterations", "%lu", iters);
 	}
+	rb_table_param(tab, "policy", "%s", rg_region_policy_name(pol));
 	rb_table_param(tab, "runs", "%d", runs);
 	rb_table_param(tab, "seed", "%llu", (unsigned long long)ctx->seed);
 
@@ -198,7 +213,13 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 		if (!rg_region_backend_available(be))
 			rb_die("region-walk: backend %s is not in this build",
 			       rg_region_backend_name(be));
-		r = rg_region_create_backend(be, cap, 0);
+		if (!rg_region_backend_has_policy(be, pol)) {
+			rb_note("region-walk: %s has no %s fit, skipped",
+				rg_region_backend_name(be),
+				rg_region_policy_name(pol));
+			continue;
+		}
+		r = rg_region_create_backend(be, cap, RG_REGION_POLICY(pol));
 		if (!r)
 			rb_die("region-walk: cannot create %s",
 			       rg_region_backend_name(be));
@@ -207,6 +228,14 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 				rg_region_reserve(r, u, 1);
 		else
 			churn(r, cap, (unsigned int)occ, iters, ctx->seed, &lv);
+		{
+			uint64_t t0 = rb_now_ns();
+
+			walked = 0;
+			rg_region_for_each_run(r, 0, RG_RUN_USED | RG_RUN_FREE,
+					       kind, s, n) walked++;
+			first_walk = ns_since(t0);
+		}
 		size = 0;
 		rg_region_save(r, NULL, &size);
 		buf = rb_xcalloc(size, 1);
@@ -250,12 +279,15 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 		}
 		rb_row(tab);
 		rb_set_str(tab, "backend", "%s", rg_region_backend_name(be));
+		rb_set_str(tab, "policy", "%s", rg_region_policy_name(pol));
 		rb_set_int(tab, "capacity", (long long)cap);
 		rb_set_int(tab, "occupancy",
 			   (long long)((cap - st.free_units) * 100 / cap));
 		rb_set_int(tab, "runs_walked", (long long)walked);
 		rb_set_num(tab, "walk_ns_per_run",
 			   rb_median(tw, runs) / (double)walked);
+		rb_set_num(tab, "first_walk_ns_per_run",
+			   first_walk / (double)walked);
 		rb_set_int(tab, "free_runs", (long long)st.free_runs);
 		rb_set_num(tab, "stats_us", rb_median(ts, runs) / 1e3);
 		rb_set_int(tab, "saved_bytes", (long long)size);
@@ -270,11 +302,11 @@ static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 		rb_set_num(tab, "fragmentation", st.fragmentation);
 		rg_region_destroy(r);
 	}
-	rb_table_note(tab,
-		      "Every backend ran the same first-fit churn and saved "
-		      "the same bytes (checked). ida runs only when named "
-		      "(its first-fit churn is slow). MB/s are 10^6 bytes "
-		      "per second.");
+	rb_table_note(
+		tab, "Every backend ran the same churn with the same policy "
+		     "and saved the same bytes (checked). ida runs only when "
+		     "named (its first-fit churn is slow). MB/s are 10^6 bytes "
+		     "per second.");
 	rb_table_print(tab, ctx);
 	if (ctx->format == RB_TABLE && have_hist) {
 		if (spread)
