@@ -1024,32 +1024,42 @@ found:
 }
 
 /*
- * The usual case first: the first non-empty class at or above a short n
- * is short and its first run with an aligned fit is the answer.
+ * The usual case first: no alignment, a short n, and a short class at or
+ * above it that is not empty. Its lowest run is the answer: the first run
+ * of that length in the first word its start set names.
  */
 int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 		      uint64_t *start)
 {
 	struct rgi_hb_runs *ix = hb->runs;
-	uint64_t bits, a = 0, s;
+	const uint64_t *w = hb->words;
+	uint64_t bits, wi, t, a, nw;
 	bool more = false;
-	unsigned k;
+	unsigned k, i;
 
-	if (unlikely(n >= NSHORT || ix->stale))
+	if (unlikely(n >= NSHORT || mask || ix->stale))
 		return alloc_search(hb, n, mask, start);
 	bits = ix->l1[0] & (~0ull << n);
 	if (unlikely(!bits))
 		return alloc_search(hb, n, mask, start);
 	k = (unsigned)__builtin_ctzll(bits);
-	if (unlikely(!best_short(ix, hb->words, hb->capacity, k, n, mask, &a,
-				 &more)))
-		return alloc_search(hb, n, mask, start);
-	s = (a + mask) & ~mask;
-	take_short(ix, a, k, more, s, n);
-	set_bits(hb->words, s, n);
-	hb_chg_note(hb, s, n);
+	nw = (hb->capacity + 63) >> 6;
+	wi = sset_first(ix, k);
+	for (t = word_starts(w, wi);; t &= t - 1) {
+		if (unlikely(!t)) /* (not while the index is valid) */
+			return alloc_search(hb, n, mask, start);
+		i = (unsigned)__builtin_ctzll(t);
+		if (short_len(w, nw, wi, i) == k)
+			break;
+	}
+	for (t &= t - 1; t && !more; t &= t - 1)
+		more = short_len(w, nw, wi, (unsigned)__builtin_ctzll(t)) == k;
+	a = (wi << 6) + i;
+	take_short(ix, a, k, more, a, n);
+	set_bits(hb->words, a, n);
+	hb_chg_note(hb, a, n);
 	hb->free_units -= n;
-	*start = s;
+	*start = a;
 	return 0;
 }
 
