@@ -233,10 +233,14 @@ RG_API int rg_hbitmap_alloc_best(struct rg_hbitmap *hb, uint64_t n,
  * the window: the summaries are searched from @min (LOWEST, BEST) or from
  * @max down (HIGHEST), a fit that crosses a boundary restarts the search at
  * that boundary, and BEST takes one such search, and O(log capacity) to
- * measure the run, per free run in the window that holds a fit (it needs
- * no best-fit index). On best-fit instances (RG_HBITMAP_BEST_FIT) the
- * summaries are rebuilt first when they are behind (O(capacity / 64)), as
- * for rg_hbitmap_alloc_range().
+ * measure the run, per free run in the window that holds a fit. On
+ * best-fit instances (RG_HBITMAP_BEST_FIT) a BEST request over the whole
+ * capacity (@min 0, @max at or past the last unit: alignment and boundary
+ * only) is answered from the index of free runs instead, as
+ * rg_hbitmap_alloc_best() does, visiting runs from the shortest up until
+ * one holds an aligned fit that crosses no boundary; other requests first
+ * bring the summaries up to date from the blocks changed since
+ * (rg_hbitmap_sync()).
  *
  * Context: caller serialises calls on @hb; never allocates memory.
  * Return: 0 on success; -EINVAL if @n is 0 or larger than the capacity,

@@ -54,6 +54,14 @@ int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		       uint64_t s, uint64_t n) RGI_HIDDEN;
 /*
+ * rgi_hb_runs_alloc() for a start crossing no multiple of bmask + 1 (0:
+ * none; else bmask + 1 >= n): the smallest run holding such a fit, its
+ * lowest fit. -EAGAIN (nothing changed) if the index is dropped: the
+ * caller searches its summaries instead.
+ */
+int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
+			      uint64_t bmask, uint64_t *start) RGI_HIDDEN;
+/*
  * Free [s, s + n), n <= 64, on @hb whose summaries are stale: 0, with the
  * bits, hb->free_units and the index updated, or -ENOENT (a unit is free;
  * nothing changed).

@@ -59,6 +59,13 @@
  * Exact: never a rounded-up class, never a failure while a fitting run
  * exists.
  *
+ * Best fit under a boundary (a request over the whole capacity through
+ * rg_hbitmap_alloc_window()): the same walk over the classes, short ones
+ * in address order and long ones in (length, start) order, taking the
+ * first run that holds an aligned start crossing no boundary (the start
+ * rounded up, then, if it crosses, moved to the next boundary). Runs of
+ * n + align - 1 + boundary - 1 units or more always hold one.
+ *
  * Memory and failure. The start sets are one array sized by the capacity
  * at create (63 classes of about capacity / 4096 words: 1.01 bits per
  * unit, 126,000 B at 10^6 units). Nodes and table grow by doubling (two
@@ -229,6 +236,50 @@ static uint32_t first_fit(const struct run *nd, uint32_t t, uint64_t n,
 		if (f)
 			return f;
 		if (fits(&nd[t], n, mask))
+			return t;
+		t = nd[t].r;
+	}
+	return 0;
+}
+
+/*
+ * The lowest start s >= a with (s & mask) == 0, [s, s + n) inside the run
+ * [a, a + len) and crossing no multiple of bmask + 1 (bmask 0: none; else
+ * bmask + 1 >= n), into *s: false if there is none. A fit that crosses
+ * moves up to the next boundary, aligned; one move suffices.
+ */
+static inline bool fit_bounded(uint64_t a, uint64_t len, uint64_t n,
+			       uint64_t mask, uint64_t bmask, uint64_t *s)
+{
+	uint64_t x = (a + mask) & ~mask;
+
+	if (len < n || x < a || x - a > len - n)
+		return false;
+	if (bmask && ((x ^ (x + n - 1)) & ~bmask)) {
+		x = (((x | bmask) + 1) + mask) & ~mask;
+		if (x < a || x - a > len - n)
+			return false;
+	}
+	*s = x;
+	return true;
+}
+
+/* First node in key order with a bounded fit (fit_bounded()), or 0. */
+static uint32_t first_fit_bounded(const struct run *nd, uint32_t t, uint64_t n,
+				  uint64_t mask, uint64_t bmask)
+{
+	uint64_t s;
+	uint32_t f;
+
+	while (t) {
+		if (nd[t].len < n) {
+			t = nd[t].r;
+			continue;
+		}
+		f = first_fit_bounded(nd, nd[t].l, n, mask, bmask);
+		if (f)
+			return f;
+		if (fit_bounded(nd[t].start, nd[t].len, n, mask, bmask, &s))
 			return t;
 		t = nd[t].r;
 	}
@@ -1060,6 +1111,80 @@ int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 	hb_chg_note(hb, a, n);
 	hb->free_units -= n;
 	*start = a;
+	return 0;
+}
+
+int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
+			      uint64_t bmask, uint64_t *start)
+{
+	struct rgi_hb_runs *ix = hb->runs;
+	const uint64_t *w = hb->words;
+	uint64_t cap = hb->capacity, nw = (cap + 63) >> 6, bits, a, s = 0;
+	unsigned k, wi;
+	uint32_t x;
+
+	if (ix->stale)
+		return -EAGAIN;
+	for (k = run_class(n); k < NCLASS;) {
+		wi = k >> 6;
+		bits = ix->l1[wi] & (~0ull << (k & 63));
+		if (!bits) { /* the next non-empty word, from the top mask */
+			unsigned t = ix->top & (0xffu << (wi + 1)) & 0xffu;
+
+			if (!t)
+				break;
+			k = (unsigned)__builtin_ctz(t) << 6;
+			continue;
+		}
+		k = (wi << 6) + (unsigned)__builtin_ctzll(bits);
+		if (k >= NSHORT) {
+			x = first_fit_bounded(ix->node, ix->root[k], n, mask,
+					      bmask);
+			if (x) {
+				a = ix->node[x].start;
+				fit_bounded(a, ix->node[x].len, n, mask, bmask,
+					    &s);
+				take(ix, w, cap, a, a + ix->node[x].len, x, s,
+				     s + n);
+				goto found;
+			}
+			k++;
+			continue;
+		}
+		/* a short class: its runs in address order, the first fit */
+		for (uint64_t v = sset_first(ix, k); v != NONE;
+		     v = sset_next(ix, k, v + 1)) {
+			uint64_t t = word_starts(w, v), f = 0;
+			bool more = false;
+
+			for (; t; t &= t - 1) {
+				unsigned i = (unsigned)__builtin_ctzll(t);
+
+				if (short_len(w, nw, v, i) != k)
+					continue;
+				if (f) { /* another run of the class here */
+					more = true;
+					break;
+				}
+				if (fit_bounded((v << 6) + i, k, n, mask, bmask,
+						&s))
+					f = (v << 6) + i + 1;
+				else
+					more = true;
+			}
+			if (f) {
+				take_short(ix, f - 1, k, more, s, n);
+				goto found;
+			}
+		}
+		k++;
+	}
+	return -ENOSPC;
+found:
+	set_bits(hb->words, s, n);
+	hb_chg_note(hb, s, n);
+	hb->free_units -= n;
+	*start = s;
 	return 0;
 }
 

@@ -2648,6 +2648,17 @@ int rg_hbitmap_alloc_window(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	hi = max >= hb->capacity ? hb->capacity : max + 1;
 	if (min >= hi || hi - min < n || n > hb->free_units)
 		return -ENOSPC;
+	if (hb->runs && place == RG_HBITMAP_BEST && !min &&
+	    hi == hb->capacity) {
+		/* no window: the best-fit index answers, as for alloc_best */
+		int err;
+
+		if (!hb->sum_stale)
+			hb_go_stale(hb);
+		err = rgi_hb_runs_alloc_bounded(hb, n, align - 1, bmask, start);
+		if (err != -EAGAIN)
+			return err;
+	}
 	if (hb->runs)
 		hb_sync(hb);
 	hb_flush(hb);

@@ -3,8 +3,10 @@
  * Best-fit hbitmap instances let the first-fit summaries fall behind the
  * bits and note which blocks changed; rg_hbitmap_sync() (and every call
  * that needs the summaries) recomputes only those, or everything once the
- * list of changes overflowed. In lockstep with a bool array: best-fit,
- * top-down and first-fit allocations (exact starts), frees, reservations
+ * list of changes overflowed. In lockstep with a bool array: best-fit
+ * (also crossing no boundary, through rg_hbitmap_alloc_window() over the
+ * whole capacity, which the index answers), top-down and first-fit
+ * allocations (exact starts), frees, reservations
  * and long frees and reservations that span many blocks, in bursts of 1
  * to 200 mutations between syncs, so that both the list and its overflow
  * are used. After every sync validate checks every summary against the
@@ -34,10 +36,14 @@ static void ref_set(uint64_t s, uint64_t n, bool v)
 	}
 }
 
-/* The start the policy names in the model, or UINT64_MAX. */
-enum pol { BEST, FIRST, TOP };
+/*
+ * The start the policy names in the model, or UINT64_MAX; BOUNDED: best
+ * fit crossing no multiple of @bound (a power of two >= n).
+ */
+enum pol { BEST, FIRST, TOP, BOUNDED };
 
-static uint64_t ref_alloc(enum pol p, uint64_t n, uint64_t mask)
+static uint64_t ref_alloc_b(enum pol p, uint64_t n, uint64_t mask,
+			    uint64_t bound)
 {
 	uint64_t want = UINT64_MAX, blen = UINT64_MAX;
 
@@ -49,6 +55,9 @@ static uint64_t ref_alloc(enum pol p, uint64_t n, uint64_t mask)
 		if (e == a || e - a < n)
 			continue;
 		s = (a + mask) & ~mask;
+		while (p == BOUNDED && s + n <= e &&
+		       s / bound != (s + n - 1) / bound)
+			s += mask + 1;
 		t = (e - n) & ~mask;
 		if (s < a || s + n > e)
 			continue;
@@ -56,12 +65,17 @@ static uint64_t ref_alloc(enum pol p, uint64_t n, uint64_t mask)
 			want = s;
 		if (p == TOP && t >= a)
 			want = t;
-		if (p == BEST && e - a < blen) {
+		if ((p == BEST || p == BOUNDED) && e - a < blen) {
 			want = s;
 			blen = e - a;
 		}
 	}
 	return want;
+}
+
+static uint64_t ref_alloc(enum pol p, uint64_t n, uint64_t mask)
+{
+	return ref_alloc_b(p, n, mask, 0);
 }
 
 /* The model's run of @used units at or after @from: false if none. */
@@ -112,6 +126,10 @@ static int do_alloc(struct rg_hbitmap *hb, enum pol p, uint64_t n,
 		return rg_hbitmap_alloc_best(hb, n, align, s);
 	if (p == FIRST)
 		return rg_hbitmap_alloc(hb, n, align, s);
+	if (p == BOUNDED) /* the whole capacity: answered by the index */
+		return rg_hbitmap_alloc_window(hb, n, align, 0, UINT64_MAX,
+					       n <= 64 ? 64 : 1024,
+					       RG_HBITMAP_BEST, s);
 	return rg_hbitmap_alloc_rev(hb, n, align, s);
 }
 
@@ -126,9 +144,12 @@ static void mutate(struct rg_hbitmap *hb, struct rg_rand *r,
 	int err;
 
 	if (k < 58 && nlive < MAXLIVE) {
-		enum pol p = k < 50 ? BEST : k < 54 ? TOP : FIRST;
+		enum pol p = k < 44 ? BEST :
+			     k < 50 ? BOUNDED :
+			     k < 54 ? TOP :
+				      FIRST;
 
-		want = ref_alloc(p, n, align - 1);
+		want = ref_alloc_b(p, n, align - 1, n <= 64 ? 64 : 1024);
 		err = do_alloc(hb, p, n, align, &s);
 		if (want == UINT64_MAX) {
 			assert_int_equal(err, -ENOSPC);
