@@ -415,13 +415,14 @@ RG_API int rg_hbitmap_next_run(const struct rg_hbitmap *hb, uint64_t from,
  *
  * Best-fit instances (RG_HBITMAP_BEST_FIT) let the summaries of first fit
  * fall behind the bits: best-fit allocations, top-down allocations,
- * frees and reservations only mark the blocks of 512 units they change.
- * This recomputes the marked blocks and the nodes above them, so that
- * rg_hbitmap_next_run() costs O(log capacity) per run again until the
- * next such change. Calls that need the summaries (first fit, a window)
- * do the same by themselves. O(blocks changed * log capacity) plus one
- * read per 32,768 units of capacity; nothing on other instances or when
- * nothing changed.
+ * frees and reservations only note the blocks of 512 units they change,
+ * up to one note per 2,048 units of capacity (at least 64). This
+ * recomputes the noted blocks and the nodes above them, O(changes * log
+ * capacity), or every summary, O(capacity / 64), once there were more
+ * changes than notes; then rg_hbitmap_next_run() costs O(log capacity)
+ * per run again until the next such change. Calls that need the
+ * summaries (first fit, a window) do the same by themselves. Nothing is
+ * done on other instances or when nothing changed.
  *
  * Context: caller serialises calls on @hb; never allocates memory.
  */

@@ -158,22 +158,30 @@ struct rg_hbitmap {
 	bool sum_stale; /* best fit: summaries behind the bits, rebuilt lazily */
 	/*
 	 * Best fit, while sum_stale: the block ranges whose bits changed,
-	 * chg_n of them (entries b0 << 16 | (b1 - b0)); past HB_CHG_MAX, or
+	 * chg_n of them (entries b0 << 16 | (b1 - b0)); past chg_max, or
 	 * for a range of 65,536 blocks or more, only counted, and the next
 	 * sync rebuilds every summary. Blocks not named have exact summaries.
 	 */
 	uint64_t *chg;
-	uint64_t chg_n;
+	uint64_t chg_n, chg_max;
 };
 
-#define HB_CHG_MAX 64
+/*
+ * Entries of the change list for @nblocks blocks: a quarter of the block
+ * count (at least 64), where replaying the list still costs less than
+ * rebuilding every summary.
+ */
+static inline uint64_t hb_chg_size(uint64_t nblocks)
+{
+	return nblocks / 4 > 64 ? nblocks / 4 : 64;
+}
 
 /* Best fit: the bits of [s, s + n) changed behind the summaries. */
 static inline void hb_chg_note(struct rg_hbitmap *hb, uint64_t s, uint64_t n)
 {
 	uint64_t b0 = s >> HB_BLOCK_SHIFT, b1 = (s + n - 1) >> HB_BLOCK_SHIFT;
 
-	if (hb->chg_n < HB_CHG_MAX)
+	if (hb->chg_n < hb->chg_max)
 		hb->chg[hb->chg_n] =
 			b1 - b0 < 65536 ? b0 << 16 | (b1 - b0) : UINT64_MAX;
 	hb->chg_n++;

@@ -1668,7 +1668,7 @@ static void hb_note_bytes(struct rg_hbitmap *hb)
 	if (hb->runs)
 		rgi_hb_runs_set_base(hb->runs,
 				     sizeof(*hb) + hb->data_bytes +
-					     HB_CHG_MAX * sizeof(*hb->chg));
+					     hb->chg_max * sizeof(*hb->chg));
 }
 
 struct rg_hbitmap *rg_hbitmap_create(uint64_t capacity)
@@ -1705,7 +1705,8 @@ struct rg_hbitmap *rg_hbitmap_create_flags(uint64_t capacity,
 	hb_set_padding(hb);
 	hb_build(hb, true);
 	if (flags & RG_HBITMAP_BEST_FIT) {
-		hb->chg = rgi_calloc(HB_CHG_MAX, sizeof(*hb->chg));
+		hb->chg_max = hb_chg_size(g.nblocks);
+		hb->chg = rgi_calloc(hb->chg_max, sizeof(*hb->chg));
 		hb->runs = hb->chg ? rgi_hb_runs_create(hb->words, capacity) :
 				     NULL;
 		if (!hb->runs) {
@@ -1880,7 +1881,8 @@ static HB_NOINLINE int hb_alloc_seq(struct rg_hbitmap *hb, uint64_t n,
  * Best-fit instances: every change of bits is reported to the index, and
  * the summaries are not kept up to date: best fit, top-down, free and
  * reserve change only bits (and the index), mark the summaries stale and
- * note the blocks they changed in a list of HB_CHG_MAX ranges; a call
+ * note the blocks they changed in a list of block ranges (a quarter of
+ * the block count, at least 64 entries); a call
  * that needs the summaries (first fit, a window, rg_hbitmap_sync(), which
  * the region walk calls) recomputes those blocks and their ancestors, or,
  * once the list overflowed, every summary in O(capacity / 64). So a
@@ -1932,7 +1934,7 @@ static void hb_sync(struct rg_hbitmap *hb)
 {
 	if (!hb->sum_stale)
 		return;
-	if (hb->chg_n > HB_CHG_MAX) {
+	if (hb->chg_n > hb->chg_max) {
 		hb_build(hb, false);
 	} else {
 		for (uint64_t i = 0; i < hb->chg_n; i++) {
@@ -2218,8 +2220,8 @@ int rg_hbitmap_reserve(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 
 int rg_hbitmap_resize(struct rg_hbitmap *hb, uint64_t capacity)
 {
+	uint64_t keep, nwords, old, *chg = NULL, cmax = 0;
 	struct hb_geom g;
-	uint64_t keep, nwords, old;
 	char *data;
 
 	if (!hb || capacity == 0 || capacity > RG_HBITMAP_MAX_CAPACITY)
@@ -2228,9 +2230,17 @@ int rg_hbitmap_resize(struct rg_hbitmap *hb, uint64_t capacity)
 	    !hb_bits_are(hb->words, capacity, hb->capacity, false))
 		return -EBUSY;
 	hb_geometry(capacity, &g);
+	if (hb->runs) { /* the change list follows the block count */
+		cmax = hb_chg_size(g.nblocks);
+		chg = rgi_calloc(cmax, sizeof(*chg));
+		if (!chg)
+			return -ENOMEM;
+	}
 	data = rgi_calloc(1, g.total);
-	if (!data)
+	if (!data) {
+		rgi_free(chg);
 		return -ENOMEM;
+	}
 	old = hb->capacity;
 	keep = capacity < old ? capacity : old;
 	nwords = (keep + 63) >> 6;
@@ -2248,8 +2258,12 @@ int rg_hbitmap_resize(struct rg_hbitmap *hb, uint64_t capacity)
 	hb_build(hb, false);
 	hb->sum_stale = false;
 	hb->chg_n = 0;
-	if (hb->runs)
+	if (hb->runs) {
+		rgi_free(hb->chg);
+		hb->chg = chg;
+		hb->chg_max = cmax;
 		rgi_hb_runs_reset(hb->runs); /* rebuilt by the next best fit */
+	}
 	hb_note_bytes(hb);
 	return 0;
 }
@@ -2308,8 +2322,7 @@ size_t rg_hbitmap_bytes(const struct rg_hbitmap *hb)
 {
 	if (!hb)
 		return 0;
-	return sizeof(*hb) + hb->data_bytes +
-	       (hb->chg ? HB_CHG_MAX * sizeof(*hb->chg) : 0) +
+	return sizeof(*hb) + hb->data_bytes + hb->chg_max * sizeof(*hb->chg) +
 	       (hb->runs ? rgi_hb_runs_bytes(hb->runs) : 0);
 }
 
