@@ -236,7 +236,8 @@ static int hb_next_run(struct rg_region *r, unsigned long from, bool used,
 	int err;
 
 	/* best fit: summaries made exact, so a run costs O(log capacity) */
-	rg_hbitmap_sync(r->priv);
+	if (r->policy == RG_REGION_BEST_FIT)
+		rg_hbitmap_sync(r->priv);
 	err = rg_hbitmap_next_run(r->priv, from, used, &s, &len);
 
 	if (!err) {
