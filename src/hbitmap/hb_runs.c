@@ -86,6 +86,14 @@
  * Updates. A long run that shrinks or grows at one end, and stays long,
  * keeps its node: it moves to its new class's treap and only the hash
  * entry of the end that moved is rewritten.
+ *
+ * Hot paths. A best-fit allocation and a free of one or two words are
+ * whole calls here (rgi_hb_runs_alloc(), rgi_hb_runs_free()): the index
+ * finds or merges the run, sets or clears the bits, moves the free count
+ * and notes the changed blocks for hbitmap.c's summaries, so the public
+ * entry points reach them by a tail call. Their usual cases come first
+ * (no alignment, a short class; a free whose neighbours are allocated),
+ * the general search and the merging of neighbours out of line.
  */
 #include <errno.h>
 #include <string.h>

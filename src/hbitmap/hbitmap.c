@@ -118,8 +118,10 @@
  * words, g values, nodes and block summaries (rgi_calloc, so fault
  * injection reaches them). Best-fit instances (RG_HBITMAP_BEST_FIT) also
  * keep an index of free runs (hb_runs.c), told about every change of bits
- * by one call in each mutating entry point; it grows its pool after calls
- * and never makes them fail (see there).
+ * by one call in each mutating entry point (best-fit allocation and short
+ * frees are done by the index outright, bits included); it grows its pool
+ * after calls and never makes them fail (see there), and a list of the
+ * blocks whose summaries fell behind (allocated at create and resize).
  *
  * Limits: capacity 1 .. 2^56 units (8 node levels at most); unit numbers
  * and lengths are 64-bit.
