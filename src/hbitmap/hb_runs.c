@@ -1225,7 +1225,7 @@ void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 }
 
 static int freed_merge(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
-		       uint64_t s, uint64_t n, bool lf, bool rf);
+		       uint64_t s, uint64_t n, unsigned sides);
 
 int rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		      uint64_t s, uint64_t n)
@@ -1241,7 +1241,7 @@ int rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		short_add(ix, s, (unsigned)n);
 		return 0;
 	}
-	return freed_merge(ix, w, cap, s, n, lf, rf);
+	return freed_merge(ix, w, cap, s, n, lf | rf << 1);
 }
 
 int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n)
@@ -1272,15 +1272,17 @@ int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n)
 		short_add(hb->runs, s, (unsigned)n);
 		return 0;
 	}
-	return freed_merge(hb->runs, w, cap, s, n, lf, rf);
+	return freed_merge(hb->runs, w, cap, s, n, lf | rf << 1);
 }
 
 /* rgi_hb_runs_freed() past its fast path: neighbours, or a long run. */
+/* @sides: bit 0 the unit before s is free, bit 1 the unit at s + n. */
 static RGI_NOINLINE int freed_merge(struct rgi_hb_runs *ix, const uint64_t *w,
 				    uint64_t cap, uint64_t s, uint64_t n,
-				    bool lf, bool rf)
+				    unsigned sides)
 {
 	uint64_t e = s + n, a = s, b = e;
+	bool lf = sides & 1, rf = sides & 2;
 	uint32_t l = 0, r = 0;
 
 	if (lf) {
