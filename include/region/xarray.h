@@ -74,6 +74,12 @@ typedef unsigned int rg_xa_mark_t;
  * cleared by its next success; not accepted by rg_xa_init_flags().
  */
 #define RG_XA_FLAGS_ALLOC_WRAPPED 0x4u
+/*
+ * Set by the first store of an entry of order > 0 and cleared when the
+ * array's last node goes; while clear, walks skip the checks for
+ * multi-index and sibling entries. Not accepted by rg_xa_init_flags().
+ */
+#define RG_XA_FLAGS_MULTI 0x8u
 
 /* Slots per node and bits of index consumed per level. */
 #define RG_XA_CHUNK_SHIFT 6
@@ -82,7 +88,8 @@ typedef unsigned int rg_xa_mark_t;
 /**
  * struct rg_xarray - an xarray; treat every field as private.
  * @lock: taken by every call.
- * @flags: RG_XA_FLAGS_* given at initialisation.
+ * @flags: RG_XA_FLAGS_* given at initialisation, and the array's own
+ *         RG_XA_FLAGS_ALLOC_WRAPPED and RG_XA_FLAGS_MULTI.
  * @head_marks: marks of the entry at index 0 while it is stored directly in
  *              @head (no node); bit n is mark n.
  * @head: NULL, the entry at index 0 when it is the only one, or the root

@@ -36,7 +36,19 @@
  *    empty slot is always free; a new node starts all free. In a plain
  *    allocating array an occupied leaf slot is never free; the IDA keeps the
  *    mark on chunks that still have a free ID (rgi_xa_set_free()).
- *  - xa->nr_nodes is the number of nodes reachable from the head.
+ *  - xa->nr_nodes is the number of nodes reachable from the head;
+ *  - RG_XA_FLAGS_MULTI is set whenever an entry of order > 0 (an entry in
+ *    an interior slot, or one with siblings) is in the tree, and clear
+ *    while the array has no node.
+ *
+ * The multi-index flag. The first store of an order > 0 sets it and the
+ * array's last node takes it with it (erase to empty or to a head entry,
+ * destroy). While it is clear every interior slot in use holds a child and
+ * no slot a sibling, so the walks of load, store, erase and find skip
+ * those checks: a plain array pays one flag test for multi-index entries. It is
+ * not cleared when the last multi-index entry goes while nodes remain:
+ * keeping a count would cost every store and erase that replaces or
+ * splits one, and a stale flag is only the slower walk, never a wrong one.
  *
  * Stores compute the exact number of nodes they need (growth above the top
  * plus the missing path below it), take them from the slab cache in one
@@ -350,6 +362,22 @@ static inline struct rg_xa_node *xa_root(const struct rg_xarray *xa)
 	return xa_is_node(xa->head) ? xa_to_node(xa->head) : NULL;
 }
 
+/* @index lies beyond what top node @root covers (its shift is below 64). */
+static inline bool xa_beyond(const struct rg_xa_node *root, unsigned long index)
+{
+	return (index >> root->shift) > XA_SLOT_MASK;
+}
+
+/*
+ * The array may hold an entry of order > 0 (RG_XA_FLAGS_MULTI): without
+ * one, interior slots hold only nodes and no slot holds a sibling, so a
+ * walk takes any non-NULL interior slot for a child.
+ */
+static inline bool xa_may_hold_multi(const struct rg_xarray *xa)
+{
+	return xa->flags & RG_XA_FLAGS_MULTI;
+}
+
 /* ---- marks ---- */
 
 /* Set or clear bit @off of mark @m in @node and fix the ancestors. */
@@ -468,9 +496,11 @@ static struct rg_xa_node *xa_node_init(struct rg_xarray *xa,
 	return n;
 }
 
+/* Every multi-index entry lives in a node: the last node takes the flag. */
 static void xa_node_free(struct rg_xarray *xa, struct rg_xa_node *n)
 {
-	xa->nr_nodes--;
+	if (!--xa->nr_nodes)
+		xa->flags &= ~RG_XA_FLAGS_MULTI;
 	rg_slab_free(__atomic_load_n(&xa_cache, __ATOMIC_ACQUIRE), n);
 }
 
@@ -509,7 +539,7 @@ static bool xa_seek(struct rg_xarray *xa, unsigned long start,
 {
 	struct rg_xa_node *root = xa_root(xa), *node = root;
 	unsigned long i = start, top;
-	bool raw = filter & XA_FILTER_RAW;
+	bool raw = filter & XA_FILTER_RAW, multi = xa_may_hold_multi(xa);
 
 	filter &= ~XA_FILTER_RAW;
 	c->node = NULL;
@@ -518,7 +548,7 @@ static bool xa_seek(struct rg_xarray *xa, unsigned long start,
 		return false;
 	if (!root)
 		return xa_seek_head(xa, start, max, filter, raw, c);
-	if (i > xa_node_max(root->shift))
+	if (xa_beyond(root, i))
 		goto beyond;
 	for (;;) {
 		unsigned int s = node->shift, off = xa_offset(i, s);
@@ -527,7 +557,7 @@ static bool xa_seek(struct rg_xarray *xa, unsigned long start,
 		struct rg_xa_node *child = NULL;
 		void *first = node->slots[off];
 
-		if (unlikely(xa_is_sibling(first))) {
+		if (unlikely(multi) && xa_is_sibling(first)) {
 			/* @i lies inside a multi-index entry: found, at @i. */
 			unsigned int c0 = xa_sibling_offset(first);
 			void *e = node->slots[c0];
@@ -551,8 +581,10 @@ static bool xa_seek(struct rg_xarray *xa, unsigned long start,
 				i = xa_slot_base(i, s, b);
 			if (i > max)
 				return false;
-			if (xa_slot_is_entry(s, e)) {
-				if (xa_is_sibling(e))
+			/* Without multi-index entries an interior slot in
+			 * use holds a child. */
+			if (e && (!s || (multi && !xa_is_node(e)))) {
+				if (multi && xa_is_sibling(e))
 					continue;
 				if (e == XA_ZERO && !raw &&
 				    filter != XA_FILTER_FREE)
@@ -741,6 +773,45 @@ static inline bool xas_on_leaf(const struct rg_xa_state *xas)
 }
 
 /*
+ * xas_walk() below top node @node, which covers the state's index. @multi:
+ * the array may hold multi-index entries; a constant in each call, so the
+ * walk of an array without them never looks for one.
+ */
+static RGI_ALWAYS_INLINE void **xas_descend(struct rg_xa_state *xas,
+					    struct rg_xa_node *node,
+					    struct rg_xa_node **leaf,
+					    bool multi)
+{
+	unsigned long index = xas->xa_index;
+
+	for (;;) {
+		unsigned int s = node->shift, off = xa_offset(index, s);
+		void *e = node->slots[off];
+
+		if (!s) {
+			/* A leaf slot, or a sibling naming the entry's. */
+			if (multi && xa_is_sibling(e))
+				off = xa_sibling_offset(e);
+		} else if (!e) {
+			/* A missing child. */
+			xas->xa_node = node;
+			xas->xa_offset = (unsigned char)off;
+			return NULL;
+		} else if (!multi || xa_is_node(e)) {
+			node = xa_to_node(e);
+			continue;
+		} else if (xa_is_sibling(e)) {
+			/* An interior multi-index entry, named by a sibling. */
+			off = xa_sibling_offset(e);
+		}
+		xas->xa_node = node;
+		xas->xa_offset = (unsigned char)off;
+		*leaf = node;
+		return &node->slots[off];
+	}
+}
+
+/*
  * The slot of the state's index (it may hold NULL), or NULL if none exists
  * yet; walks from the top unless the state is on its leaf or the head.
  * Leaves the state where the walk stopped. @leaf: the node holding the
@@ -774,30 +845,13 @@ static RGI_ALWAYS_INLINE void **xas_walk(struct rg_xa_state *xas,
 		xas->xa_offset = 0;
 		return &xa->head;
 	}
-	if (index > xa_node_max(node->shift)) {
+	if (xa_beyond(node, index)) {
 		xas->xa_node = XAS_BOUNDS;
 		return NULL;
 	}
-	for (;;) {
-		unsigned int s = node->shift, off = xa_offset(index, s);
-		void *e = node->slots[off];
-
-		if (s && likely(xa_is_node(e))) {
-			node = xa_to_node(e);
-			continue;
-		}
-		/* A leaf slot, a missing child or a multi-index entry. */
-		if (unlikely(xa_is_sibling(e))) {
-			off = xa_sibling_offset(e);
-			e = node->slots[off];
-		}
-		xas->xa_node = node;
-		xas->xa_offset = (unsigned char)off;
-		if (!e && s)
-			return NULL;
-		*leaf = node;
-		return &node->slots[off];
-	}
+	if (likely(!xa_may_hold_multi(xa)))
+		return xas_descend(xas, node, leaf, false);
+	return xas_descend(xas, node, leaf, true);
 }
 
 /* ---- store ---- */
@@ -810,14 +864,17 @@ static RGI_ALWAYS_INLINE void *xas_store_entry(struct rg_xa_state *xas,
 	unsigned long index = xas->xa_index;
 	struct rg_xa_node *leaf;
 	void **slot = xas_walk(xas, &leaf);
-	/* The head holds no entry that looks like a node: give it a leaf. */
-	bool leaf0 = slot && !leaf && xa_is_node(entry);
+	bool leaf0 = false;
 	void *prev;
 
-	if (unlikely(slot && leaf && leaf->shift && xa_is_node(entry))) {
+	if (unlikely(xa_is_node(entry)) && slot) {
 		/* An interior slot would read it as a node. */
-		rg_xas_set_err(xas, -EINVAL);
-		return NULL;
+		if (leaf && leaf->shift) {
+			rg_xas_set_err(xas, -EINVAL);
+			return NULL;
+		}
+		/* The head neither: give it a leaf. */
+		leaf0 = !leaf;
 	}
 	if (!slot || leaf0) {
 		struct xa_prealloc pre;
@@ -845,7 +902,13 @@ static RGI_ALWAYS_INLINE void *xas_store_entry(struct rg_xa_state *xas,
 			xa->head_marks = xa_track_free(xa) ? XA_FREE_BIT : 0;
 		}
 	} else if (leaf && rg_xa_is_value(prev) != rg_xa_is_value(entry)) {
-		xa_node_recount(leaf);
+		/* A multi-index entry counts once per slot it spans. */
+		if (xa_may_hold_multi(xa))
+			xa_node_recount(leaf);
+		else if (rg_xa_is_value(entry))
+			leaf->nr_values++;
+		else
+			leaf->nr_values--;
 	}
 	return prev;
 }
@@ -1104,6 +1167,9 @@ static bool xa_check_node(struct xa_vstate *v, struct rg_xa_node *node,
 		if ((span & (span - 1)) || (c & (span - 1)) ||
 		    span > RG_XA_CHUNK_SIZE / 2)
 			return xa_vfail(v, "multi-index entry of a bad span");
+		if ((shift || span > 1) && !xa_may_hold_multi(v->xa))
+			return xa_vfail(v, "multi-index entry in an array "
+					   "without the multi flag");
 		ents |= xa_bit(c);
 	}
 	for (m = 0; m < XA_NR_MARKS; m++)
@@ -1134,7 +1200,8 @@ static int xa_validate_nolock(struct rg_xarray *xa, bool owner_free,
 	struct rg_xa_node *root = xa_root(xa);
 	void *head = xa->head;
 
-	if (xa->flags & ~(RG_XA_FLAGS_ALLOC1 | RG_XA_FLAGS_ALLOC_WRAPPED))
+	if (xa->flags & ~(RG_XA_FLAGS_ALLOC1 | RG_XA_FLAGS_ALLOC_WRAPPED |
+			  RG_XA_FLAGS_MULTI))
 		v.why = "unknown flags";
 	else if ((xa->flags & RG_XA_FLAGS_ALLOC_WRAPPED) && !xa_track_free(xa))
 		v.why = "wrapped cursor in an array that does not allocate";
@@ -1151,6 +1218,8 @@ static int xa_validate_nolock(struct rg_xarray *xa, bool owner_free,
 			v.why = "occupied head marked free";
 		else if (xa->nr_nodes)
 			v.why = "node count without nodes";
+		else if (xa_may_hold_multi(xa))
+			v.why = "multi flag without nodes";
 	} else if (xa->head_marks) {
 		v.why = "head marks with a node at the head";
 	} else if (root->shift % RG_XA_CHUNK_SHIFT || root->shift >= XA_BITS) {
@@ -1474,6 +1543,8 @@ static void *xas_store_multi(struct rg_xa_state *xas, void *entry)
 		xa_path(xa, base, last, shift, &pre, &node);
 		RGI_ASSERT(pre.used == pre.n);
 	}
+	/* From here on walks look for multi-index entries. */
+	xa->flags |= RG_XA_FLAGS_MULTI;
 	xas->xa_node = node;
 	if (xa_covered(node, base, shift, n, &c)) {
 		if (node->shift && xa_is_node(entry)) {
@@ -1791,7 +1862,7 @@ static unsigned long xas_entry_last(const struct rg_xa_state *xas)
 	unsigned int off = xas->xa_offset, s;
 	unsigned long size;
 
-	if (!xas_on_node(xas) ||
+	if (!xa_may_hold_multi(xas->xa) || !xas_on_node(xas) ||
 	    !xa_slot_is_entry(node->shift, node->slots[off]))
 		return xas->xa_index;
 	s = node->shift;
