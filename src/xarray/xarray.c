@@ -2223,7 +2223,9 @@ static int xa_store_raw(struct rg_xarray *xa, unsigned long index, void *entry,
 			void **old)
 {
 	RG_XA_STATE(xas, xa, index);
-	void *prev = xas_store(&xas, entry);
+	/* A fresh state of order 0 and an entry the callers checked: the
+	 * slot's store or erase without rg_xas_store()'s checks. */
+	void *prev = entry ? xas_store_entry(&xas, entry) : xas_erase(&xas);
 
 	if (rg_xas_error(&xas))
 		return rg_xas_error(&xas);
