@@ -1049,6 +1049,13 @@ static RGI_ALWAYS_INLINE void *xas_erase(struct rg_xa_state *xas)
 			else if (leaf->marks[m] & xa_bit(b))
 				xa_mark_update(leaf, b, m, false);
 		}
+		/* The leaf survives and the state stays on it; only a top
+		 * node can have come to use slot 0 alone (shrink). */
+		if (likely(leaf->used)) {
+			if (unlikely(leaf->used == 1 && !leaf->parent))
+				xa_shrink(xa, xas);
+			return old;
+		}
 	} else {
 		xa_clear_slots(xa, leaf, b, xa_span(leaf, b));
 	}
