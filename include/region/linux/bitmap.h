@@ -56,6 +56,35 @@ extern "C" {
 #define BITS_PER_BYTE RG_BITS_PER_BYTE
 #endif
 
+/*
+ * Single-word fast paths. When a call's size is a compile-time constant
+ * from 1 to BITS_PER_LONG (what the kernel calls small_const_nbits()), the
+ * calls below work on the one word inline, so a compiler that also sees
+ * constant operands folds the whole call to a constant, as the kernel's
+ * do; any other size goes to the out-of-line rg_ call. Both paths give the
+ * same result in every case, tail bits included (and a NULL map is a no-op
+ * on both wherever the rg_ call makes it one). Without GNU C the
+ * out-of-line call is always taken.
+ */
+#if defined(__GNUC__)
+#define RG_LINUX_SMALL_NBITS(n) \
+	(__builtin_constant_p(n) && (n) >= 1 && (n) <= RG_BITS_PER_LONG)
+#define RG_LINUX_INLINE static inline __attribute__((always_inline))
+#else
+#define RG_LINUX_SMALL_NBITS(n) 0
+#define RG_LINUX_INLINE static inline
+#endif
+/* Bits 0 .. n - 1 of a word, for 1 <= n <= BITS_PER_LONG. */
+#define RG_LINUX_LOW_MASK(n) (~0UL >> (RG_BITS_PER_LONG - (n)))
+/*
+ * bitmap_set()/bitmap_clear() of bits start .. start + nr - 1, all in word
+ * 0, with both constant and nr at least 1.
+ */
+#define RG_LINUX_SMALL_RANGE(start, nr)                             \
+	(RG_LINUX_SMALL_NBITS(nr) && __builtin_constant_p(start) && \
+	 (start) < RG_BITS_PER_LONG &&                              \
+	 (unsigned long)(start) + (nr) <= RG_BITS_PER_LONG)
+
 /* ---- single bits ---- */
 
 static inline int test_bit(unsigned long nr, const unsigned long *addr)
@@ -137,26 +166,46 @@ static inline int test_and_clear_bit(unsigned long nr, unsigned long *addr)
 
 /* ---- whole maps and ranges ---- */
 
-static inline void bitmap_zero(unsigned long *dst, unsigned int nbits)
+RG_LINUX_INLINE void bitmap_zero(unsigned long *dst, unsigned int nbits)
 {
+	if (RG_LINUX_SMALL_NBITS(nbits)) {
+		*dst = 0;
+		return;
+	}
 	memset(dst, 0, RG_BITS_TO_LONGS(nbits) * sizeof(unsigned long));
 }
 
-static inline void bitmap_set(unsigned long *map, unsigned int start,
-			      unsigned int nbits)
+RG_LINUX_INLINE void bitmap_set(unsigned long *map, unsigned int start,
+				unsigned int nbits)
 {
+	if (RG_LINUX_SMALL_RANGE(start, nbits)) {
+		if (map)
+			*map |= RG_LINUX_LOW_MASK(start + nbits) &
+				(~0UL << start);
+		return;
+	}
 	rg_bitmap_set_range(map, start, nbits);
 }
 
-static inline void bitmap_clear(unsigned long *map, unsigned int start,
-				unsigned int nbits)
+RG_LINUX_INLINE void bitmap_clear(unsigned long *map, unsigned int start,
+				  unsigned int nbits)
 {
+	if (RG_LINUX_SMALL_RANGE(start, nbits)) {
+		if (map)
+			*map &= ~(RG_LINUX_LOW_MASK(start + nbits) &
+				  (~0UL << start));
+		return;
+	}
 	rg_bitmap_clear_range(map, start, nbits);
 }
 
-static inline unsigned int bitmap_weight(const unsigned long *src,
-					 unsigned int nbits)
+RG_LINUX_INLINE unsigned int bitmap_weight(const unsigned long *src,
+					   unsigned int nbits)
 {
+	if (RG_LINUX_SMALL_NBITS(nbits))
+		return src ? (unsigned int)__builtin_popcountl(
+				     *src & RG_LINUX_LOW_MASK(nbits)) :
+			     0;
 	return (unsigned int)rg_bitmap_weight(src, nbits);
 }
 
@@ -175,21 +224,32 @@ static inline void __bitmap_clear(unsigned long *map, unsigned int start,
 }
 
 /* Whole words, tail bits included, as the kernel documents. */
-static inline void bitmap_fill(unsigned long *dst, unsigned int nbits)
+RG_LINUX_INLINE void bitmap_fill(unsigned long *dst, unsigned int nbits)
 {
+	if (RG_LINUX_SMALL_NBITS(nbits)) {
+		*dst = ~0UL;
+		return;
+	}
 	memset(dst, 0xff, RG_BITS_TO_LONGS(nbits) * sizeof(unsigned long));
 }
 
 /* Whole words, tail bits included, as the kernel does. */
-static inline void bitmap_copy(unsigned long *dst, const unsigned long *src,
-			       unsigned int nbits)
+RG_LINUX_INLINE void bitmap_copy(unsigned long *dst, const unsigned long *src,
+				 unsigned int nbits)
 {
+	if (RG_LINUX_SMALL_NBITS(nbits)) {
+		*dst = *src;
+		return;
+	}
 	memmove(dst, src, RG_BITS_TO_LONGS(nbits) * sizeof(unsigned long));
 }
 
-static inline bool bitmap_equal(const unsigned long *src1,
-				const unsigned long *src2, unsigned int nbits)
+RG_LINUX_INLINE bool bitmap_equal(const unsigned long *src1,
+				  const unsigned long *src2, unsigned int nbits)
 {
+	if (RG_LINUX_SMALL_NBITS(nbits))
+		return src1 && src2 &&
+		       !((*src1 ^ *src2) & RG_LINUX_LOW_MASK(nbits));
 	return rg_bitmap_equal(src1, src2, nbits);
 }
 
@@ -208,17 +268,33 @@ static inline void bitmap_replace(unsigned long *dst,
 	rg_bitmap_replace(dst, old_map, new_map, mask, nbits);
 }
 
-static inline void bitmap_shift_right(unsigned long *dst,
-				      const unsigned long *src,
-				      unsigned int shift, unsigned int nbits)
+RG_LINUX_INLINE void bitmap_shift_right(unsigned long *dst,
+					const unsigned long *src,
+					unsigned int shift, unsigned int nbits)
 {
+	if (RG_LINUX_SMALL_NBITS(nbits)) {
+		if (dst && src)
+			*dst = shift < nbits ?
+				       (*src & RG_LINUX_LOW_MASK(nbits)) >>
+					       shift :
+				       0;
+		return;
+	}
 	rg_bitmap_shift_right(dst, src, shift, nbits);
 }
 
-static inline void bitmap_shift_left(unsigned long *dst,
-				     const unsigned long *src,
-				     unsigned int shift, unsigned int nbits)
+RG_LINUX_INLINE void bitmap_shift_left(unsigned long *dst,
+				       const unsigned long *src,
+				       unsigned int shift, unsigned int nbits)
 {
+	if (RG_LINUX_SMALL_NBITS(nbits)) {
+		if (dst && src)
+			*dst = shift < nbits ?
+				       (*src << shift) &
+					       RG_LINUX_LOW_MASK(nbits) :
+				       0;
+		return;
+	}
 	rg_bitmap_shift_left(dst, src, shift, nbits);
 }
 
@@ -232,10 +308,15 @@ static inline void bitmap_cut(unsigned long *dst, const unsigned long *src,
 			      RG_BITS_PER_LONG);
 }
 
-static inline void bitmap_complement(unsigned long *dst,
-				     const unsigned long *src,
-				     unsigned int nbits)
+RG_LINUX_INLINE void bitmap_complement(unsigned long *dst,
+				       const unsigned long *src,
+				       unsigned int nbits)
 {
+	if (RG_LINUX_SMALL_NBITS(nbits)) {
+		if (dst && src)
+			*dst = ~*src & RG_LINUX_LOW_MASK(nbits);
+		return;
+	}
 	rg_bitmap_complement(dst, src, nbits);
 }
 
@@ -295,47 +376,83 @@ static inline void bitmap_to_arr64(uint64_t *buf, const unsigned long *bitmap,
 	rg_bitmap_to_arr64(buf, bitmap, nbits);
 }
 
-static inline int bitmap_empty(const unsigned long *src, unsigned int nbits)
+RG_LINUX_INLINE int bitmap_empty(const unsigned long *src, unsigned int nbits)
 {
+	if (RG_LINUX_SMALL_NBITS(nbits))
+		return !src || !(*src & RG_LINUX_LOW_MASK(nbits));
 	return rg_bitmap_find_next_bit(src, nbits, 0) >= nbits;
 }
 
-static inline int bitmap_full(const unsigned long *src, unsigned int nbits)
+RG_LINUX_INLINE int bitmap_full(const unsigned long *src, unsigned int nbits)
 {
+	if (RG_LINUX_SMALL_NBITS(nbits))
+		return !src || !(~*src & RG_LINUX_LOW_MASK(nbits));
 	return rg_bitmap_find_next_zero_bit(src, nbits, 0) >= nbits;
 }
 
 /* ---- searches ---- */
 
-static inline unsigned long find_next_bit(const unsigned long *addr,
-					  unsigned long size,
-					  unsigned long offset)
+/*
+ * Lowest bit at or past @offset of a one-word map of @size bits whose
+ * value XOR @invert is 1, or @size; 1 <= size <= BITS_PER_LONG.
+ */
+RG_LINUX_INLINE unsigned long rg_linux_word_next(const unsigned long *addr,
+						 unsigned long size,
+						 unsigned long offset,
+						 unsigned long invert)
 {
+	unsigned long word;
+
+	if (!addr || offset >= size)
+		return size;
+	word = (*addr ^ invert) & RG_LINUX_LOW_MASK(size) & (~0UL << offset);
+	return word ? (unsigned long)__builtin_ctzl(word) : size;
+}
+
+RG_LINUX_INLINE unsigned long find_next_bit(const unsigned long *addr,
+					    unsigned long size,
+					    unsigned long offset)
+{
+	if (RG_LINUX_SMALL_NBITS(size))
+		return rg_linux_word_next(addr, size, offset, 0);
 	return rg_bitmap_find_next_bit(addr, size, offset);
 }
 
-static inline unsigned long find_next_zero_bit(const unsigned long *addr,
-					       unsigned long size,
-					       unsigned long offset)
+RG_LINUX_INLINE unsigned long find_next_zero_bit(const unsigned long *addr,
+						 unsigned long size,
+						 unsigned long offset)
 {
+	if (RG_LINUX_SMALL_NBITS(size))
+		return rg_linux_word_next(addr, size, offset, ~0UL);
 	return rg_bitmap_find_next_zero_bit(addr, size, offset);
 }
 
-static inline unsigned long find_first_bit(const unsigned long *addr,
-					   unsigned long size)
+RG_LINUX_INLINE unsigned long find_first_bit(const unsigned long *addr,
+					     unsigned long size)
 {
+	if (RG_LINUX_SMALL_NBITS(size))
+		return rg_linux_word_next(addr, size, 0, 0);
 	return rg_bitmap_find_next_bit(addr, size, 0);
 }
 
-static inline unsigned long find_first_zero_bit(const unsigned long *addr,
-						unsigned long size)
+RG_LINUX_INLINE unsigned long find_first_zero_bit(const unsigned long *addr,
+						  unsigned long size)
 {
+	if (RG_LINUX_SMALL_NBITS(size))
+		return rg_linux_word_next(addr, size, 0, ~0UL);
 	return rg_bitmap_find_next_zero_bit(addr, size, 0);
 }
 
-static inline unsigned long find_last_bit(const unsigned long *addr,
-					  unsigned long size)
+RG_LINUX_INLINE unsigned long find_last_bit(const unsigned long *addr,
+					    unsigned long size)
 {
+	if (RG_LINUX_SMALL_NBITS(size)) {
+		unsigned long word = addr ? *addr & RG_LINUX_LOW_MASK(size) : 0;
+
+		return word ? RG_BITS_PER_LONG - 1 -
+				       (unsigned long)__builtin_clzl(word) :
+			      size;
+	}
 	return rg_bitmap_find_last_bit(addr, size);
 }
 
