@@ -73,8 +73,14 @@ fail=0
 for p in "${progs[@]%.c}"; do
 	src=$out/$p.c
 	disable "$p" "$src" || { fail=1; continue; }
+	# test_bitmap's BUILD_BUG_ON()s need bitmap calls on address-taken
+	# locals to fold to constants; gcc keeps such locals in memory when
+	# ASan's use-after-scope checks and UBSan are both on, so that one
+	# check is off for this program (-O1 folds them otherwise).
+	extra=()
+	[ "$p" = test_bitmap ] && extra=(-fno-sanitize-address-use-after-scope)
 	if ! ${CC:-cc} -std=gnu11 -O1 -g -w -fsanitize=address,undefined \
-		-fno-sanitize-recover=undefined \
+		-fno-sanitize-recover=undefined "${extra[@]}" \
 		-include tests/kernel/shim/kshim.h -Itests/kernel/shim \
 		-Itests/kernel/shim/lib \
 		-Iinclude -o "$out/$p" "$src" "$lib/libregion.a" \

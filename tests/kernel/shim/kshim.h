@@ -129,7 +129,20 @@ typedef int64_t ktime_t;
 #define GENMASK(h, l) ((~0UL << (l)) & (~0UL >> (BITS_PER_LONG - 1 - (h))))
 #define DIV_ROUND_UP(n, d) (((n) + (d)-1) / (d))
 #define round_up(x, y) ((((x)-1) | ((__typeof__(x))((y)-1))) + 1)
-#define BUILD_BUG_ON(c) ((void)sizeof(char[1 - 2 * !!(c)]))
+/*
+ * BUILD_BUG_ON() the kernel's way: a build error unless the optimiser
+ * proves the condition false. The call to a function declared with the
+ * error attribute stays only where the condition does not fold to 0, and
+ * then the build stops at its line; the programs are built with
+ * optimisation (-O1) for this.
+ */
+extern void rg_kshim_build_bug(void)
+	__attribute__((error("BUILD_BUG_ON: condition not proven false")));
+#define BUILD_BUG_ON(c)                       \
+	do {                                  \
+		if (c)                        \
+			rg_kshim_build_bug(); \
+	} while (0)
 #define DUMP_PREFIX_OFFSET 1
 #define print_hex_dump(...) ((void)0)
 
