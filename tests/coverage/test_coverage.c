@@ -17,7 +17,7 @@
 
 #include <libregion.h>
 
-#include "rg_test.h"
+#include "coverage.h"
 
 /* Runs first: the process-wide node caches do not exist yet. */
 static void test_stats_before_first_use(void **state)
@@ -184,10 +184,7 @@ static void test_maple_iteration_ends(void **state)
 	struct rg_maple_tree mt;
 
 	(void)state;
-	assert_int_equal(rg_mtree_init(&mt, 0), 0);
-	assert_int_equal(rg_mtree_store_range(&mt, 0, 9, &a), 0);
-	assert_int_equal(rg_mtree_store_range(&mt, 30, 39, &b), 0);
-	assert_int_equal(rg_mtree_store_range(&mt, 50, ULONG_MAX, &c), 0);
+	cov_maple_three(&mt, &a, &b, &c, ULONG_MAX);
 
 	rg_mtree_lock(&mt);
 	{
@@ -248,10 +245,7 @@ static void test_maple_find_after_pause(void **state)
 	struct rg_maple_tree mt;
 
 	(void)state;
-	assert_int_equal(rg_mtree_init(&mt, 0), 0);
-	assert_int_equal(rg_mtree_store_range(&mt, 0, 9, &a), 0);
-	assert_int_equal(rg_mtree_store_range(&mt, 30, 39, &b), 0);
-	assert_int_equal(rg_mtree_store_range(&mt, 50, 59, &c), 0);
+	cov_maple_three(&mt, &a, &b, &c, 59);
 
 	rg_mtree_lock(&mt);
 	{
@@ -373,23 +367,6 @@ static void test_bitmap_dump_lines(void **state)
 	free(buf);
 }
 
-struct reports {
-	int n;
-	const void *obj;
-	char what[64];
-};
-
-static void note_report(const char *cache, const void *obj, const char *what,
-			void *arg)
-{
-	struct reports *r = arg;
-
-	(void)cache;
-	r->n++;
-	r->obj = obj;
-	snprintf(r->what, sizeof(r->what), "%s", what);
-}
-
 /*
  * Debug caches: a write just before an object (its left red zone) and a
  * free of a pointer into a slab's header are reported, and the offending
@@ -400,13 +377,13 @@ static void test_slab_debug_reports(void **state)
 	struct rg_slab_cache *c = rg_slab_create(
 		"cov-debug", 48, 0, RG_SLAB_RED_ZONE | RG_SLAB_CHECK, NULL);
 	struct rg_slab_stats st;
-	struct reports r = { 0 };
+	struct cov_reports r = { 0 };
 	unsigned char *p;
 	char *header;
 
 	(void)state;
 	assert_non_null(c);
-	rg_slab_set_report_hook(note_report, &r);
+	rg_slab_set_report_hook(cov_note_report, &r);
 	p = rg_slab_alloc(c);
 	assert_non_null(p);
 	p[-1] ^= 0xff;

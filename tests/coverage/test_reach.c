@@ -14,7 +14,7 @@
 
 #include <libregion.h>
 
-#include "rg_test.h"
+#include "coverage.h"
 
 static void expect_hb_valid(const struct rg_hbitmap *hb)
 {
@@ -298,23 +298,6 @@ static void test_xa_alloc_full_tree_limit(void **state)
 	rg_xa_destroy(&xa);
 }
 
-struct reports {
-	int n;
-	const void *obj;
-	char what[64];
-};
-
-static void note_report(const char *cache, const void *obj, const char *what,
-			void *arg)
-{
-	struct reports *r = arg;
-
-	(void)cache;
-	r->n++;
-	r->obj = obj;
-	snprintf(r->what, sizeof(r->what), "%s", what);
-}
-
 static size_t slab_in_use(struct rg_slab_cache *c)
 {
 	struct rg_slab_stats st;
@@ -330,13 +313,13 @@ static size_t slab_in_use(struct rg_slab_cache *c)
 static void test_slab_free_bulk_leading_nulls(void **state)
 {
 	struct rg_slab_cache *c = rg_slab_create("reach", 32, 0, 0, NULL);
-	struct reports r = { 0 };
+	struct cov_reports r = { 0 };
 	void *p[5] = { NULL, NULL, NULL, NULL, NULL };
 	void *x;
 
 	(void)state;
 	assert_non_null(c);
-	rg_slab_set_report_hook(note_report, &r);
+	rg_slab_set_report_hook(cov_note_report, &r);
 	assert_int_equal(rg_slab_alloc_bulk(c, 3, &p[2]), 3);
 	assert_int_equal(slab_in_use(c), 3);
 	rg_slab_free_bulk(c, 5, p);
@@ -383,10 +366,7 @@ static void test_maple_steps_from_limits(void **state)
 	void *e;
 
 	(void)state;
-	assert_int_equal(rg_mtree_init(&mt, 0), 0);
-	assert_int_equal(rg_mtree_store_range(&mt, 0, 9, &a), 0);
-	assert_int_equal(rg_mtree_store_range(&mt, 30, 39, &b), 0);
-	assert_int_equal(rg_mtree_store_range(&mt, 50, 59, &c), 0);
+	cov_maple_three(&mt, &a, &b, &c, 59);
 
 	rg_mtree_lock(&mt);
 	{
@@ -511,10 +491,7 @@ static void test_maple_empty_area_aligned(void **state)
 	struct rg_maple_tree mt;
 
 	(void)state;
-	assert_int_equal(rg_mtree_init(&mt, 0), 0);
-	assert_int_equal(rg_mtree_store_range(&mt, 0, 9, &a), 0);
-	assert_int_equal(rg_mtree_store_range(&mt, 30, 39, &b), 0);
-	assert_int_equal(rg_mtree_store_range(&mt, 50, 59, &c), 0);
+	cov_maple_three(&mt, &a, &b, &c, 59);
 	rg_mtree_lock(&mt);
 	{
 		RG_MA_STATE(mas, &mt, 0, 0);
