@@ -5,18 +5,30 @@
  * Input: backend byte, placement-policy byte, capacity (2 bytes), flags
  * byte, then operations: alloc, free, reserve, test, stats, bulk allocs and
  * frees, the by-name and policy calls, NULL arguments and creation errors,
- * and a second instance at a large capacity. Every operation's result is compared with the
- * model: the start an allocation returns (the model's own search under the
- * chosen policy), each error code, test() of units, and the figures of
- * get_stats(). The instance is validated after every operation, compared
- * unit by unit every 32 operations, after every fired fault and at the end.
+ * a second instance at a large capacity, resize, constrained requests
+ * (rg_region_alloc_request(): a window [lo, hi], an alignment, a boundary
+ * and a per-call policy, each sometimes invalid), run walks
+ * (rg_region_next_run() and rg_region_for_each_run()), save and load
+ * round trips (to a buffer and a stream, loaded into any backend, which
+ * then replaces the fuzzed instance) and loads of saved bytes made bad
+ * (cut, grown, a byte changed, a field rewritten under a good checksum).
+ * Every operation's result is compared with the model: the start an
+ * allocation returns (the model's own search under the chosen policy),
+ * each error code, test() of units, the figures of get_stats(), every run
+ * walked, the saved bytes (rebuilt from the model, CRC-32C included) and
+ * every unit of a loaded instance. The instance is validated after every
+ * operation, compared unit by unit every 32 operations, after every fired
+ * fault and at the end.
  *
- * Placement policies live in one place: model_place() computes the start
- * each one picks (first, best, top-down, next fit, as region.h defines
- * them), and the input's policy byte selects one, passed to creation as
- * RG_REGION_POLICY(). A combination a backend does not offer must fail
- * creation with EOPNOTSUPP. Built against a region.h without policies,
- * the target runs first fit only.
+ * Placement lives in one place: model_find() tries every start of every
+ * free run against the request's window, alignment and boundary and picks
+ * the one each policy names (first, best, top-down, next fit, as region.h
+ * defines them); rg_region_alloc() is a request for the whole capacity
+ * under the instance's policy, which the input's policy byte selects and
+ * creation receives as RG_REGION_POLICY(). A combination a backend does
+ * not offer must fail creation with EOPNOTSUPP, and a per-call policy it
+ * does not answer must fail the request with -EOPNOTSUPP. Only next-fit
+ * allocations move the next-fit cursor.
  */
 #include "fuzz.h"
 
@@ -25,14 +37,6 @@
 #define MAX_CAP 4096
 #define MAX_LIVE 256
 
-#ifdef RG_REGION_POLICY_SHIFT
-#define FZ_NR_POLICIES RG_REGION_NR_POLICIES
-#define FZ_POLICY_FLAGS(p) RG_REGION_POLICY(p)
-#else
-#define FZ_NR_POLICIES 1
-#define FZ_POLICY_FLAGS(p) 0u
-#endif
-
 struct live {
 	unsigned long start, n;
 };
@@ -40,8 +44,7 @@ struct live {
 struct model {
 	unsigned long cap;
 	unsigned int policy;
-	unsigned long
-		next; /* next fit: end of the previous rg_region_alloc() */
+	unsigned long next; /* next fit: end of the previous next-fit alloc */
 	enum rg_region_backend backend;
 	bool used[MAX_CAP];
 	unsigned long free_units;
@@ -59,15 +62,6 @@ static bool run_free(unsigned long s, unsigned long n)
 	return true;
 }
 
-/* The last used unit in [s, s + n), or -1 if all are free. */
-static long last_used(unsigned long s, unsigned long n)
-{
-	for (unsigned long u = s + n; u-- > s;)
-		if (m.used[u])
-			return (long)u;
-	return -1;
-}
-
 /* The first used unit in [s, s + n), or -1 if all are free. */
 static long first_used(unsigned long s, unsigned long n)
 {
@@ -78,74 +72,68 @@ static long first_used(unsigned long s, unsigned long n)
 }
 
 /*
- * The lowest aligned start at or after @from where @n units fit, or -1.
- * A window holding a used unit is left past its last used unit.
+ * The start a constrained request picks (struct rg_region_request, its
+ * fields already checked): among the starts s with [s, s + n) free, inside
+ * [lo, hi], a multiple of @a and crossing no multiple of @b (0: none), the
+ * one policy @pol names (enum rg_region_policy; next fit from m.next), or -1.
+ * Every start of every free run is tried: slow, and plainly right.
  */
-static long lowest_fit(unsigned long from, unsigned long n, unsigned long a)
+static long model_find(unsigned long n, unsigned long a, unsigned long lo,
+		       unsigned long hi, unsigned long b, unsigned int pol)
 {
-	unsigned long s = (from + a - 1) / a * a;
-	long u;
-
-	while (s + n <= m.cap && s >= from) {
-		u = last_used(s, n);
-		if (u < 0)
-			return (long)s;
-		s = ((unsigned long)u + a) / a * a;
-	}
-	return -1;
-}
-
-/* Best fit: the shortest free run holding the request, lowest among equals. */
-static long best_fit(unsigned long n, unsigned long a)
-{
+	long first = -1, top = -1, best = -1, next = -1;
 	unsigned long best_len = ~0UL, u = 0;
-	long best = -1;
 
+	a = a ? a : 1;
 	while (u < m.cap) {
-		unsigned long lo, hi, s;
+		unsigned long ra, re;
+		long low = -1;
 
 		if (m.used[u]) {
 			u++;
 			continue;
 		}
-		for (lo = u; u < m.cap && !m.used[u]; u++)
+		for (ra = u; u < m.cap && !m.used[u]; u++)
 			;
-		hi = u; /* run [lo, hi) */
-		s = (lo + a - 1) / a * a;
-		if (s < hi && hi - s >= n && hi - lo < best_len) {
-			best_len = hi - lo;
-			best = (long)s;
+		re = u; /* free run [ra, re) */
+		for (unsigned long s = ra > lo ? ra : lo; s + n <= re; s++) {
+			if (s + n - 1 > hi)
+				break;
+			if (s % a || (b && s / b != (s + n - 1) / b))
+				continue;
+			if (low < 0)
+				low = (long)s;
+			if (first < 0)
+				first = (long)s;
+			if (next < 0 && s >= m.next)
+				next = (long)s;
+			top = (long)s;
+		}
+		/* First fit (and next fit past the cursor) stop here. */
+		if ((pol == RG_REGION_FIRST_FIT && first >= 0) ||
+		    (pol == RG_REGION_NEXT_FIT && next >= 0))
+			break;
+		if (low >= 0 && re - ra < best_len) {
+			best_len = re - ra;
+			best = low;
 		}
 	}
-	return best;
+	switch (pol) {
+	case RG_REGION_BEST_FIT:
+		return best;
+	case RG_REGION_TOP_DOWN:
+		return top;
+	case RG_REGION_NEXT_FIT:
+		return next >= 0 ? next : first;
+	default:
+		return first;
+	}
 }
 
-/* The start the policy picks for @n units aligned to @align, or -1. */
+/* The start the instance's policy picks for @n units aligned to @align. */
 static long model_place(unsigned long n, unsigned long align)
 {
-	unsigned long a = align ? align : 1;
-	long s;
-
-	switch (m.policy) {
-	case 1: /* best fit */
-		return best_fit(n, a);
-	case 2: /* top down: the highest aligned start that fits */
-		for (s = (long)((m.cap - n) / a * a); s >= 0;) {
-			long u = first_used((unsigned long)s, n);
-
-			if (u < 0)
-				return s;
-			if ((unsigned long)u < n)
-				return -1;
-			s = (long)(((unsigned long)u - n) / a * a);
-		}
-		return -1;
-	case 3: /* next fit, wrapping once */
-		s = lowest_fit(m.next, n, a);
-		return s >= 0 ? s : lowest_fit(0, n, a);
-	default: /* first fit */
-		return lowest_fit(0, n, a);
-	}
+	return model_find(n, align, 0, m.cap - 1, 0, m.policy);
 }
 
 static bool run_used(unsigned long s, unsigned long n)
@@ -178,15 +166,19 @@ static void model_mark(unsigned long s, unsigned long n, bool used)
 		m.free_units += n;
 }
 
-/* Record a successful rg_region_alloc() of [s, s + n). */
-static void model_alloc(unsigned long s, unsigned long n)
+/*
+ * Record a successful allocation of [s, s + n) placed by policy @pol: only
+ * next fit moves the cursor.
+ */
+static void model_alloc(unsigned long s, unsigned long n, unsigned int pol)
 {
 	model_mark(s, n, true);
 	/*
 	 * The cursor is the end itself, the capacity included: a search from
 	 * it finds nothing and wraps, and after a grow it starts there.
 	 */
-	m.next = s + n;
+	if (pol == RG_REGION_NEXT_FIT)
+		m.next = s + n;
 }
 
 static void add_live(unsigned long s, unsigned long n)
@@ -326,7 +318,7 @@ static void op_alloc(struct fz *f, struct rg_region *r, bool request,
 		FZ_EQ(f, start, ~0UL, "start written by a failed alloc");
 		return;
 	}
-	model_alloc(start, n);
+	model_alloc(start, n, m.policy);
 	add_live(start, n);
 	for (unsigned long u = start; u < start + n; u++)
 		FZ_EQ(f, rg_region_test(r, u), 1, "test after alloc");
@@ -438,7 +430,7 @@ static void op_bulk(struct fz *f, struct rg_region *r, bool release)
 		if (rc)
 			break;
 		FZ_EQ(f, start, want, "bulk alloc start");
-		model_alloc(start, n);
+		model_alloc(start, n, m.policy);
 		add_live(start, n);
 	}
 }
@@ -612,7 +604,7 @@ static void op_big(struct fz *f)
 	else
 		return;
 	big = rg_region_create_backend(m.backend, cap,
-				       FZ_POLICY_FLAGS(m.policy));
+				       RG_REGION_POLICY(m.policy));
 	FZ_CHECK(f, big, "create(%s, capacity %lu): errno %d",
 		 rg_region_backend_name(m.backend), cap, errno);
 	/* The top k units first, then n units where the policy puts them. */
@@ -673,6 +665,453 @@ static void op_resize(struct fz *f, struct rg_region *r, bool armed)
 	check_all(f, r);
 }
 
+/* Whether a backend answers policy @pol in rg_region_alloc_request(). */
+static bool req_offers(enum rg_region_backend b, unsigned int pol)
+{
+	if (pol == RG_REGION_NEXT_FIT)
+		pol = RG_REGION_FIRST_FIT; /* built from first fit */
+	if (b == RG_REGION_IDA)
+		return pol == RG_REGION_FIRST_FIT;
+	if (b == RG_REGION_MAPLE)
+		return pol != RG_REGION_BEST_FIT;
+	return true;
+}
+
+/* A power of two up to 2^13, 0, or (rarely) anything. */
+static unsigned long pick_pow2(struct fz *f)
+{
+	uint8_t k = fz_u8(f);
+
+	if (k < 96)
+		return 0;
+	if (k < 240)
+		return 1UL << (k % 14);
+	return fz_index(f);
+}
+
+/*
+ * rg_region_alloc_request() with a window [lo, hi], an alignment, a
+ * boundary and a per-call policy (or the instance's), against
+ * model_find(); every field sometimes out of range.
+ */
+static void op_request(struct fz *f, struct rg_region *r, bool armed)
+{
+	struct rg_region_request req = RG_REGION_REQUEST(pick_len(f));
+	unsigned long start = ~0UL, hi;
+	uint8_t k = fz_u8(f);
+	unsigned int pol;
+	long want = -1;
+	int rc, exp;
+
+	req.align = pick_pow2(f);
+	req.boundary = pick_pow2(f);
+	/* Often a boundary at least n, as a valid request needs. */
+	while (req.boundary && req.boundary < req.n && req.n <= MAX_CAP &&
+	       (k & 0x40))
+		req.boundary <<= 1;
+	req.lo = k < 16 ? fz_index(f) : k & 1 ? fz_below(f, m.cap + 1) : 0;
+	switch (fz_u8(f) % 8) {
+	case 0:
+		req.hi = fz_index(f);
+		break;
+	case 1:
+	case 2:
+		req.hi = req.lo + fz_below(f, m.cap + 1);
+		break;
+	case 3:
+		req.hi = m.cap - 1;
+		break;
+	default:
+		break; /* RG_REGION_END */
+	}
+	k = fz_u8(f);
+	req.policy = k < 96  ? RG_REGION_INSTANCE_POLICY :
+		     k < 240 ? (int)(k % RG_REGION_NR_POLICIES) :
+		     k < 248 ? (int)RG_REGION_NR_POLICIES + (k & 3) :
+			       -2 - (k & 7);
+	rc = rg_region_alloc_request(r, &req, &start);
+	if (fz_op_failed(f, armed, rc == -ENOMEM)) {
+		FZ_EQ(f, start, ~0UL, "start written by a failed request");
+		check_all(f, r);
+		return;
+	}
+	hi = req.hi == RG_REGION_END ? m.cap - 1 : req.hi;
+	pol = req.policy == RG_REGION_INSTANCE_POLICY ?
+		      m.policy :
+		      (unsigned int)req.policy;
+	if (!req.n || (req.align & (req.align - 1)) ||
+	    (req.boundary &&
+	     ((req.boundary & (req.boundary - 1)) || req.boundary < req.n)) ||
+	    (req.policy != RG_REGION_INSTANCE_POLICY &&
+	     (req.policy < 0 || req.policy >= RG_REGION_NR_POLICIES)) ||
+	    req.n > m.cap || req.lo >= m.cap || hi < req.lo || hi >= m.cap) {
+		exp = -EINVAL;
+	} else if (!req_offers(m.backend, pol)) {
+		exp = -EOPNOTSUPP;
+	} else {
+		want = model_find(req.n, req.align, req.lo, hi, req.boundary,
+				  pol);
+		exp = want < 0 ? -ENOSPC : 0;
+	}
+	FZ_CHECK(f, rc == exp,
+		 "request(n %lu align %lu lo %lu hi %lu boundary %lu policy "
+		 "%d) = %d, want %d",
+		 req.n, req.align, req.lo, req.hi, req.boundary, req.policy, rc,
+		 exp);
+	if (rc) {
+		FZ_EQ(f, start, ~0UL, "start written by a failed request");
+		return;
+	}
+	FZ_EQ(f, start, want, "request start");
+	model_alloc(start, req.n, pol);
+	add_live(start, req.n);
+}
+
+/*
+ * The model's rg_region_next_run(): the kind found and the run in *s, *n,
+ * or -ENOENT; the arguments already checked.
+ */
+static int model_next_run(unsigned long from, unsigned int kinds,
+			  unsigned long *s, unsigned long *n)
+{
+	bool used;
+	unsigned long u = from, e;
+
+	if (from >= m.cap)
+		return -ENOENT;
+	used = kinds == (RG_RUN_USED | RG_RUN_FREE) ? m.used[from] :
+						      kinds == RG_RUN_USED;
+	while (u < m.cap && m.used[u] != used)
+		u++;
+	if (u == m.cap)
+		return -ENOENT;
+	for (e = u; e < m.cap && m.used[e] == used; e++)
+		;
+	*s = u;
+	*n = e - u;
+	return used ? (int)RG_RUN_USED : (int)RG_RUN_FREE;
+}
+
+/*
+ * rg_region_next_run() once from anywhere (bad kinds and NULL included),
+ * then rg_region_for_each_run() to the end, step by step with the model.
+ */
+static void op_walk(struct fz *f, struct rg_region *r)
+{
+	uint8_t k = fz_u8(f);
+	unsigned long from = k < 200 ? fz_below(f, m.cap + 1) : fz_index(f);
+	unsigned int kinds = fz_u8(f);
+	unsigned long s = 7, n = 9, ms, mn;
+	int rc, exp, kind;
+
+	kinds = kinds < 240 ? 1 + kinds % 3 : kinds & 0xf;
+	if (k % 16 == 0) {
+		FZ_EQ(f, rg_region_next_run(r, from, kinds, NULL, &n), -EINVAL,
+		      "next_run(start NULL)");
+		FZ_EQ(f, rg_region_next_run(r, from, kinds, &s, NULL), -EINVAL,
+		      "next_run(n NULL)");
+		FZ_EQ(f, rg_region_next_run(NULL, from, kinds, &s, &n), -EINVAL,
+		      "next_run(NULL)");
+	}
+	rc = rg_region_next_run(r, from, kinds, &s, &n);
+	if (!kinds || (kinds & ~(RG_RUN_USED | RG_RUN_FREE)))
+		exp = -EINVAL;
+	else
+		exp = model_next_run(from, kinds, &ms, &mn);
+	FZ_CHECK(f, rc == exp, "next_run(%lu, kinds %u) = %d, want %d", from,
+		 kinds, rc, exp);
+	if (rc < 0) {
+		FZ_CHECK(f, s == 7 && n == 9,
+			 "run written by a failed next_run");
+		return;
+	}
+	FZ_CHECK(f, s == ms && n == mn,
+		 "next_run(%lu, kinds %u): %lu+%lu, want %lu+%lu", from, kinds,
+		 s, n, ms, mn);
+	ms = from;
+	mn = 0;
+	rg_region_for_each_run(r, from, kinds, kind, s, n)
+	{
+		exp = model_next_run(ms + mn, kinds, &ms, &mn);
+		FZ_CHECK(f, kind == exp && s == ms && n == mn,
+			 "for_each_run: %d %lu+%lu, want %d %lu+%lu", kind, s,
+			 n, exp, ms, mn);
+	}
+	FZ_EQ(f, kind, -ENOENT, "for_each_run end");
+	FZ_EQ(f, model_next_run(ms + mn, kinds, &ms, &mn), -ENOENT,
+	      "runs left after for_each_run");
+}
+
+/* CRC-32C (Castagnoli, reflected, bit by bit), as the saved format says. */
+static uint32_t crc32c(const uint8_t *p, size_t len)
+{
+	uint32_t c = ~0u;
+
+	while (len--) {
+		c ^= *p++;
+		for (int i = 0; i < 8; i++)
+			c = c & 1 ? c >> 1 ^ 0x82f63b78u : c >> 1;
+	}
+	return ~c;
+}
+
+static void put_le(uint8_t *p, uint64_t v, unsigned int bytes)
+{
+	for (unsigned int i = 0; i < bytes; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+static uint64_t get_le(const uint8_t *p, unsigned int bytes)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = bytes; i--;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Largest saved record: MAX_CAP / 2 runs. */
+#define SAVE_MAX (28 + 16 * (MAX_CAP / 2 + 1))
+static uint8_t save_want[SAVE_MAX], save_got[SAVE_MAX + 64];
+
+/* The bytes rg_region_save() must write for the model; returns the size. */
+static size_t model_save(uint8_t *p)
+{
+	size_t off = 24;
+	unsigned long s = 0, n = 0, nruns = 0;
+
+	memcpy(p, "RGRN", 4);
+	put_le(p + 4, RG_REGION_SAVE_VERSION, 2);
+	p[6] = (uint8_t)m.policy;
+	p[7] = 0;
+	put_le(p + 8, m.cap, 8);
+	while (model_next_run(s + n, RG_RUN_USED, &s, &n) > 0) {
+		put_le(p + off, s, 8);
+		put_le(p + off + 8, n, 8);
+		off += 16;
+		nruns++;
+	}
+	put_le(p + 16, nruns, 8);
+	put_le(p + off, crc32c(p, off), 4);
+	return off + 4;
+}
+
+/*
+ * The errno rg_region_load() must give for @size bytes at @p into
+ * @backend with @flags, or 0 if it must build the instance.
+ */
+static int model_load_errno(const uint8_t *p, size_t size,
+			    enum rg_region_backend backend, unsigned int flags)
+{
+	uint64_t cap, nruns, next = 0;
+	unsigned int pol;
+
+	if (size < 28 || ((flags & RG_REGION_LOAD_SAVED_POLICY) &&
+			  (flags & RG_REGION_POLICY_MASK)))
+		return EINVAL;
+	cap = get_le(p + 8, 8);
+	nruns = get_le(p + 16, 8);
+	if (memcmp(p, "RGRN", 4) || get_le(p + 4, 2) != 1 ||
+	    p[6] >= RG_REGION_NR_POLICIES || p[7] || !cap ||
+	    nruns > cap / 2 + 1 || size != 28 + 16 * nruns)
+		return EINVAL;
+	if (get_le(p + size - 4, 4) != crc32c(p, size - 4))
+		return EBADMSG;
+	for (uint64_t i = 0; i < nruns; i++) {
+		uint64_t s = get_le(p + 24 + 16 * i, 8);
+		uint64_t n = get_le(p + 32 + 16 * i, 8);
+
+		if (!n || s < next || s >= cap || n > cap - s)
+			return EINVAL;
+		next = s + n + 1;
+	}
+	pol = flags & RG_REGION_LOAD_SAVED_POLICY ?
+		      p[6] :
+		      (flags & RG_REGION_POLICY_MASK) >> RG_REGION_POLICY_SHIFT;
+	if (flags & ~(RG_REGION_LOAD_SAVED_POLICY | RG_REGION_POLICY_MASK |
+		      RG_REGION_LOCKED) ||
+	    pol >= RG_REGION_NR_POLICIES)
+		return EINVAL;
+	if (!rg_region_backend_has_policy(backend, pol))
+		return EOPNOTSUPP;
+	return 0;
+}
+
+/* A loaded instance holds exactly the runs of the record at @p. */
+static void check_loaded(struct fz *f, struct rg_region *r, const uint8_t *p)
+{
+	unsigned long cap = get_le(p + 8, 8), nruns = get_le(p + 16, 8);
+	unsigned long u = 0, s, n, used = 0;
+	struct rg_region_stats st;
+
+	check_valid(f, r);
+	for (unsigned long i = 0; i < nruns; i++) {
+		s = get_le(p + 24 + 16 * i, 8);
+		n = get_le(p + 32 + 16 * i, 8);
+		for (; u < s; u++)
+			FZ_EQ(f, rg_region_test(r, u), 0, "loaded unit free");
+		for (; u < s + n; u++)
+			FZ_EQ(f, rg_region_test(r, u), 1, "loaded unit used");
+		used += n;
+	}
+	for (; u < cap; u++)
+		FZ_EQ(f, rg_region_test(r, u), 0, "loaded unit free");
+	FZ_EQ(f, rg_region_test(r, cap), -EINVAL, "loaded test(capacity)");
+	FZ_EQ(f, rg_region_get_stats(r, &st), 0, "loaded get_stats");
+	FZ_EQ(f, st.capacity, cap, "loaded capacity");
+	FZ_EQ(f, st.free_units, cap - used, "loaded free_units");
+}
+
+/* rg_region_load() of @size bytes at @p, checked against the model. */
+static struct rg_region *load_checked(struct fz *f, const uint8_t *p,
+				      size_t size,
+				      enum rg_region_backend backend,
+				      unsigned int flags, bool armed)
+{
+	int want = model_load_errno(p, size, backend, flags);
+	struct rg_region *r2;
+
+	errno = 0;
+	r2 = rg_region_load(p, size, backend, flags);
+	if (fz_op_failed(f, armed, !r2)) {
+		FZ_EQ(f, errno, ENOMEM, "load under a fault: errno");
+		return NULL;
+	}
+	FZ_CHECK(f, (r2 != NULL) == !want && (r2 || errno == want),
+		 "load(%zu bytes into %s, flags %#x): %s errno %d, want %d",
+		 size, rg_region_backend_name(backend), flags,
+		 r2 ? "built" : "NULL", errno, want);
+	if (r2)
+		check_loaded(f, r2, p);
+	return r2;
+}
+
+/* A backend to load into: any available one. */
+static enum rg_region_backend pick_backend(struct fz *f)
+{
+	enum rg_region_backend b = fz_u8(f) % RG_REGION_NR_BACKENDS;
+
+	return rg_region_backend_available(b) ? b : m.backend;
+}
+
+/*
+ * rg_region_save() against model_save() (byte for byte; a short buffer
+ * gets -ENOSPC and the size), the stream save, then rg_region_load() into
+ * any backend with any policy. Sometimes the loaded instance replaces the
+ * fuzzed one (the model carries on: same units, new backend and policy,
+ * the cursor at 0).
+ */
+static void op_save_load(struct fz *f, struct rg_region **rp, bool armed)
+{
+	struct rg_region *r = *rp, *r2;
+	enum rg_region_backend b;
+	size_t want = model_save(save_want), size = 0;
+	unsigned int flags, pol;
+	uint8_t k = fz_u8(f);
+
+	FZ_EQ(f, rg_region_save(r, NULL, &size), -ENOSPC, "save(NULL)");
+	FZ_EQ(f, size, want, "save(NULL) size");
+	size = want - 1;
+	FZ_EQ(f, rg_region_save(r, save_got, &size), -ENOSPC, "save(short)");
+	FZ_EQ(f, size, want, "save(short) size");
+	FZ_EQ(f, rg_region_save(r, save_got, NULL), -EINVAL, "save(size NULL)");
+	FZ_EQ(f, rg_region_save(NULL, save_got, &size), -EINVAL,
+	      "save(NULL r)");
+	size = sizeof(save_got);
+	FZ_EQ(f, rg_region_save(r, save_got, &size), 0, "save");
+	FZ_EQ(f, size, want, "save size");
+	FZ_CHECK(f, !memcmp(save_got, save_want, want), "saved bytes differ");
+	if ((k & 1) && !armed) { /* (the stream load allocates) */
+		char *mem = NULL;
+		size_t len = 0;
+		FILE *s = open_memstream(&mem, &len);
+
+		FZ_CHECK(f, s, "open_memstream");
+		FZ_EQ(f, rg_region_save_file(r, s), 0, "save_file");
+		FZ_EQ(f, fclose(s), 0, "fclose");
+		FZ_CHECK(f, len == want && !memcmp(mem, save_want, want),
+			 "save_file bytes differ");
+		s = fmemopen(mem, len, "rb");
+		FZ_CHECK(f, s, "fmemopen");
+		r2 = rg_region_load_file(s, m.backend,
+					 RG_REGION_LOAD_SAVED_POLICY);
+		FZ_CHECK(f, r2, "load_file: errno %d", errno);
+		fclose(s);
+		free(mem);
+		check_loaded(f, r2, save_want);
+		rg_region_destroy(r2);
+	}
+	b = pick_backend(f);
+	pol = fz_u8(f);
+	flags = pol < 64  ? RG_REGION_LOAD_SAVED_POLICY :
+		pol < 250 ? RG_REGION_POLICY(pol % RG_REGION_NR_POLICIES) :
+			    RG_REGION_LOAD_SAVED_POLICY | RG_REGION_POLICY(pol);
+	if (k & 2)
+		flags |= RG_REGION_LOCKED;
+	r2 = load_checked(f, save_want, want, b, flags, armed);
+	if (!r2)
+		return;
+	if (k & 4) {
+		rg_region_destroy(r2);
+		return;
+	}
+	/* The model follows the loaded instance. */
+	rg_region_destroy(r);
+	*rp = r2;
+	m.backend = b;
+	if (!(flags & RG_REGION_LOAD_SAVED_POLICY))
+		m.policy = (flags & RG_REGION_POLICY_MASK) >>
+			   RG_REGION_POLICY_SHIFT;
+	m.next = 0;
+	check_all(f, r2);
+}
+
+/*
+ * rg_region_load() of a saved record made bad: cut short or grown, a byte
+ * changed, or a field rewritten with the checksum made good again (runs
+ * overlapping, touching, empty or past the capacity; another capacity or
+ * policy). Each gets the errno model_load_errno() names and builds
+ * nothing, or (a rewrite that is still sound) exactly the record's runs.
+ */
+static void op_load_bad(struct fz *f, bool armed)
+{
+	size_t size = model_save(save_want), at;
+	uint8_t k = fz_u8(f);
+	struct rg_region *r2;
+
+	memcpy(save_got, save_want, size);
+	switch (k % 4) {
+	case 0: /* truncated or oversized */
+		if (fz_u8(f) & 1)
+			size -= 1 + fz_below(f, size);
+		else
+			size += 1 + fz_below(f, 64);
+		break;
+	case 1: /* one byte changed */
+		at = fz_below(f, size);
+		save_got[at] ^= 1 + fz_below(f, 255);
+		break;
+	default: /* a field rewritten, the checksum recomputed */
+		at = fz_below(f, (size - 4) / 8);
+		if (at == 0) /* magic, version, policy, 0 byte */
+			save_got[fz_below(f, 8)] ^= 1 + fz_below(f, 255);
+		else if (fz_u8(f) & 1)
+			put_le(save_got + 8 * at, fz_index(f), 8);
+		else
+			put_le(save_got + 8 * at,
+			       get_le(save_got + 8 * at, 8) + fz_u8(f) - 128,
+			       8);
+		/* A capacity that stays small enough to check unit by unit. */
+		if (get_le(save_got + 8, 8) > 2 * MAX_CAP)
+			put_le(save_got + 8, 1 + fz_below(f, 2 * MAX_CAP), 8);
+		put_le(save_got + size - 4, crc32c(save_got, size - 4), 4);
+		break;
+	}
+	r2 = load_checked(f, save_got, size, pick_backend(f),
+			  RG_REGION_LOAD_SAVED_POLICY, armed);
+	rg_region_destroy(r2);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rg_region_stats st0 = { 0 }, st1;
@@ -682,7 +1121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fz_init(&f, "region", data, size);
 	m.backend = fz_u8(&f) % RG_REGION_NR_BACKENDS;
-	m.policy = fz_u8(&f) % FZ_NR_POLICIES;
+	m.policy = fz_u8(&f) % RG_REGION_NR_POLICIES;
 	m.cap = fz_u16(&f);
 	flags = fz_u8(&f);
 	/* Mostly small instances (fast runs), sometimes up to MAX_CAP. */
@@ -694,7 +1133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m.free_units = m.cap;
 	m.nr_live = 0;
 	m.next = 0;
-	r = create(&f, flags | FZ_POLICY_FLAGS(m.policy));
+	r = create(&f, flags | RG_REGION_POLICY(m.policy));
 	if (!r)
 		return 0; /* a policy this backend does not offer */
 	check_valid(&f, r);
@@ -705,8 +1144,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (armed)
 			FZ_EQ(&f, rg_region_get_stats(r, &st0), 0, "get_stats");
-		/* Opcodes 0-95 as before these calls came, 96-127 them. */
-		switch (op < 96 ? op % 8 : 8 + (op - 96) % 5) {
+		/*
+		 * Opcodes 0-95 as before these calls came, 96-119 them, and
+		 * 120-127 (two each) constrained requests, walks, save and
+		 * load, bad loads.
+		 */
+		switch (op < 96	 ? op % 8 :
+			op < 120 ? 8 + (op - 96) % 5 :
+				   13 + (op - 120) / 2) {
+		case 13:
+			op_request(&f, r, armed);
+			break;
+		case 14:
+			fz_op_end(&f, armed);
+			op_walk(&f, r);
+			break;
+		case 15:
+			op_save_load(&f, &r, armed);
+			break;
+		case 16:
+			op_load_bad(&f, armed);
+			break;
 		case 12:
 			op_resize(&f, r, armed);
 			break;
