@@ -7,7 +7,8 @@
  * operations: store_range, insert_range, store, insert, erase, erase_err,
  * the advanced store (rg_mas_store(), rg_mas_store_gfp()), preallocated
  * store, preallocation given back unused, erase, alloc_range /
- * alloc_rrange, alloc_cyclic (normal and advanced), gap searches, load,
+ * alloc_rrange and their _aligned forms, alloc_cyclic (normal and
+ * advanced), gap searches (rg_mas_empty_area*(), aligned too), load,
  * find, walk, chains of rg_mas_find() / find_range() / prev_range() / next
  * / prev / next_range with pauses and resets, stores through an iterating
  * state, reads under the RCU read lock alone, NULL arguments. Indices favour a small window (so ranges
@@ -125,17 +126,21 @@ static void model_gap(unsigned long i, unsigned long *lo, unsigned long *hi)
 	*hi = p < nr ? rg[p].first - 1 : ~0UL;
 }
 
-/* Lowest (or highest) start of @size free indices inside [min, max]. */
+/*
+ * Lowest (or highest) start of @size free indices inside [min, max] that is
+ * a multiple of @align (a power of two).
+ */
 static bool model_fit(unsigned long min, unsigned long max, unsigned long size,
-		      bool rev, unsigned long *start)
+		      unsigned long align, bool rev, unsigned long *start)
 {
+	unsigned long mask = align - 1;
 	bool found = false;
 	unsigned long lo = 0;
 
 	for (unsigned int i = 0; i <= nr; i++) {
 		unsigned long hi = i < nr ? rg[i].first : 0;
 		bool has_hi = i < nr;
-		unsigned long a, b; /* free [a, b] */
+		unsigned long a, b, s; /* free [a, b] */
 
 		if (i > 0 && rg[i - 1].last == ~0UL)
 			break;
@@ -149,11 +154,18 @@ static bool model_fit(unsigned long min, unsigned long max, unsigned long size,
 			b = max;
 		if (a <= b && b - a >= size - 1) {
 			if (!rev) {
-				*start = a;
-				return true;
+				s = (a + mask) & ~mask;
+				if (s >= a && s <= b && b - s >= size - 1) {
+					*start = s;
+					return true;
+				}
+			} else {
+				s = (b - (size - 1)) & ~mask;
+				if (s >= a) {
+					*start = s;
+					found = true;
+				}
 			}
-			*start = b - (size - 1);
-			found = true;
 		}
 		if (!has_hi)
 			break;
@@ -414,11 +426,24 @@ static void op_erase(struct fz *f, struct rg_maple_tree *mt, unsigned int kind,
 	}
 }
 
-/* alloc_range / alloc_rrange. */
+/* An alignment: mostly a power of two, sometimes 0 or not one. */
+static unsigned long pick_align(struct fz *f)
+{
+	uint8_t k = fz_u8(f);
+
+	if (k < 200)
+		return 1UL << (k % 24);
+	if (k < 240)
+		return 1UL << (k % 64);
+	return k < 248 ? 0 : fz_index(f);
+}
+
+/* alloc_range / alloc_rrange, or their _aligned forms. */
 static void op_alloc(struct fz *f, struct rg_maple_tree *mt, bool rev,
-		     bool armed)
+		     bool aligned, bool armed)
 {
 	unsigned long min = pick_idx(f), max, size, start = 12345, want = 0;
+	unsigned long align;
 	uint8_t k = fz_u8(f);
 	void *entry = pick_entry(f);
 	bool fits;
@@ -428,11 +453,18 @@ static void op_alloc(struct fz *f, struct rg_maple_tree *mt, bool rev,
 	if (max < min && k < 200)
 		max = ~0UL;
 	size = fz_u8(f) < 240 ? 1UL + fz_u8(f) % 16 : fz_index(f);
+	align = aligned ? pick_align(f) : 1;
 	if (nr + STORE_ROOM > MAX_RANGES) {
 		fz_op_end(f, armed);
 		return;
 	}
-	if (rev)
+	if (aligned && rev)
+		rc = rg_mtree_alloc_rrange_aligned(mt, &start, entry, size, min,
+						   max, align);
+	else if (aligned)
+		rc = rg_mtree_alloc_range_aligned(mt, &start, entry, size, min,
+						  max, align);
+	else if (rev)
 		rc = rg_mtree_alloc_rrange(mt, &start, entry, size, min, max);
 	else
 		rc = rg_mtree_alloc_range(mt, &start, entry, size, min, max);
@@ -441,26 +473,34 @@ static void op_alloc(struct fz *f, struct rg_maple_tree *mt, bool rev,
 		return;
 	}
 	if (!alloc_tree || !entry || reserved(entry) || !size || min > max ||
-	    max - min < size - 1) {
+	    max - min < size - 1 || !align || (align & (align - 1))) {
 		exp = -EINVAL;
 	} else {
-		fits = model_fit(min, max, size, rev, &want);
+		fits = model_fit(min, max, size, align, rev, &want);
 		exp = fits ? 0 : -EBUSY;
 	}
-	FZ_CHECK(f, rc == exp, "alloc%s(size %lu, [%lu, %lu]) = %d, want %d",
-		 rev ? "_rev" : "", size, min, max, rc, exp);
+	FZ_CHECK(f, rc == exp,
+		 "alloc%s(size %lu, [%lu, %lu], align %lu) = %d, want %d",
+		 rev ? "_rev" : "", size, min, max, align, rc, exp);
+	FZ_CHECK(f, rc || start % align == 0, "alloc start %lu, align %lu",
+		 start, align);
 	if (rc)
 		return;
 	FZ_EQ(f, start, want, "alloc start");
 	model_store(start, start + size - 1, entry);
 }
 
-/* rg_mas_empty_area / _rev: a search only. */
-static void op_gap(struct fz *f, struct rg_maple_tree *mt, bool rev)
+/*
+ * rg_mas_empty_area / _rev, or their _aligned forms: a search only; the
+ * state is unchanged on failure.
+ */
+static void op_gap(struct fz *f, struct rg_maple_tree *mt, bool rev,
+		   bool aligned)
 {
 	unsigned long min = pick_idx(f), max = pick_idx(f), want = 0;
 	unsigned long size = fz_u8(f) < 240 ? 1UL + fz_u8(f) % 16 : fz_index(f);
-	RG_MA_STATE(mas, mt, 0, 0);
+	unsigned long align = aligned ? pick_align(f) : 1;
+	RG_MA_STATE(mas, mt, 5, 6);
 	int rc, exp;
 
 	if (max < min && (min & 1)) {
@@ -470,15 +510,26 @@ static void op_gap(struct fz *f, struct rg_maple_tree *mt, bool rev)
 		max = t;
 	}
 	rg_mtree_lock(mt);
-	rc = rev ? rg_mas_empty_area_rev(&mas, min, max, size) :
-		   rg_mas_empty_area(&mas, min, max, size);
+	if (aligned)
+		rc = rev ? rg_mas_empty_area_rev_aligned(&mas, min, max, size,
+							 align) :
+			   rg_mas_empty_area_aligned(&mas, min, max, size,
+						     align);
+	else
+		rc = rev ? rg_mas_empty_area_rev(&mas, min, max, size) :
+			   rg_mas_empty_area(&mas, min, max, size);
 	rg_mtree_unlock(mt);
-	if (!size || min > max || max - min < size - 1)
+	if (!size || min > max || max - min < size - 1 || !align ||
+	    (align & (align - 1)))
 		exp = -EINVAL;
 	else
-		exp = model_fit(min, max, size, rev, &want) ? 0 : -EBUSY;
-	FZ_CHECK(f, rc == exp, "empty_area%s(%lu, %lu, %lu) = %d, want %d",
-		 rev ? "_rev" : "", min, max, size, rc, exp);
+		exp = model_fit(min, max, size, align, rev, &want) ? 0 : -EBUSY;
+	FZ_CHECK(f, rc == exp,
+		 "empty_area%s(%lu, %lu, %lu, align %lu) = %d, want %d",
+		 rev ? "_rev" : "", min, max, size, align, rc, exp);
+	if (rc && aligned)
+		FZ_CHECK(f, mas.index == 5 && mas.last == 6,
+			 "state changed by a failed aligned search");
 	if (!rc)
 		FZ_CHECK(f, mas.index == want && mas.last == want + size - 1,
 			 "empty_area%s window [%lu, %lu], want [%lu, %lu]",
@@ -688,9 +739,9 @@ static void op_cyclic(struct fz *f, struct rg_maple_tree *mt, bool mas_api,
 	n0 = next < lo || next > hi ? lo : next;
 	if (!alloc_tree || !entry || reserved(entry))
 		exp = -EINVAL;
-	else if (model_fit(n0, hi, 1, false, &want))
+	else if (model_fit(n0, hi, 1, 1, false, &want))
 		exp = cyc_wrapped ? 1 : 0;
-	else if (model_fit(lo, hi, 1, false, &want))
+	else if (model_fit(lo, hi, 1, 1, false, &want))
 		exp = n0 > lo ? 1 : 0;
 	else
 		exp = -EBUSY;
@@ -1004,8 +1055,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (fz_more(&f)) {
 		bool armed;
 		unsigned int v = fz_op_begin(&f, &armed);
-		/* Opcodes 0-95 as before the advanced calls came, 96-127 those. */
-		unsigned int op = v < 96 ? v % 24 : 24 + (v - 96) % 16;
+		/*
+		 * Opcodes 0-95 as before the advanced calls came, 96-119
+		 * those, 120-127 (two each) the aligned allocations and gap
+		 * searches.
+		 */
+		unsigned int op = v < 96  ? v % 24 :
+				  v < 120 ? 24 + (v - 96) % 16 :
+					    40 + (v - 120) % 4;
 
 		switch (op) {
 		case 24:
@@ -1053,12 +1110,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 7:
 		case 8:
-			op_alloc(&f, &mt, op == 8, armed);
+			op_alloc(&f, &mt, op == 8, false, armed);
+			break;
+		case 40:
+		case 41:
+			op_alloc(&f, &mt, op == 41, true, armed);
 			break;
 		case 9:
 		case 10:
 			fz_op_end(&f, armed);
-			op_gap(&f, &mt, op == 10);
+			op_gap(&f, &mt, op == 10, false);
+			break;
+		case 42:
+		case 43:
+			fz_op_end(&f, armed);
+			op_gap(&f, &mt, op == 43, true);
 			break;
 		case 17:
 		case 18:
