@@ -4,7 +4,11 @@
  *
  * Input: a flags byte (plain, allocating, allocating from 1), then
  * operations: store, insert, erase, cmpxchg, reserve, release, alloc,
- * load, find / find_after (any entry or by mark), set / clear / get mark.
+ * load, find / find_after (any entry or by mark), set / clear / get mark;
+ * and the advanced API on a state (rg_xas_*): store in the lock / store /
+ * unlock / rg_xas_nomem() loop, load and reload, marks through the state,
+ * find, next_entry and find_marked with pauses, next and prev steps. The
+ * advanced calls are raw: a reservation reads as RG_XA_ZERO_ENTRY.
  * The model keeps, per used index, the entry (or a reservation) and its
  * three marks: marks survive a replacement of the entry and go when the
  * index empties. Indices favour small values, the boundaries of the 64-way
@@ -396,6 +400,204 @@ fault:
 	check(f, xa, true);
 }
 
+/* ---- the advanced API (rg_xas_*) ---- */
+
+/* What a raw read (rg_xas_load() and friends) finds at model slot @s. */
+static void *raw(const struct slot *s)
+{
+	return !s ? NULL : s->entry ? s->entry : RG_XA_ZERO_ENTRY;
+}
+
+/* The first model slot (entries and reservations) in [i, max]. */
+static struct slot *model_find_raw(unsigned long i, unsigned long max,
+				   unsigned int mark)
+{
+	for (unsigned int p = model_pos(i); p < nr && sl[p].index <= max; p++)
+		if (mark == RG_XA_PRESENT || (sl[p].marks >> mark & 1))
+			return &sl[p];
+	return NULL;
+}
+
+/*
+ * rg_xas_load() and rg_xas_reload() at an index, the marks read through
+ * the state, then one mark set or cleared through it (on an entry, or on
+ * an empty index, where nothing happens).
+ */
+static void xas_op_load(struct fz *f, struct rg_xarray *xa, unsigned long i)
+{
+	struct slot *s = model_get(i);
+	unsigned int mark = fz_u8(f);
+	RG_XA_STATE(xas, xa, i);
+	void *e;
+
+	rg_xa_lock(xa);
+	e = rg_xas_load(&xas);
+	FZ_CHECK(f, e == raw(s), "xas_load(%lu) = %p, want %p", i, e, raw(s));
+	FZ_CHECK(f, rg_xas_reload(&xas) == e, "xas_reload(%lu)", i);
+	FZ_EQ(f, xas.xa_index, i, "xas_load index");
+	for (unsigned int m = 0; m < NR_MARKS; m++)
+		if ((!s || s->entry) && !(is_alloc() && m == 0))
+			FZ_CHECK(f,
+				 rg_xas_get_mark(&xas, m) ==
+					 (s && (s->marks >> m & 1)),
+				 "xas_get_mark(%lu, %u): %s slot, marks %u", i,
+				 m, s ? "an entry's" : "no", s ? s->marks : 0);
+	FZ_EQ(f, rg_xas_get_mark(&xas, NR_MARKS + (mark & 3)), 0,
+	      "xas_get_mark(bad mark)");
+	/* The free mark of an allocating array is the array's own. */
+	if ((!s || s->entry) && !(is_alloc() && mark % 4 == 0)) {
+		if (mark & 0x80)
+			rg_xas_clear_mark(&xas, mark % 4);
+		else
+			rg_xas_set_mark(&xas, mark % 4);
+		if (s && mark % 4 < NR_MARKS) {
+			if (mark & 0x80)
+				s->marks &= ~(1u << mark % 4);
+			else
+				s->marks |= 1u << mark % 4;
+		}
+		if (s && mark % 4 < NR_MARKS)
+			FZ_EQ(f, rg_xas_get_mark(&xas, mark % 4),
+			      !(mark & 0x80), "xas_get_mark after set/clear");
+	}
+	rg_xa_unlock(xa);
+}
+
+/*
+ * rg_xas_store() in the documented loop "lock, store, unlock, while
+ * rg_xas_nomem()": entries, NULL (erase), RG_XA_ZERO_ENTRY (reserve) and
+ * entries the array keeps for itself (-EINVAL, nothing stored). A fault
+ * that leaves -ENOMEM leaves the array as it was. A new entry in an
+ * allocating array gets its free mark cleared, as its owner must.
+ */
+static void xas_op_store(struct fz *f, struct rg_xarray *xa, unsigned long i,
+			 bool armed)
+{
+	uint8_t k = fz_u8(f);
+	void *entry = k < 32 ? RG_XA_ZERO_ENTRY : pick_entry(f);
+	struct slot *s = model_get(i);
+	void *want = raw(s), *old = (void *)8;
+	bool bad = rg_xa_is_reserved_entry(entry) && entry != RG_XA_ZERO_ENTRY;
+	RG_XA_STATE(xas, xa, i);
+	long err;
+
+	if (nr + 1 >= MAX_SLOTS) {
+		fz_op_end(f, armed);
+		return;
+	}
+	do {
+		rg_xa_lock(xa);
+		old = rg_xas_store(&xas, entry);
+		err = rg_xas_error(&xas);
+		if (!err && !s && entry && is_alloc())
+			rg_xas_clear_mark(&xas, RG_XA_FREE_MARK);
+		rg_xa_unlock(xa);
+	} while (rg_xas_nomem(&xas));
+	if (fz_op_failed(f, armed, err == -ENOMEM)) {
+		FZ_CHECK(f, !old, "xas_store under a fault returned %p", old);
+		check(f, xa, true);
+		return;
+	}
+	FZ_EQ(f, err, bad ? -EINVAL : 0, "xas_store error");
+	if (err) {
+		FZ_CHECK(f, !old, "xas_store error returned %p", old);
+		return;
+	}
+	FZ_CHECK(f, old == want, "xas_store(%lu): old %p, want %p", i, old,
+		 want);
+	FZ_EQ(f, xas.xa_index, i, "xas_store index");
+	if (!entry) {
+		if (s)
+			model_del(i);
+	} else if (s) {
+		s->entry = entry == RG_XA_ZERO_ENTRY ? NULL : entry;
+	} else {
+		model_add(i, entry == RG_XA_ZERO_ENTRY ? NULL : entry);
+	}
+}
+
+/*
+ * rg_xas_find() / rg_xas_next_entry() / rg_xas_find_marked() from an index
+ * up to a limit, with rg_xas_pause() now and then: each result and index
+ * against the model (reservations included: the calls are raw).
+ */
+static void xas_op_find(struct fz *f, struct rg_xarray *xa, unsigned long i)
+{
+	unsigned long max = pick_idx(f), at = i;
+	unsigned int mark = fz_u8(f) % 4, steps = 1 + fz_u8(f) % 64;
+	RG_XA_STATE(xas, xa, i);
+	struct slot *w;
+	bool walked = false;
+	void *e;
+
+	if (mark == 3)
+		mark = RG_XA_PRESENT;
+	else if (is_alloc() && mark == RG_XA_FREE_MARK)
+		mark = 1; /* free indices: the array's own search */
+	rg_xa_lock(xa);
+	for (unsigned int n = 0; n < steps; n++) {
+		uint8_t how = fz_u8(f);
+
+		if (mark != RG_XA_PRESENT)
+			e = rg_xas_find_marked(&xas, max, mark);
+		else if (walked && (how & 1))
+			e = rg_xas_next_entry(&xas, max);
+		else
+			e = rg_xas_find(&xas, max);
+		if (walked && at == ~0UL)
+			w = NULL;
+		else
+			w = model_find_raw(walked ? at + 1 : at, max, mark);
+		FZ_CHECK(f, e == raw(w),
+			 "xas_find%s(%lu, max %lu, mark %u) step %u = %p, want "
+			 "%p",
+			 walked ? " again" : "", at, max, mark, n, e, raw(w));
+		if (!w)
+			break;
+		FZ_EQ(f, xas.xa_index, w->index, "xas_find index");
+		at = w->index;
+		walked = true;
+		if (how & 2) {
+			rg_xas_pause(&xas);
+			if (at == ~0UL)
+				break;
+		}
+	}
+	rg_xa_unlock(xa);
+}
+
+/*
+ * rg_xas_next() / rg_xas_prev() steps (turning round now and then) from a
+ * state walked by rg_xas_load(), or from one not walked, whose first step
+ * loads its own index.
+ */
+static void xas_op_step(struct fz *f, struct rg_xarray *xa, unsigned long i)
+{
+	unsigned int steps = 1 + fz_u8(f) % 80;
+	uint8_t dir = fz_u8(f);
+	bool walked = dir & 1, up;
+	RG_XA_STATE(xas, xa, i);
+	void *e;
+
+	rg_xa_lock(xa);
+	if (walked)
+		FZ_CHECK(f, rg_xas_load(&xas) == raw(model_get(i)),
+			 "xas_load(%lu)", i);
+	for (unsigned int n = 0; n < steps; n++) {
+		if (n && fz_u8(f) < 32) /* turn round */
+			dir ^= 2;
+		up = (dir & 2) != 0;
+		if (walked)
+			i += up ? 1 : -1UL;
+		walked = true;
+		e = up ? rg_xas_next(&xas) : rg_xas_prev(&xas);
+		FZ_CHECK(f, e == raw(model_get(i)), "xas_%s to %lu = %p",
+			 up ? "next" : "prev", i, e);
+		FZ_EQ(f, xas.xa_index, i, "xas_next/prev index");
+	}
+	rg_xa_unlock(xa);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const unsigned int flagset[3] = { 0, RG_XA_FLAGS_ALLOC,
@@ -409,9 +611,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_EQ(&f, rg_xa_init_flags(&xa, xflags), 0, "init_flags");
 	while (fz_more(&f)) {
 		bool armed;
-		unsigned int op = fz_op_begin(&f, &armed) % 15;
+		unsigned int op = fz_op_begin(&f, &armed);
+		unsigned long i;
 
-		run_op(&f, &xa, op, armed);
+		/* Opcodes 0-119 the normal API, 120-127 the advanced. */
+		if (op < 120) {
+			run_op(&f, &xa, op % 15, armed);
+		} else {
+			i = pick_idx(&f);
+			if (op >= 122)
+				fz_op_end(&f, armed);
+			if (op < 122)
+				xas_op_store(&f, &xa, i, armed);
+			else if (op < 124)
+				xas_op_load(&f, &xa, i);
+			else if (op < 126)
+				xas_op_find(&f, &xa, i);
+			else
+				xas_op_step(&f, &xa, i);
+		}
 		check(&f, &xa, f.op % 16 == 0);
 	}
 	check(&f, &xa, true);
