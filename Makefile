@@ -66,10 +66,13 @@ clean:
 
 # make fuzz SECONDS=N: every fuzz target of tests/fuzz/ under libFuzzer
 # (clang, ASan+UBSan, in build/fuzz), N seconds each; fails on any finding.
+# TARGETS=region,maple runs only those targets.
 SECONDS ?= 60
+TARGETS ?=
+comma := ,
 .PHONY: fuzz
 fuzz:
-	@bash scripts/fuzz.sh $(SECONDS)
+	@bash scripts/fuzz.sh $(SECONDS) $(subst $(comma), ,$(TARGETS))
 
 # make soak MINUTES=N: every module at once from 2 x nproc threads for N
 # minutes (ownership checks, checkpoints, flat resident memory); the RSS
