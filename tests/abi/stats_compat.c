@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -75,6 +76,8 @@ int main(int argc, char **argv)
 	if (!r || reserve(r, 10, 5) || reserve(r, 100, 50))
 		return fail("cannot set up an instance");
 
+	if (v01(r, NULL) != -EINVAL || v01(NULL, &old) != -EINVAL)
+		return fail("the 0.1 version took a NULL argument");
 	memset(&old, 0xff, sizeof(old));
 	memset(ff, 0xff, sizeof(ff));
 	if (v01(r, &old))
