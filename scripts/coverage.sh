@@ -5,7 +5,8 @@
 # dir, run every test, and print line and branch coverage of src/ only
 # (tests, bench and examples are not counted), per file and in total.
 # Usage: coverage.sh [BUILD_DIR]. Also writes BUILD_DIR/coverage.txt (the
-# uncovered line numbers per file) and BUILD_DIR/coverage.html.
+# uncovered line numbers per file), BUILD_DIR/coverage-functions.md (the
+# same by function, scripts/coverage_list.py) and BUILD_DIR/coverage.html.
 set -u
 cd "$(dirname "$0")/.."
 d=${1:-build/coverage}
@@ -34,5 +35,11 @@ gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
 cat "$d/coverage.txt"
 gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
 	--print-summary -o "$d/coverage-summary.txt"
-echo "coverage: uncovered lines per file in $d/coverage.txt, branches in" \
-	"$d/coverage-branches.txt, annotated sources in $d/coverage.html"
+# The uncovered lines by file and function, as doc/coverage.md lists them.
+gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
+	--json -o "$d/coverage.json"
+python3 scripts/coverage_list.py "$d/coverage.json" \
+	>"$d/coverage-functions.md"
+echo "coverage: uncovered lines per file in $d/coverage.txt, per function" \
+	"in $d/coverage-functions.md, branches in $d/coverage-branches.txt," \
+	"annotated sources in $d/coverage.html"
