@@ -16,9 +16,11 @@
 # anything (a mismatch, a sanitizer report, a leak, a timeout).
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-# With FUZZ_MERGE=1, inputs that add coverage after a clean run are merged
-# into the committed corpus (libFuzzer -merge=1, inputs up to 512 bytes):
-# the way tests/fuzz/corpus/ is grown.
+# With FUZZ_MERGE=1, inputs that reach new edges after a clean run are
+# merged into the committed corpus (libFuzzer -merge=1, inputs up to 512
+# bytes, edges only: -use_counters=0, as hit counts would add hundreds of
+# inputs per run and slow make test's replay): the way tests/fuzz/corpus/
+# is grown.
 set -u
 cd "$(dirname "$0")/.."
 secs=${1:-60}
@@ -106,7 +108,8 @@ for t in "${targets[@]}"; do
 			"${seeds[@]}" >"$log.cov" 2>&1
 		mcov=$(module_cov "$log.cov" ${mods[$t]})
 		if [ "${FUZZ_MERGE:-0}" = 1 ]; then
-			"$exe" -merge=1 -max_len=512 tests/fuzz/corpus/$t \
+			"$exe" -merge=1 -use_counters=0 -max_len=512 \
+				tests/fuzz/corpus/$t \
 				"$work" >"$log.merge" 2>&1 || result="merge failed"
 		fi
 	else
