@@ -14,7 +14,8 @@
  * (cut, grown, a byte changed, a field rewritten under a good checksum).
  * Every operation's result is compared with the model: the start an
  * allocation returns (the model's own search under the chosen policy),
- * each error code, test() of units, the figures of get_stats(), every run
+ * each error code, test() of units, the figures of get_stats() (the free
+ * runs, their histogram and the fragmentation ratio included), every run
  * walked, the saved bytes (rebuilt from the model, CRC-32C included) and
  * every unit of a loaded instance. The instance is validated after every
  * operation, compared unit by unit every 32 operations, after every fired
@@ -225,6 +226,44 @@ static void check_valid(struct fz *f, struct rg_region *r)
 		FZ_FAIL(f, "validate: %s", why ? why : "?");
 }
 
+/*
+ * The fragmentation figures of @st against the model: the number of free
+ * runs, their histogram by power of two, and 1 - largest / free.
+ */
+static void check_runs_stats(struct fz *f, const struct rg_region_stats *st)
+{
+	unsigned long hist[RG_REGION_HIST_BUCKETS] = { 0 }, runs = 0;
+	unsigned long u = 0, a, largest = model_largest_run();
+	double frag;
+
+	while (u < m.cap) {
+		unsigned int k = 0;
+
+		if (m.used[u]) {
+			u++;
+			continue;
+		}
+		for (a = u; u < m.cap && !m.used[u]; u++)
+			;
+		runs++;
+		while ((u - a) >> (k + 1))
+			k++;
+		hist[k]++;
+	}
+	FZ_EQ(f, st->free_runs, runs, "stats.free_runs");
+	for (unsigned int k = 0; k < RG_REGION_HIST_BUCKETS; k++)
+		FZ_CHECK(f, st->free_run_hist[k] == hist[k],
+			 "stats.free_run_hist[%u]: got %lu, want %lu", k,
+			 st->free_run_hist[k], hist[k]);
+	frag = m.free_units ? 1.0 - (double)largest / (double)m.free_units :
+			      0.0;
+	FZ_CHECK(f,
+		 st->fragmentation > frag - 1e-9 &&
+			 st->fragmentation < frag + 1e-9,
+		 "stats.fragmentation: got %g, want %g", st->fragmentation,
+		 frag);
+}
+
 static void check_all(struct fz *f, struct rg_region *r)
 {
 	struct rg_region_stats st;
@@ -241,6 +280,7 @@ static void check_all(struct fz *f, struct rg_region *r)
 	FZ_CHECK(f, st.bytes_held <= st.bytes_held_peak,
 		 "bytes_held %zu above its peak %zu", st.bytes_held,
 		 st.bytes_held_peak);
+	check_runs_stats(f, &st);
 }
 
 /* A length: mostly small, sometimes anything up to past the capacity. */
@@ -476,6 +516,7 @@ static void op_stats(struct fz *f, struct rg_region *r)
 	FZ_EQ(f, st.free_units, m.free_units, "stats.free_units");
 	FZ_EQ(f, st.largest_free_run, model_largest_run(),
 	      "stats.largest_free_run");
+	check_runs_stats(f, &st);
 }
 
 /* Policy names and lookups; which backend offers which policy. */
