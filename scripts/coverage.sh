@@ -26,17 +26,25 @@ grep -E '^(Ok|Fail|Timeout):' "$d.test.log"
 [ $rc -eq 0 ] || { echo "coverage: some tests failed, see $d.test.log"; exit 1; }
 
 root=$(pwd)
+# Every gcovr call names $d as its only search path: by default gcovr reads
+# the counters of every build under the root, and another coverage build
+# (of older sources) would be merged in, or stop it with an assertion.
 gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
+	"$d" \
 	-o "$d/coverage.txt" --txt
 gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
+	"$d" \
 	--html-details -o "$d/coverage.html" >/dev/null
 gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
+	"$d" \
 	--branches -o "$d/coverage-branches.txt" --txt
 cat "$d/coverage.txt"
 gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
+	"$d" \
 	--print-summary -o "$d/coverage-summary.txt"
 # The uncovered lines by file and function, as doc/coverage.md lists them.
 gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
+	"$d" \
 	--json -o "$d/coverage.json"
 python3 scripts/coverage_list.py "$d/coverage.json" \
 	>"$d/coverage-functions.md"
