@@ -1058,8 +1058,10 @@ RG_API void rg_xas_pause(struct rg_xa_state *xas);
  * @mark: RG_XA_MARK_0 .. RG_XA_MARK_2.
  *
  * Context: the caller holds the array's lock.
- * Return: true if the entry at the state's position has @mark; false for
- * a state not on an entry and for a bad mark.
+ * Return: true if the slot at the state's position has @mark, whether or
+ * not it holds an entry (in an allocating array a free slot carries
+ * RG_XA_FREE_MARK, as in the kernel); false for an invalid state
+ * (RG_XAS_RESTART, RG_XAS_BOUNDS or an error) and for a bad mark.
  */
 RG_API bool rg_xas_get_mark(const struct rg_xa_state *xas, rg_xa_mark_t mark);
 
