@@ -2,7 +2,8 @@
 /*
  * Fuzz target: the xarray against a sorted array of slots.
  *
- * Input: a flags byte (plain, allocating, allocating from 1), then
+ * Input: a flags byte (plain, allocating, allocating from 1; 0xf0 and
+ * above: the multi-index mode below, on a plain array), then
  * operations: store, insert, erase, cmpxchg, reserve, release, alloc,
  * load, find / find_after (any entry or by mark), set / clear / get mark;
  * and the advanced API on a state (rg_xas_*): store in the lock / store /
@@ -598,6 +599,400 @@ static void xas_op_step(struct fz *f, struct rg_xarray *xa, unsigned long i)
 	rg_xa_unlock(xa);
 }
 
+/*
+ * Multi-index mode (a flags byte of 0xf0 or more): a plain array driven by
+ * stores of an order, rg_xa_store_range(), erases inside an entry, splits
+ * (rg_xas_split_alloc() + rg_xas_split()), conflict walks over a range,
+ * marks and get_order, against a list of disjoint ranges, each
+ * (first, last, entry, marks). A store inside a larger or equal entry
+ * replaces that entry, which keeps its range; a store over smaller
+ * entries replaces them with the union of their marks; an erase at any
+ * index of an entry erases all of it.
+ */
+struct mrange {
+	unsigned long first, last;
+	void *entry;
+	unsigned int marks;
+};
+
+static struct mrange mr[MAX_SLOTS];
+static unsigned int mn;
+
+static unsigned long order_last(unsigned long base, unsigned int order)
+{
+	return base + ((order >= RG_XA_BITS_ ? 0UL : 1UL << order) - 1);
+}
+
+static unsigned int range_order(const struct mrange *r)
+{
+	unsigned long n = r->last - r->first;
+	unsigned int o = 0;
+
+	while (o < RG_XA_BITS_ && (n >> o))
+		o++;
+	return o;
+}
+
+static struct mrange *mr_find(unsigned long i)
+{
+	for (unsigned int k = 0; k < mn; k++)
+		if (i >= mr[k].first && i <= mr[k].last)
+			return &mr[k];
+	return NULL;
+}
+
+static void mr_del(struct mrange *r)
+{
+	*r = mr[--mn];
+}
+
+static void mr_store(unsigned long base, unsigned int order, void *entry)
+{
+	struct mrange n = { base, order_last(base, order), entry, 0 };
+	struct mrange *c = mr_find(base);
+
+	if (c && c->last - c->first >= n.last - n.first) {
+		if (entry)
+			c->entry = entry;
+		else
+			mr_del(c);
+		return;
+	}
+	for (unsigned int k = 0; k < mn;) {
+		if (mr[k].first >= n.first && mr[k].last <= n.last) {
+			n.marks |= mr[k].marks;
+			mr_del(&mr[k]);
+		} else {
+			k++;
+		}
+	}
+	if (entry)
+		mr[mn++] = n;
+}
+
+/* The largest aligned piece of [i, last] that starts at @i. */
+static unsigned int piece_order(unsigned long i, unsigned long last)
+{
+	unsigned int o = 0;
+
+	if (i == 0 && last == ~0UL)
+		return RG_XA_BITS_;
+	while (o + 1 < RG_XA_BITS_ && !(i & ((2UL << o) - 1)) &&
+	       last - i >= (2UL << o) - 1)
+		o++;
+	return o;
+}
+
+static void *pick_mentry(struct fz *f)
+{
+	uint8_t k = fz_u8(f);
+
+	if (k < 150)
+		return (void *)(uintptr_t)(((uintptr_t)k + 1) << 3);
+	if (k < 220)
+		return rg_xa_mk_value(k);
+	if (k < 240)
+		return (void *)(uintptr_t)(0x10002u + ((uintptr_t)k << 2));
+	if (k < 250)
+		return NULL;
+	return (void *)(uintptr_t)((uintptr_t)(k & 7) << 2 | 2); /* reserved */
+}
+
+/* An index inside @r. */
+static unsigned long pick_inside(struct fz *f, const struct mrange *r)
+{
+	if (r->last - r->first == ~0UL)
+		return fz_index(f);
+	return r->first + fz_below(f, r->last - r->first + 1);
+}
+
+static bool low_bits_10(const void *e)
+{
+	return ((uintptr_t)e & 3) == 2;
+}
+
+static int cmp_mrange(const void *a, const void *b)
+{
+	const struct mrange *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static void mcheck_index(struct fz *f, struct rg_xarray *xa, unsigned long i)
+{
+	struct mrange *c = mr_find(i);
+
+	FZ_CHECK(f, rg_xa_load(xa, i) == (c ? c->entry : NULL), "load(%lu)", i);
+	FZ_EQ(f, rg_xa_get_order(xa, i), c ? (int)range_order(c) : 0,
+	      "get_order");
+	for (unsigned int m = 0; m < NR_MARKS; m++)
+		FZ_EQ(f, rg_xa_get_mark(xa, i, m), c && (c->marks >> m & 1),
+		      "get_mark");
+}
+
+static void mcheck(struct fz *f, struct rg_xarray *xa, bool all)
+{
+	static struct mrange srt[MAX_SLOTS];
+	const char *why = NULL;
+	unsigned long i;
+	unsigned int p = 0;
+	void *e;
+
+	if (rg_xa_validate(xa, &why))
+		FZ_FAIL(f, "validate: %s", why ? why : "?");
+	FZ_EQ(f, rg_xa_empty(xa), mn == 0, "empty");
+	if (!all)
+		return;
+	memcpy(srt, mr, mn * sizeof(*mr));
+	qsort(srt, mn, sizeof(*srt), cmp_mrange);
+	for (p = 0; p < mn; p++) {
+		mcheck_index(f, xa, srt[p].first);
+		mcheck_index(f, xa, srt[p].last);
+	}
+	p = 0;
+	rg_xa_for_each(xa, i, e)
+	{
+		FZ_CHECK(f, p < mn, "iteration: extra index %lu", i);
+		FZ_CHECK(f, i == srt[p].first && e == srt[p].entry,
+			 "iteration: %lu %p, want %lu %p", i, e, srt[p].first,
+			 srt[p].entry);
+		p++;
+		if (srt[p - 1].last == ~0UL)
+			break;
+	}
+	FZ_EQ(f, p, mn, "entries seen by iteration");
+}
+
+/* Every entry overlapping [base, last] once, in index order, with order. */
+static void mop_conflict(struct fz *f, struct rg_xarray *xa, unsigned long base,
+			 unsigned int order)
+{
+	RG_XA_STATE_ORDER(xas, xa, base, order);
+	unsigned long last = order_last(base, order), after = 0;
+	unsigned int want = 0, seen = 0;
+	bool any = false;
+	void *c;
+
+	for (unsigned int k = 0; k < mn; k++)
+		want += mr[k].first <= last && mr[k].last >= base;
+	rg_xa_lock(xa);
+	while ((c = rg_xas_find_conflict(&xas))) {
+		struct mrange *at = NULL;
+
+		FZ_EQ(f, xas.xa_index, base, "find_conflict index");
+		for (unsigned int k = 0; k < mn; k++)
+			if (mr[k].first <= last && mr[k].last >= base &&
+			    (!any || mr[k].first > after) &&
+			    (!at || mr[k].first < at->first))
+				at = &mr[k];
+		FZ_CHECK(f, at && at->entry == c, "find_conflict(%lu, %u): %p",
+			 base, order, c);
+		FZ_EQ(f, rg_xas_get_order(&xas), range_order(at),
+		      "find_conflict order");
+		after = at->first;
+		any = true;
+		seen++;
+		FZ_CHECK(f, seen <= want, "find_conflict: too many");
+	}
+	rg_xa_unlock(xa);
+	FZ_EQ(f, seen, want, "find_conflict count");
+}
+
+static void mop_split(struct fz *f, struct rg_xarray *xa, bool armed)
+{
+	RG_XA_STATE(xas, xa, 0);
+	struct mrange *c, was;
+	unsigned int order, to;
+	unsigned long i;
+	void *e = (void *)(uintptr_t)(((uintptr_t)fz_u8(f) + 1) << 3);
+	int err;
+
+	if (!mn) {
+		fz_op_end(f, armed);
+		return;
+	}
+	c = &mr[fz_below(f, mn)];
+	order = range_order(c);
+	if (!order || order > 12 || mn + 64 >= MAX_SLOTS) {
+		fz_op_end(f, armed);
+		return;
+	}
+	to = order - 1 - fz_u8(f) % (order < 6 ? order : 6);
+	i = pick_inside(f, c);
+	rg_xas_set_order(&xas, i, to);
+	rg_xas_split_alloc(&xas, e, order);
+	err = rg_xas_error(&xas);
+	if (fz_op_failed(f, armed, err == -ENOMEM))
+		return;
+	FZ_EQ(f, err, 0, "split_alloc");
+	rg_xa_lock(xa);
+	rg_xas_split(&xas, e, order);
+	rg_xa_unlock(xa);
+	FZ_EQ(f, rg_xas_error(&xas), 0, "split");
+	rg_xas_nomem(&xas);
+	was = *c;
+	mr_del(c);
+	for (unsigned long b = was.first;; b += 1UL << to) {
+		mr[mn++] =
+			(struct mrange){ b, order_last(b, to), e, was.marks };
+		if (order_last(b, to) == was.last)
+			break;
+	}
+}
+
+static void run_mop(struct fz *f, struct rg_xarray *xa, unsigned int op,
+		    bool armed)
+{
+	unsigned long i = pick_idx(f), last;
+	unsigned int order = fz_u8(f) % 16, m;
+	void *e = pick_mentry(f), *old = (void *)8;
+	struct mrange *c = mr_find(i);
+	int rc, exp;
+
+	if (order >= 14)
+		order = order == 14 ? RG_XA_BITS_ : RG_XA_BITS_ + 1;
+	if (mn + 70 >= MAX_SLOTS && op % 8 < 2)
+		op = 2; /* hold the model's size: erase */
+	switch (op % 8) {
+	case 0: { /* store of an order, aligned (or sometimes not) */
+		unsigned long base =
+			order >= RG_XA_BITS_ ? 0 : i & ~((1UL << order) - 1);
+		struct mrange *at;
+
+		if (fz_u8(f) < 16 && order && order < RG_XA_BITS_)
+			base |= 1UL << (order - 1);
+		exp = order > RG_XA_BITS_ || rg_xa_is_reserved_entry(e) ||
+				      (low_bits_10(e) && order >= 6) ||
+				      (order < RG_XA_BITS_ &&
+				       (base & ((1UL << order) - 1))) ?
+			      -EINVAL :
+			      0;
+		at = exp ? NULL : mr_find(base);
+		/* a larger entry takes @e: refused where it sits in a node */
+		if (at && low_bits_10(e) && range_order(at) >= 6) {
+			exp = -EINVAL;
+			at = NULL;
+		}
+		rc = rg_xa_store_order(xa, base, order, e, &old);
+		if (fz_op_failed(f, armed, rc == -ENOMEM)) {
+			FZ_CHECK(f, old == (void *)8, "old written on failure");
+			break;
+		}
+		FZ_CHECK(f, rc == exp, "store_order(%lu, %u, %p): %d, want %d",
+			 base, order, e, rc, exp);
+		if (rc) {
+			FZ_CHECK(f, old == (void *)8, "old written on error");
+			break;
+		}
+		if (!at) {
+			/* the first entry in the range, in index order */
+			last = order_last(base, order);
+			for (unsigned int k = 0; k < mn; k++)
+				if (mr[k].first >= base && mr[k].last <= last &&
+				    (!at || mr[k].first < at->first))
+					at = &mr[k];
+		}
+		FZ_CHECK(f, old == (at ? at->entry : NULL), "store_order old");
+		mr_store(base, order, e);
+		mcheck_index(f, xa, base);
+		break;
+	}
+	case 1: /* store_range */
+		last = fz_u8(f) == 255 ? ~0UL : i + fz_below(f, 300);
+		if (fz_u8(f) == 0)
+			i = 0;
+		if (last < i)
+			last = ~0UL;
+		exp = rg_xa_is_reserved_entry(e) ||
+				      (low_bits_10(e) && last != i) ?
+			      -EINVAL :
+			      0;
+		if (!exp && low_bits_10(e) && c && range_order(c) >= 6)
+			exp = -EINVAL;
+		rc = rg_xa_store_range(xa, i, last, e);
+		if (fz_op_failed(f, armed, rc == -ENOMEM))
+			break;
+		FZ_CHECK(f, rc == exp, "store_range(%lu, %lu, %p): %d, want %d",
+			 i, last, e, rc, exp);
+		if (rc)
+			break;
+		for (unsigned long b = i;;) {
+			unsigned int o = piece_order(b, last);
+
+			mr_store(b, o, e);
+			if (order_last(b, o) == last)
+				break;
+			b += 1UL << o;
+		}
+		mcheck_index(f, xa, i);
+		mcheck_index(f, xa, last);
+		break;
+	case 2: /* erase inside an entry: all of it goes */
+		fz_op_end(f, armed);
+		if (mn && fz_u8(f) < 200) {
+			c = &mr[fz_below(f, mn)];
+			i = pick_inside(f, c);
+		}
+		old = rg_xa_erase(xa, i);
+		FZ_CHECK(f, old == (c ? c->entry : NULL), "erase(%lu)", i);
+		if (c)
+			mr_del(c);
+		mcheck_index(f, xa, i);
+		break;
+	case 3: /* split */
+		mop_split(f, xa, armed);
+		break;
+	case 4: /* find_conflict over a range */
+		fz_op_end(f, armed);
+		if (order > RG_XA_BITS_)
+			order = 12;
+		mop_conflict(f, xa,
+			     order >= RG_XA_BITS_ ? 0 :
+						    i & ~((1UL << order) - 1),
+			     order);
+		break;
+	case 5: /* set or clear a mark at any index of an entry */
+		fz_op_end(f, armed);
+		m = fz_u8(f) % NR_MARKS;
+		if (order & 1) {
+			FZ_EQ(f, rg_xa_set_mark(xa, i, m), c ? 0 : -ENOENT,
+			      "set_mark");
+			if (c)
+				c->marks |= 1u << m;
+		} else {
+			FZ_EQ(f, rg_xa_clear_mark(xa, i, m), c ? 0 : -ENOENT,
+			      "clear_mark");
+			if (c)
+				c->marks &= ~(1u << m);
+		}
+		break;
+	default: /* get_order and load at an index */
+		fz_op_end(f, armed);
+		mcheck_index(f, xa, i);
+		break;
+	}
+}
+
+static void run_multi(struct fz *f, struct rg_xarray *xa)
+{
+	mn = 0;
+	while (fz_more(f)) {
+		bool armed;
+		unsigned int op = fz_op_begin(f, &armed);
+
+		run_mop(f, xa, op, armed);
+		mcheck(f, xa, f->fired || f->op % 16 == 0);
+	}
+	mcheck(f, xa, true);
+	while (mn) {
+		rg_xa_erase(xa, mr[mn - 1].first);
+		mn--;
+	}
+	mcheck(f, xa, false);
+	FZ_EQ(f, rg_xa_node_count(xa), 0, "nodes of an empty array");
+	rg_xa_destroy(xa);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const unsigned int flagset[3] = { 0, RG_XA_FLAGS_ALLOC,
@@ -605,10 +1000,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rg_xarray xa;
 	struct fz f;
 
+	uint8_t mode;
+
 	fz_init(&f, "xarray", data, size);
-	xflags = flagset[fz_u8(&f) % 3];
+	mode = fz_u8(&f);
+	xflags = mode >= 0xf0 ? 0 : flagset[mode % 3];
 	nr = 0;
 	FZ_EQ(&f, rg_xa_init_flags(&xa, xflags), 0, "init_flags");
+	if (mode >= 0xf0) {
+		run_multi(&f, &xa);
+		return 0;
+	}
 	while (fz_more(&f)) {
 		bool armed;
 		unsigned int op = fz_op_begin(&f, &armed);
