@@ -317,9 +317,10 @@ RG_API void *rg_xa_load(struct rg_xarray *xa, unsigned long index);
  * Marks of a replaced entry are kept; a new entry starts unmarked.
  *
  * Context: takes the array's lock; may allocate nodes.
- * Return: 0; -EINVAL if @entry is reserved (see rg_xa_is_reserved_entry());
- * -ENOMEM if a node could not be allocated. On error nothing changes and
- * @old is not written.
+ * Return: 0; -EINVAL if @entry is reserved (see rg_xa_is_reserved_entry()),
+ * or has the low bits 10 and @index lies in a multi-index entry of order 6
+ * or more (which would take it); -ENOMEM if a node could not be allocated.
+ * On error nothing changes and @old is not written.
  */
 RG_API int rg_xa_store(struct rg_xarray *xa, unsigned long index, void *entry,
 		       void **old);
@@ -345,9 +346,10 @@ RG_API int rg_xa_store(struct rg_xarray *xa, unsigned long index, void *entry,
  * Context: takes the array's lock; may allocate nodes.
  * Return: 0; -EINVAL if @index is not a multiple of 2^@order, @order is
  * above BITS_PER_LONG, @entry is reserved (see rg_xa_is_reserved_entry()),
- * or @entry has the low bits 10 and @order is 6 or more (such entries are
- * stored in leaves only); -ENOMEM if a node could not be allocated. On
- * error nothing changes and @old is not written.
+ * or @entry has the low bits 10 and @order is 6 or more or the range lies
+ * in an entry of order 6 or more (such entries are stored in leaves only);
+ * -ENOMEM if a node could not be allocated. On error nothing changes and
+ * @old is not written.
  */
 RG_API int rg_xa_store_order(struct rg_xarray *xa, unsigned long index,
 			     unsigned int order, void *entry, void **old);
@@ -945,7 +947,9 @@ RG_API void *rg_xas_reload(struct rg_xa_state *xas);
  * Context: the caller holds the array's lock; may allocate nodes.
  * Return: the entry that was there (raw), or NULL; on error NULL with
  * rg_xas_error() set: -ENOMEM, or -EINVAL for an internal @entry other
- * than the two above. A state already holding an error stores nothing.
+ * than the two above, or for an entry with the low bits 10 that would sit
+ * in an interior node (a state of order 6 or more, or an index inside such
+ * an entry). A state already holding an error stores nothing.
  */
 RG_API void *rg_xas_store(struct rg_xa_state *xas, void *entry);
 

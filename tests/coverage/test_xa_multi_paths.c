@@ -151,7 +151,10 @@ static void test_alloc_array_orders(void **state)
 	rg_xa_destroy(&xa);
 }
 
-/* Entries with the low bits 10 cannot sit in an interior node. */
+/*
+ * Entries with the low bits 10 cannot sit in an interior node: not as an
+ * entry of order 6 or more, nor given to one by a store inside it.
+ */
 static void test_low_bits_refused_in_nodes(void **state)
 {
 	struct rg_xarray xa;
@@ -175,6 +178,12 @@ static void test_low_bits_refused_in_nodes(void **state)
 	assert_int_equal(rg_xa_store_order(&xa, 128, 6, &cells[0], NULL), 0);
 	assert_int_equal(rg_xa_store_order(&xa, 136, 3, LOW10, NULL), -EINVAL);
 	assert_int_equal(rg_xa_store(&xa, 140, LOW10, NULL), -EINVAL);
+	rg_xa_lock(&xa);
+	rg_xas_set(&xas, 150);
+	rg_xas_set_order(&xas, 150, 0);
+	rg_xas_store(&xas, LOW10);
+	rg_xa_unlock(&xa);
+	assert_int_equal(rg_xas_error(&xas), -EINVAL);
 	expect_entry(&xa, 128, 191, &cells[0], 6);
 	RG_ASSERT_VALID(&xa);
 	rg_xa_destroy(&xa);
