@@ -369,8 +369,9 @@ RG_API int rg_xa_store_order(struct rg_xarray *xa, unsigned long index,
  * Context: takes the array's lock; may allocate nodes (all before the
  * first piece is stored).
  * Return: 0; -EINVAL if @first > @last, @entry is reserved, or @entry has
- * the low bits 10 and the range holds more than one index; -ENOMEM if the
- * nodes could not be allocated. On error nothing changes.
+ * the low bits 10 and the range holds more than one index or lies in an
+ * entry of order 6 or more; -ENOMEM if the nodes could not be allocated.
+ * On error nothing changes.
  */
 RG_API int rg_xa_store_range(struct rg_xarray *xa, unsigned long first,
 			     unsigned long last, void *entry);

@@ -189,6 +189,32 @@ static void test_low_bits_refused_in_nodes(void **state)
 	rg_xa_destroy(&xa);
 }
 
+/*
+ * Regression: rg_xa_store_range() of one index, with an entry whose low
+ * bits are 10, inside an entry of order 6 or more failed its internal
+ * store and asserted (debug builds) or returned 0 having stored nothing.
+ * It now returns -EINVAL and leaves the array as it was.
+ */
+static void test_store_range_low_bits_inside_order6(void **state)
+{
+	struct rg_xarray xa;
+
+	(void)state;
+	rg_xa_init(&xa);
+	assert_int_equal(rg_xa_store_order(&xa, 128, 7, &cells[0], NULL), 0);
+	assert_int_equal(rg_xa_set_mark(&xa, 130, RG_XA_MARK_2), 0);
+	assert_int_equal(rg_xa_store_range(&xa, 200, 200, LOW10), -EINVAL);
+	expect_entry(&xa, 128, 255, &cells[0], 7);
+	assert_int_equal(rg_xa_get_mark(&xa, 200, RG_XA_MARK_2), 1);
+	RG_ASSERT_VALID(&xa);
+	/* outside any such entry the same call stores it */
+	assert_int_equal(rg_xa_store_range(&xa, 300, 300, LOW10), 0);
+	expect_entry(&xa, 300, 300, LOW10, 0);
+	RG_ASSERT_VALID(&xa);
+	rg_xa_destroy(&xa);
+	RG_ASSERT_CACHE_EMPTY(rg_xa_node_cache_stats);
+}
+
 /* A store covering smaller entries unites their marks; counts follow. */
 static void test_cover_unites_marks(void **state)
 {
@@ -266,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_split_short_of_nodes),
 		cmocka_unit_test(test_alloc_array_orders),
 		cmocka_unit_test(test_low_bits_refused_in_nodes),
+		cmocka_unit_test(test_store_range_low_bits_inside_order6),
 		cmocka_unit_test(test_cover_unites_marks),
 		cmocka_unit_test(test_dump_order_column),
 	};
