@@ -258,6 +258,110 @@ static void test_cover_unites_marks(void **state)
 	rg_xa_destroy(&xa);
 }
 
+/* Paths of the multi-index store and erase that build or skip levels. */
+static void test_store_levels(void **state)
+{
+	struct rg_xarray xa;
+	void *old = &cells[9];
+
+	(void)state;
+	rg_xa_init(&xa);
+	/* a marked head entry moves into a leaf with its mark */
+	assert_int_equal(rg_xa_store(&xa, 0, &cells[0], NULL), 0);
+	assert_int_equal(rg_xa_set_mark(&xa, 0, RG_XA_MARK_1), 0);
+	assert_int_equal(rg_xa_store_order(&xa, 64, 6, &cells[1], NULL), 0);
+	assert_int_equal(rg_xa_get_mark(&xa, 0, RG_XA_MARK_1), 1);
+	assert_int_equal(rg_xa_get_mark(&xa, 64, RG_XA_MARK_1), 0);
+	expect_entry(&xa, 64, 127, &cells[1], 6);
+	RG_ASSERT_VALID(&xa);
+	/* an order-6 entry far above the root: levels added on the way */
+	assert_int_equal(rg_xa_store_order(&xa, 1UL << 30, 6, &cells[2], NULL),
+			 0);
+	expect_entry(&xa, 1UL << 30, (1UL << 30) + 63, &cells[2], 6);
+	RG_ASSERT_VALID(&xa);
+	/* an erase of an order where no node exists: nothing there */
+	assert_int_equal(rg_xa_store_order(&xa, 320, 2, NULL, &old), 0);
+	assert_null(old);
+	assert_ptr_equal(rg_xa_load(&xa, 0), &cells[0]);
+	RG_ASSERT_VALID(&xa);
+	rg_xa_destroy(&xa);
+	RG_ASSERT_CACHE_EMPTY(rg_xa_node_cache_stats);
+}
+
+/* rg_xas_create_range() on an empty, a head-only and a partial tree. */
+static void test_create_range_counts(void **state)
+{
+	struct rg_xarray xa;
+	unsigned long i;
+
+	(void)state;
+	rg_xa_init(&xa);
+	for (int round = 0; round < 3; round++) {
+		RG_XA_STATE_ORDER(xas, &xa, 0, 8);
+
+		if (round == 1)
+			assert_int_equal(rg_xa_store(&xa, 0, &cells[0], NULL),
+					 0);
+		if (round == 2)
+			assert_int_equal(rg_xa_store(&xa, 130, &cells[1], NULL),
+					 0);
+		rg_xa_lock(&xa);
+		/* (rg_xas_nomem() on a state without error frees its nodes) */
+		for (rg_xas_create_range(&xas); rg_xas_error(&xas);
+		     rg_xas_create_range(&xas)) {
+			rg_xa_unlock(&xa);
+			assert_true(rg_xas_nomem(&xas));
+			rg_xa_lock(&xa);
+		}
+		/* the stores over the range then never fail for memory */
+		rg_fault_inject(1);
+		for (i = 0; i < 256; i++) {
+			rg_xas_store(&xas, rg_xa_mk_value(i));
+			assert_int_equal(rg_xas_error(&xas), 0);
+			rg_xas_next(&xas);
+		}
+		assert_false(rg_fault_fired());
+		rg_fault_inject(0);
+		rg_xa_unlock(&xa);
+		rg_xas_nomem(&xas);
+		assert_ptr_equal(rg_xa_load(&xa, 255), rg_xa_mk_value(255));
+		RG_ASSERT_VALID(&xa);
+		assert_int_equal(rg_xa_store_range(&xa, 0, 255, NULL), 0);
+		assert_true(rg_xa_empty(&xa));
+	}
+	/* index 0 alone in an empty array lives in the head: no node */
+	{
+		RG_XA_STATE(xas, &xa, 0);
+
+		rg_xa_lock(&xa);
+		rg_fault_inject(1);
+		rg_xas_create_range(&xas);
+		assert_false(rg_fault_fired());
+		rg_fault_inject(0);
+		assert_int_equal(rg_xas_error(&xas), 0);
+		rg_xas_store(&xas, &cells[4]);
+		assert_int_equal(rg_xas_error(&xas), 0);
+		rg_xa_unlock(&xa);
+		assert_int_equal(rg_xa_node_count(&xa), 0);
+		assert_ptr_equal(rg_xa_erase(&xa, 0), &cells[4]);
+	}
+	/* a range too large to count in a state: -ENOMEM, nothing held */
+	{
+		RG_XA_STATE_ORDER(xas, &xa, 0, 40);
+
+		rg_xa_lock(&xa);
+		rg_xas_create_range(&xas);
+		rg_xa_unlock(&xa);
+		assert_int_equal(rg_xas_error(&xas), -ENOMEM);
+	}
+	/* the whole index space as one piece of order BITS_PER_LONG */
+	assert_int_equal(rg_xa_store_range(&xa, 0, ULONG_MAX, &cells[3]), 0);
+	expect_entry(&xa, 0, ULONG_MAX, &cells[3], RG_BITS_PER_LONG);
+	RG_ASSERT_VALID(&xa);
+	rg_xa_destroy(&xa);
+	RG_ASSERT_CACHE_EMPTY(rg_xa_node_cache_stats);
+}
+
 /* The dump names the order of each multi-index entry. */
 static void test_dump_order_column(void **state)
 {
@@ -294,6 +398,8 @@ int main(void)
 		cmocka_unit_test(test_low_bits_refused_in_nodes),
 		cmocka_unit_test(test_store_range_low_bits_inside_order6),
 		cmocka_unit_test(test_cover_unites_marks),
+		cmocka_unit_test(test_store_levels),
+		cmocka_unit_test(test_create_range_counts),
 		cmocka_unit_test(test_dump_order_column),
 	};
 
