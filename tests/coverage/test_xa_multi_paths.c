@@ -362,6 +362,39 @@ static void test_create_range_counts(void **state)
 	RG_ASSERT_CACHE_EMPTY(rg_xa_node_cache_stats);
 }
 
+/* A split into order 0 of the whole index space takes too many nodes. */
+static void test_split_alloc_too_many(void **state)
+{
+	struct rg_xarray xa;
+	RG_XA_STATE(xas, &xa, 0);
+
+	(void)state;
+	rg_xa_init(&xa);
+	rg_fault_inject(0);
+	rg_xas_split_alloc(&xas, &cells[0], RG_BITS_PER_LONG);
+	assert_int_equal(rg_xas_error(&xas), -ENOMEM);
+	rg_xa_destroy(&xa);
+	RG_ASSERT_CACHE_EMPTY(rg_xa_node_cache_stats);
+}
+
+/* find_after from inside an entry that reaches past max finds nothing. */
+static void test_find_after_inside_last_entry(void **state)
+{
+	struct rg_xarray xa;
+	unsigned long i = 3;
+
+	(void)state;
+	rg_xa_init(&xa);
+	assert_int_equal(rg_xa_store_order(&xa, 0, 4, &cells[0], NULL), 0);
+	assert_int_equal(rg_xa_store(&xa, 40, &cells[1], NULL), 0);
+	assert_null(rg_xa_find_after(&xa, &i, 15, RG_XA_PRESENT));
+	i = 3;
+	assert_ptr_equal(rg_xa_find_after(&xa, &i, 63, RG_XA_PRESENT),
+			 &cells[1]);
+	assert_int_equal(i, 40);
+	rg_xa_destroy(&xa);
+}
+
 /* The dump names the order of each multi-index entry. */
 static void test_dump_order_column(void **state)
 {
@@ -400,6 +433,8 @@ int main(void)
 		cmocka_unit_test(test_cover_unites_marks),
 		cmocka_unit_test(test_store_levels),
 		cmocka_unit_test(test_create_range_counts),
+		cmocka_unit_test(test_split_alloc_too_many),
+		cmocka_unit_test(test_find_after_inside_last_entry),
 		cmocka_unit_test(test_dump_order_column),
 	};
 
