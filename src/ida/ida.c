@@ -515,45 +515,38 @@ static int ida_find_free_locked(struct rg_ida *ida, unsigned long min,
 	return -ENOENT;
 }
 
-/* The common checks of the two lookups; false: -ENOENT. */
-static bool ida_find_range_ok(unsigned int min, unsigned int *max)
+/* The two lookups: the lowest allocated (or free) ID in [min, max]. */
+static int ida_find(struct rg_ida *ida, unsigned int min, unsigned int max,
+		    unsigned int *id, bool free)
 {
-	if (min > RG_IDA_MAX)
-		return false;
-	if (*max > RG_IDA_MAX)
-		*max = RG_IDA_MAX;
-	return min <= *max;
+	int err;
+
+	if (!ida || !id)
+		return -EINVAL;
+	if (min > RG_IDA_MAX || min > max)
+		return -ENOENT;
+	if (max > RG_IDA_MAX)
+		max = RG_IDA_MAX;
+	rg_xa_lock(&ida->xa);
+	if (free) /* every ID below free_lo is taken */
+		err = ida_find_free_locked(ida, RGI_MAX(min, ida->free_lo), max,
+					   id);
+	else
+		err = ida_find_used_locked(ida, min, max, id);
+	rg_xa_unlock(&ida->xa);
+	return err;
 }
 
 int rg_ida_find_first_range(struct rg_ida *ida, unsigned int min,
 			    unsigned int max, unsigned int *id)
 {
-	int err;
-
-	if (!ida || !id)
-		return -EINVAL;
-	if (!ida_find_range_ok(min, &max))
-		return -ENOENT;
-	rg_xa_lock(&ida->xa);
-	err = ida_find_used_locked(ida, min, max, id);
-	rg_xa_unlock(&ida->xa);
-	return err;
+	return ida_find(ida, min, max, id, false);
 }
 
 int rg_ida_find_free_range(struct rg_ida *ida, unsigned int min,
 			   unsigned int max, unsigned int *id)
 {
-	int err;
-
-	if (!ida || !id)
-		return -EINVAL;
-	if (!ida_find_range_ok(min, &max))
-		return -ENOENT;
-	rg_xa_lock(&ida->xa);
-	/* Every ID below free_lo is taken. */
-	err = ida_find_free_locked(ida, RGI_MAX(min, ida->free_lo), max, id);
-	rg_xa_unlock(&ida->xa);
-	return err;
+	return ida_find(ida, min, max, id, true);
 }
 
 void rg_ida_init(struct rg_ida *ida)
