@@ -1007,6 +1007,17 @@ static RGI_ALWAYS_INLINE void set_bits(uint64_t *w, uint64_t s, uint64_t n)
 		w[i] |= ~0ull >> (64 - n);
 }
 
+/* The index holds [s, s + n) as allocated: the bits and counts follow. */
+static RGI_ALWAYS_INLINE int hb_taken(struct rg_hbitmap *hb, uint64_t s,
+				      uint64_t n, uint64_t *start)
+{
+	set_bits(hb->words, s, n);
+	hb_chg_note(hb, s, n);
+	hb->free_units -= n;
+	*start = s;
+	return 0;
+}
+
 /*
  * [s, s + n) is taken from the short run [a, a + k) of class k: its word
  * stays in the class's set if another run of the class starts there
@@ -1074,12 +1085,7 @@ static RGI_NOINLINE int alloc_search(struct rg_hbitmap *hb, uint64_t n,
 	}
 	return -ENOSPC;
 found:
-	/* the index holds [s, s + n) as allocated: the bits follow */
-	set_bits(hb->words, s, n);
-	hb_chg_note(hb, s, n);
-	hb->free_units -= n;
-	*start = s;
-	return 0;
+	return hb_taken(hb, s, n, start);
 }
 
 /*
@@ -1189,11 +1195,7 @@ int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 	}
 	return -ENOSPC;
 found:
-	set_bits(hb->words, s, n);
-	hb_chg_note(hb, s, n);
-	hb->free_units -= n;
-	*start = s;
-	return 0;
+	return hb_taken(hb, s, n, start);
 }
 
 void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
