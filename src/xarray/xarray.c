@@ -695,6 +695,27 @@ static struct rg_xa_node *xa_grow(struct rg_xarray *xa, struct xa_prealloc *pre,
 	return node;
 }
 
+/* Move the head entry, with its marks, into slot 0 of a new leaf from @pre. */
+static struct rg_xa_node *xa_head_to_leaf(struct rg_xarray *xa,
+					  struct xa_prealloc *pre)
+{
+	struct rg_xa_node *node = xa_node_take(xa, pre, 0, NULL, 0);
+	unsigned int m;
+
+	node->slots[0] = xa->head;
+	node->used = 1;
+	node->count = 1;
+	node->nr_values = rg_xa_is_value(xa->head);
+	for (m = 0; m < XA_NR_MARKS; m++) {
+		if (xa->head_marks & (1u << m))
+			node->marks[m] |= 1;
+		else
+			node->marks[m] &= ~(uint64_t)1;
+	}
+	xa->head_marks = 0;
+	return node;
+}
+
 /*
  * Build the missing nodes for @index from @pre; cannot fail. @leaf0: index
  * 0 needs a leaf even in an array without nodes (the entry would read as a
@@ -705,26 +726,13 @@ static void **xa_create_slot(struct rg_xarray *xa, unsigned long index,
 			     bool leaf0)
 {
 	struct rg_xa_node *node = xa_root(xa);
-	unsigned int m;
 
 	*leaf = NULL;
 	if (!node) {
 		if (index == 0 && !leaf0)
 			return &xa->head;
 		if (xa->head) {
-			/* Move the head entry into slot 0 of a new leaf. */
-			node = xa_node_take(xa, pre, 0, NULL, 0);
-			node->slots[0] = xa->head;
-			node->used = 1;
-			node->count = 1;
-			node->nr_values = rg_xa_is_value(xa->head);
-			for (m = 0; m < XA_NR_MARKS; m++) {
-				if (xa->head_marks & (1u << m))
-					node->marks[m] |= 1;
-				else
-					node->marks[m] &= ~(uint64_t)1;
-			}
-			xa->head_marks = 0;
+			node = xa_head_to_leaf(xa, pre);
 		} else {
 			node = xa_node_take(xa, pre, xa_shift_for(index), NULL,
 					    0);
@@ -1381,21 +1389,7 @@ static unsigned int xa_path(struct rg_xarray *xa, unsigned long base,
 			return cnt;
 	} else {
 		if (!node && xa->head) {
-			/* Move the head entry into slot 0 of a new leaf. */
-			unsigned int m;
-
-			node = xa_node_take(xa, pre, 0, NULL, 0);
-			node->slots[0] = xa->head;
-			node->used = 1;
-			node->count = 1;
-			node->nr_values = rg_xa_is_value(xa->head);
-			for (m = 0; m < XA_NR_MARKS; m++) {
-				if (xa->head_marks & (1u << m))
-					node->marks[m] |= 1;
-				else
-					node->marks[m] &= ~(uint64_t)1;
-			}
-			xa->head_marks = 0;
+			node = xa_head_to_leaf(xa, pre);
 			xa->head = xa_mk_node(node);
 		} else if (!node) {
 			node = xa_node_take(xa, pre, top, NULL, 0);
