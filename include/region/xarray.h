@@ -738,8 +738,19 @@ struct rg_xa_state {
  * rounded down to a multiple of 2^@order; an order above BITS_PER_LONG
  * puts -EINVAL in the state).
  */
-#define RG_XA_STATE_ORDER(name, array, index, order)                           \
-	struct rg_xa_state name = {                                            \
+#define RG_XA_STATE_ORDER(name, array, index, order)       \
+	struct rg_xa_state name = RG_XA_STATE_ORDER_INIT_( \
+		array, index, order, struct rg_xa_node, RG_XAS_RESTART)
+
+/*
+ * The initializer behind RG_XA_STATE_ORDER(), shared with the kernel-name
+ * XA_STATE_ORDER() of <region/linux/xarray.h>, whose state mirrors this one
+ * with its own node type (@node_t) and restart value. Kept out of
+ * clang-format, which does not read a brace initializer in a macro.
+ */
+/* clang-format off */
+#define RG_XA_STATE_ORDER_INIT_(array, index, order, node_t, restart)          \
+	{                                                                      \
 		(array),                                                       \
 		(order) < RG_XA_BITS_ ?                                        \
 			(unsigned long)(index) &                               \
@@ -750,13 +761,13 @@ struct rg_xa_state {
 		0,                                                             \
 		0,                                                             \
 		(order) > RG_XA_BITS_ ?                                        \
-			(struct rg_xa_node                                     \
-				 *)(uintptr_t)(((unsigned long)-EINVAL << 2) | \
-					       2UL) :                          \
-			RG_XAS_RESTART,                                        \
+			(node_t *)(uintptr_t)(((unsigned long)-EINVAL << 2) |  \
+					      2UL) :                           \
+			(restart),                                             \
 		NULL,                                                          \
 		0                                                              \
 	}
+/* clang-format on */
 
 /**
  * rg_xa_lock() - take the array's lock.

@@ -445,25 +445,9 @@ _Static_assert(offsetof(struct xa_state, xa_need) ==
 #define XAS_BOUNDS ((struct xa_node *)RG_XAS_BOUNDS)
 
 /* A state of @order: @index rounded down to a multiple of 2^@order. */
-#define XA_STATE_ORDER(name, array, index, order)                             \
-	struct xa_state name = {                                              \
-		(array),                                                      \
-		(order) < RG_XA_BITS_ ?                                       \
-			(unsigned long)(index) &                              \
-				~((1UL << ((order) % RG_XA_BITS_)) - 1) :     \
-			0UL,                                                  \
-		(unsigned char)((order) - (order) % RG_XA_CHUNK_SHIFT),       \
-		(unsigned char)((1u << ((order) % RG_XA_CHUNK_SHIFT)) - 1),   \
-		0,                                                            \
-		0,                                                            \
-		(order) > RG_XA_BITS_ ?                                       \
-			(struct xa_node *)(uintptr_t)(((unsigned long)-EINVAL \
-						       << 2) |                \
-						      2UL) :                  \
-			XAS_RESTART,                                          \
-		NULL,                                                         \
-		0                                                             \
-	}
+#define XA_STATE_ORDER(name, array, index, order)       \
+	struct xa_state name = RG_XA_STATE_ORDER_INIT_( \
+		array, index, order, struct xa_node, XAS_RESTART)
 
 /* Iterations between two reschedule points in a long kernel walk. */
 #define XA_CHECK_SCHED 4096
