@@ -45,11 +45,12 @@ void rgi_hb_runs_destroy(struct rgi_hb_runs *ix) RGI_HIDDEN;
  * -ENOSPC, or -ENOMEM (the index had to be rebuilt and could not be). On
  * success [*start, *start + n) is allocated: the index, the bits and
  * hb->free_units are updated (the one write of the bitmap outside
- * hbitmap.c, which has made the summaries stale before the call).
+ * hbitmap.c, which has made the summaries stale before the call), and
+ * *@also, a caller's count of free units, unless @also is NULL.
  */
 struct rg_hbitmap;
 int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
-		      uint64_t *start) RGI_HIDDEN;
+		      uint64_t *start, uint64_t *also) RGI_HIDDEN;
 /* Units [s, s + n) were free and have just been set in @w. */
 void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		       uint64_t s, uint64_t n) RGI_HIDDEN;
@@ -63,10 +64,11 @@ int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 			      uint64_t bmask, uint64_t *start) RGI_HIDDEN;
 /*
  * Free [s, s + n), n <= 64, on @hb whose summaries are stale: 0, with the
- * bits, hb->free_units and the index updated, or -ENOENT (a unit is free;
- * nothing changed).
+ * bits, hb->free_units (and *@also, unless NULL) and the index updated,
+ * or -ENOENT (a unit is free; nothing changed).
  */
-int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n) RGI_HIDDEN;
+int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
+		     uint64_t *also) RGI_HIDDEN;
 /*
  * Units [s, s + n) were allocated and have just been cleared in @w.
  * Returns 0 (so that a caller's last call is a tail call).

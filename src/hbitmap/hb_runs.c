@@ -1007,13 +1007,19 @@ static RGI_ALWAYS_INLINE void set_bits(uint64_t *w, uint64_t s, uint64_t n)
 		w[i] |= ~0ull >> (64 - n);
 }
 
-/* The index holds [s, s + n) as allocated: the bits and counts follow. */
+/*
+ * The index holds [s, s + n) as allocated: the bits and counts follow
+ * (*@also too, the caller's count, if not NULL).
+ */
 static RGI_ALWAYS_INLINE int hb_taken(struct rg_hbitmap *hb, uint64_t s,
-				      uint64_t n, uint64_t *start)
+				      uint64_t n, uint64_t *start,
+				      uint64_t *also)
 {
 	set_bits(hb->words, s, n);
 	hb_chg_note(hb, s, n);
 	hb->free_units -= n;
+	if (also)
+		*also -= n;
 	*start = s;
 	return 0;
 }
@@ -1037,7 +1043,8 @@ static RGI_ALWAYS_INLINE void take_short(struct rgi_hb_runs *ix, uint64_t a,
 
 /* rgi_hb_runs_alloc() past its fast path: every class from n's up. */
 static RGI_NOINLINE int alloc_search(struct rg_hbitmap *hb, uint64_t n,
-				     uint64_t mask, uint64_t *start)
+				     uint64_t mask, uint64_t *start,
+				     uint64_t *also)
 {
 	struct rgi_hb_runs *ix = hb->runs;
 	const uint64_t *w = hb->words;
@@ -1085,7 +1092,7 @@ static RGI_NOINLINE int alloc_search(struct rg_hbitmap *hb, uint64_t n,
 	}
 	return -ENOSPC;
 found:
-	return hb_taken(hb, s, n, start);
+	return hb_taken(hb, s, n, start, also);
 }
 
 /*
@@ -1094,7 +1101,7 @@ found:
  * of that length in the first word its start set names.
  */
 int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
-		      uint64_t *start)
+		      uint64_t *start, uint64_t *also)
 {
 	struct rgi_hb_runs *ix = hb->runs;
 	const uint64_t *w = hb->words;
@@ -1103,16 +1110,16 @@ int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 	unsigned k, i;
 
 	if (unlikely(n >= NSHORT || mask || ix->stale))
-		return alloc_search(hb, n, mask, start);
+		return alloc_search(hb, n, mask, start, also);
 	bits = ix->l1[0] & (~0ull << n);
 	if (unlikely(!bits))
-		return alloc_search(hb, n, mask, start);
+		return alloc_search(hb, n, mask, start, also);
 	k = (unsigned)__builtin_ctzll(bits);
 	nw = (hb->capacity + 63) >> 6;
 	wi = sset_first(ix, k);
 	for (t = word_starts(w, wi);; t &= t - 1) {
 		if (unlikely(!t)) /* (not while the index is valid) */
-			return alloc_search(hb, n, mask, start);
+			return alloc_search(hb, n, mask, start, also);
 		i = (unsigned)__builtin_ctzll(t);
 		if (short_len(w, nw, wi, i) == k)
 			break;
@@ -1121,11 +1128,7 @@ int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 		more = short_len(w, nw, wi, (unsigned)__builtin_ctzll(t)) == k;
 	a = (wi << 6) + i;
 	take_short(ix, a, k, more, a, n);
-	set_bits(hb->words, a, n);
-	hb_chg_note(hb, a, n);
-	hb->free_units -= n;
-	*start = a;
-	return 0;
+	return hb_taken(hb, a, n, start, also);
 }
 
 int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
@@ -1195,7 +1198,7 @@ int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 	}
 	return -ENOSPC;
 found:
-	return hb_taken(hb, s, n, start);
+	return hb_taken(hb, s, n, start, NULL);
 }
 
 void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
@@ -1246,7 +1249,8 @@ int rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 	return freed_merge(ix, w, cap, s, n, lf | rf << 1);
 }
 
-int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n)
+int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
+		     uint64_t *also)
 {
 	uint64_t *w = hb->words, e = s + n, cap = hb->capacity;
 	unsigned o = (unsigned)(s & 63);
@@ -1266,6 +1270,8 @@ int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n)
 		p[1] &= ~m1;
 	hb_chg_note(hb, s, n);
 	hb->free_units += n;
+	if (also)
+		*also += n;
 	if (unlikely(hb->runs->stale))
 		return 0;
 	lf = s && unit_free(w, s - 1);

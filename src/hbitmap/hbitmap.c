@@ -133,6 +133,7 @@
 #include <string.h>
 
 #include "hb_internal.h"
+#include "hbitmap_adv.h"
 #include "rg_internal.h"
 #include "region/hbitmap.h"
 
@@ -1983,10 +1984,16 @@ int rg_hbitmap_alloc_best(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 		return -EOPNOTSUPP;
 	if (unlikely(n > hb->free_units))
 		return -ENOSPC;
+	return rgi_hbitmap_alloc_best_adv(hb, n, align - 1, start, NULL);
+}
+
+int rgi_hbitmap_alloc_best_adv(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
+			       uint64_t *start, uint64_t *also)
+{
 	if (unlikely(!hb->sum_stale))
 		hb_go_stale(hb);
 	/* the index finds the run, takes it and sets its bits */
-	return rgi_hb_runs_alloc(hb, n, align - 1, start);
+	return rgi_hb_runs_alloc(hb, n, mask, start, also);
 }
 
 int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
@@ -2175,12 +2182,22 @@ static HB_NOINLINE int hb_free_short_switch(struct rg_hbitmap *hb,
  * words itself once the summaries are stale (the usual case).
  */
 static HB_NOINLINE int hb_free_indexed(struct rg_hbitmap *hb, uint64_t start,
-				       uint64_t n)
+				       uint64_t n, uint64_t *also)
 {
 	if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
 		return -ENOENT;
 	hb_bits_only(hb, start, n, false);
+	if (also)
+		*also += n;
 	return rgi_hb_runs_freed(hb->runs, hb->words, hb->capacity, start, n);
+}
+
+int rgi_hbitmap_free_best_adv(struct rg_hbitmap *hb, uint64_t start, uint64_t n,
+			      uint64_t *also)
+{
+	if (likely(hb->sum_stale && n <= 64))
+		return rgi_hb_runs_free(hb, start, n, also);
+	return hb_free_indexed(hb, start, n, also);
 }
 
 int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
@@ -2189,11 +2206,8 @@ int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 
 	if (unlikely(hb_bad_range(hb, start, n)))
 		return -EINVAL;
-	if (unlikely(hb->runs)) { /* best fit: no pending block, no summaries */
-		if (likely(hb->sum_stale && n <= 64))
-			return rgi_hb_runs_free(hb, start, n);
-		return hb_free_indexed(hb, start, n);
-	}
+	if (unlikely(hb->runs)) /* best fit: no pending block, no summaries */
+		return rgi_hbitmap_free_best_adv(hb, start, n, NULL);
 	if (likely(n <= 64 && b == ((e - 1) >> HB_BLOCK_SHIFT))) {
 		if (likely(b == hb->pend))
 			return hb_free_short(hb, start, n, false);

@@ -20,14 +20,33 @@
  * (init sets r->alloc, and r->alloc_hot, which also moves the front
  * end's free count, so rg_region_alloc() reaches it by a tail call; and
  * r->free_hot for every policy; best fit needs an instance created with
- * RG_HBITMAP_BEST_FIT); the other two go through hb_alloc(): top-down is
+ * RG_HBITMAP_BEST_FIT, and its two hot paths go straight to hbitmap's
+ * advanced calls (hbitmap/hbitmap_adv.h), which skip the checks the front
+ * end made and move its free count themselves, so each hot call is two
+ * tail calls from the front end to the index); the other two go through
+ * hb_alloc(): top-down is
  * rg_hbitmap_alloc_rev(), next fit rg_hbitmap_alloc_range() from the
  * cursor to the top, then (once) rg_hbitmap_alloc().
  */
 #include <errno.h>
+#include <limits.h>
 
+#include "hbitmap/hbitmap_adv.h"
 #include "region/hbitmap.h"
 #include "region_internal.h"
+
+/*
+ * Where the front end's unsigned long is hbitmap's uint64_t (LP64 Linux),
+ * the best-fit hot paths hand their pointers (*start, the free count)
+ * straight to hbitmap's advanced calls.
+ */
+#if ULONG_MAX == UINT64_MAX
+#define HB_LONG_IS_U64 1
+_Static_assert(_Generic((uint64_t *)0, unsigned long * : 1, default : 0),
+	       "uint64_t is unsigned long");
+#else
+#define HB_LONG_IS_U64 0
+#endif
 
 static void hb_fini(struct rg_region *r)
 {
@@ -112,17 +131,40 @@ static int hb_alloc_first_hot(struct rg_region *r, unsigned long n,
 	return err;
 }
 
+/*
+ * Best fit: the front end has checked everything, so hbitmap's advanced
+ * calls do the rest, the front end's free count included.
+ */
 static int hb_alloc_best_hot(struct rg_region *r, unsigned long n,
 			     unsigned long mask, unsigned long *start)
 {
+#if HB_LONG_IS_U64
+	return rgi_hbitmap_alloc_best_adv(r->priv, n, mask, start,
+					  &r->free_units);
+#else
 	uint64_t s;
-	int err = rg_hbitmap_alloc_best(r->priv, n, (uint64_t)mask + 1, &s);
+	int err = rgi_hbitmap_alloc_best_adv(r->priv, n, mask, &s, NULL);
 
 	if (likely(!err)) {
 		*start = (unsigned long)s;
 		r->free_units -= n;
 	}
 	return err;
+#endif
+}
+
+static int hb_free_best_hot(struct rg_region *r, unsigned long start,
+			    unsigned long n)
+{
+#if HB_LONG_IS_U64
+	return rgi_hbitmap_free_best_adv(r->priv, start, n, &r->free_units);
+#else
+	int err = rgi_hbitmap_free_best_adv(r->priv, start, n, NULL);
+
+	if (likely(!err))
+		r->free_units += n;
+	return err;
+#endif
 }
 
 static int hb_free_hot(struct rg_region *r, unsigned long start,
@@ -148,7 +190,7 @@ static int hb_init(struct rg_region *r)
 		r->alloc = hb_alloc_best;
 		r->alloc_hot = hb_alloc_best_hot;
 	}
-	r->free_hot = hb_free_hot;
+	r->free_hot = best ? hb_free_best_hot : hb_free_hot;
 	return r->priv ? 0 : -errno;
 }
 
