@@ -153,6 +153,12 @@ static inline void sample_peak(struct rg_region *r)
 		r->bytes_peak = b;
 }
 
+/* The hot calls' generic paths (below), for backends without their own. */
+static int alloc_backend(struct rg_region *r, unsigned long n,
+			 unsigned long mask, unsigned long *start);
+static int free_backend(struct rg_region *r, unsigned long start,
+			unsigned long n);
+
 struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 					   unsigned long capacity,
 					   unsigned int flags)
@@ -207,6 +213,10 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 		errno = -err;
 		return NULL;
 	}
+	if (!r->alloc_hot) /* so the hot calls need not test for them */
+		r->alloc_hot = alloc_backend;
+	if (!r->free_hot)
+		r->free_hot = free_backend;
 	r->bytes_peak = bytes_held(r);
 	return r;
 }
@@ -282,10 +292,11 @@ static inline int mutation_done(struct rg_region *r, int err,
 /*
  * The hot calls, alloc and free, in two halves: an inline body that does
  * the work unlocked, and a locked variant out of line, so an instance
- * without RG_REGION_LOCKED pays one test for the lock and no spills. A
- * backend that set r->alloc_hot (r->free_hot) is reached from the body
- * by a tail call that does the rest, counters included (not in builds
- * with expensive checks, which check the instance after every call).
+ * without RG_REGION_LOCKED pays one test for the lock and no spills. The
+ * body ends in a tail call of r->alloc_hot (r->free_hot), the backend's
+ * own path or the generic one below, which does the rest, counters
+ * included (not in builds with expensive checks, which take the generic
+ * path and check the instance after every call).
  */
 /* The backend's r->alloc, then the counters: alloc_body() past its checks. */
 static RGI_NOINLINE int alloc_backend(struct rg_region *r, unsigned long n,
@@ -314,10 +325,10 @@ static inline int alloc_body(struct rg_region *r, unsigned long n,
 	if (unlikely(n > r->free_units))
 		return -ENOSPC;
 #ifndef RGI_EXPENSIVE_CHECKS
-	if (likely(r->alloc_hot))
-		return r->alloc_hot(r, n, align ? align - 1 : 0, start);
-#endif
+	return r->alloc_hot(r, n, align ? align - 1 : 0, start);
+#else
 	return alloc_backend(r, n, align ? align - 1 : 0, start);
+#endif
 }
 
 static RGI_NOINLINE int alloc_locked(struct rg_region *r, unsigned long n,
@@ -365,10 +376,10 @@ static inline int free_body(struct rg_region *r, unsigned long start,
 	if (unlikely(n > r->capacity - r->free_units))
 		return -ENOENT;
 #ifndef RGI_EXPENSIVE_CHECKS
-	if (likely(r->free_hot))
-		return r->free_hot(r, start, n);
-#endif
+	return r->free_hot(r, start, n);
+#else
 	return free_backend(r, start, n);
+#endif
 }
 
 static RGI_NOINLINE int free_locked(struct rg_region *r, unsigned long start,

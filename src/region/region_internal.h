@@ -108,11 +108,12 @@ struct rg_region {
 	int (*alloc)(struct rg_region *r, unsigned long n, unsigned long mask,
 		     unsigned long *start);
 	/*
-	 * NULL, or set by the backend's init: the rest of rg_region_alloc()
-	 * (rg_region_free()) past the front end's checks, done in one call
-	 * that also stores *start and moves free_units on success; only for
-	 * backends whose bytes do not vary. The hot calls reach the backend
-	 * through these by a tail call, with no frame of the front end's.
+	 * The rest of rg_region_alloc() (rg_region_free()) past the front
+	 * end's checks, done in one call that also stores *start and moves
+	 * free_units on success: set by the backend's init (only for backends
+	 * whose bytes do not vary), else the front end's generic path. The
+	 * hot calls reach the backend through these by a tail call, with no
+	 * frame of the front end's.
 	 */
 	int (*alloc_hot)(struct rg_region *r, unsigned long n,
 			 unsigned long mask, unsigned long *start);
