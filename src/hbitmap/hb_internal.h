@@ -160,9 +160,9 @@ struct rg_hbitmap {
 	bool sum_stale; /* best fit: summaries behind the bits, rebuilt lazily */
 	/*
 	 * Best fit, while sum_stale: the block ranges whose bits changed,
-	 * chg_n of them (entries b0 << 16 | (b1 - b0)); past chg_max, or
-	 * for a range of 65,536 blocks or more, only counted, and the next
-	 * sync rebuilds every summary. Blocks not named have exact summaries.
+	 * chg_n of them (entries b0 << 16 | (b1 - b0)); past chg_max
+	 * (chg_n stops at chg_max + 1), or for a range of 65,536 blocks or
+	 * more, the next sync rebuilds every summary. Blocks not named have exact summaries.
 	 */
 	uint64_t *chg;
 	uint64_t chg_n, chg_max;
@@ -178,11 +178,17 @@ static inline uint64_t hb_chg_size(uint64_t nblocks)
 	return nblocks / 4 > 64 ? nblocks / 4 : 64;
 }
 
-/* Best fit: the bits of [s, s + n) changed behind the summaries. */
+/*
+ * Best fit: the bits of [s, s + n) changed behind the summaries. Once the
+ * list has overflowed (chg_n = chg_max + 1) nothing more is noted: the
+ * next sync rebuilds everything anyway.
+ */
 static inline void hb_chg_note(struct rg_hbitmap *hb, uint64_t s, uint64_t n)
 {
 	uint64_t b0 = s >> HB_BLOCK_SHIFT, b1 = (s + n - 1) >> HB_BLOCK_SHIFT;
 
+	if (hb->chg_n > hb->chg_max)
+		return;
 	if (hb->chg_n < hb->chg_max)
 		hb->chg[hb->chg_n] =
 			b1 - b0 < 65536 ? b0 << 16 | (b1 - b0) : UINT64_MAX;
