@@ -128,6 +128,7 @@ struct rgi_hb_runs {
 	uint64_t soff[SLEVELS]; /* level k at soff[k] in a class */
 	uint64_t slen[SLEVELS]; /* words of level k */
 	unsigned slevels; /* level slevels - 1 is one word */
+	uint64_t *sptr[NSHORT]; /* sptr[c]: class c's set (sset_of()) */
 	uint8_t top; /* bit i: l1[i] != 0 */
 	uint64_t l1[NWORDS];
 	uint32_t root[NCLASS];
@@ -545,7 +546,7 @@ static inline void keep_spare(struct rgi_hb_runs *ix)
 
 static inline uint64_t *sset_of(const struct rgi_hb_runs *ix, unsigned c)
 {
-	return ix->sset + (size_t)(c - 1) * ix->sstride;
+	return ix->sptr[c];
 }
 
 /*
@@ -578,6 +579,8 @@ static int sset_size(struct rgi_hb_runs *ix, uint64_t cap)
 	ix->scap = cap;
 	ix->sstride = stride;
 	ix->slevels = k;
+	for (unsigned c = 1; c < NSHORT; c++)
+		ix->sptr[c] = set + (size_t)(c - 1) * stride;
 	memcpy(ix->slen, len, sizeof(len[0]) * k);
 	memcpy(ix->soff, off, sizeof(off[0]) * k);
 	set_bytes(ix, sizeof(*ix) + (size_t)ix->ncap * sizeof(*ix->node) +
