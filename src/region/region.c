@@ -319,11 +319,13 @@ static RGI_NOINLINE int alloc_backend(struct rg_region *r, unsigned long n,
 static inline int alloc_body(struct rg_region *r, unsigned long n,
 			     unsigned long align, unsigned long *start)
 {
-	/* (in the body, under the lock: rg_region_resize() changes it) */
-	if (unlikely(n > r->capacity))
-		return -EINVAL;
+	/*
+	 * (in the body, under the lock: rg_region_resize() changes it) One
+	 * test on the way: free_units <= capacity, so n > capacity is a
+	 * case of n > free_units.
+	 */
 	if (unlikely(n > r->free_units))
-		return -ENOSPC;
+		return n > r->capacity ? -EINVAL : -ENOSPC;
 #ifndef RGI_EXPENSIVE_CHECKS
 	return r->alloc_hot(r, n, align ? align - 1 : 0, start);
 #else
