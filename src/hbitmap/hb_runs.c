@@ -663,13 +663,13 @@ static uint64_t sset_next(const struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
 /* Lowest word index in class @c's set (not empty): from the top down. */
 static inline uint64_t sset_first(const struct rgi_hb_runs *ix, unsigned c)
 {
-	const uint64_t *set = sset_of(ix, c);
-	unsigned k = ix->slevels - 1;
-	uint64_t wi = (uint64_t)__builtin_ctzll(set[ix->soff[k]]);
+	const uint64_t *set = sset_of(ix, c), *off = ix->soff + ix->slevels - 1;
+	uint64_t wi = (unsigned)__builtin_ctzll(set[*off]);
 
-	while (k--)
-		wi = (wi << 6) +
-		     (uint64_t)__builtin_ctzll(set[ix->soff[k] + wi]);
+	while (off != ix->soff) {
+		off--;
+		wi = (wi << 6) + (unsigned)__builtin_ctzll(set[*off + wi]);
+	}
 	return wi;
 }
 
