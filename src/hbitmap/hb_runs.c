@@ -78,10 +78,10 @@
  * stale) and the next best-fit allocation rebuilds it from the bitmap in
  * O(capacity / 64), which is the one call that can return -ENOMEM for it.
  * Resize also drops it (the rebuild then sizes the start sets anew). Bytes:
- * the handle (about 2 KB: the class roots and masks), the start sets, 24
- * bytes per pool node and four 4-byte table slots per pool node: 40 bytes
- * per node, 40 to 80 per long run as the pool is between half and fully
- * used.
+ * the handle (about 2.7 KB: the class roots, masks and start-set
+ * pointers), the start sets, 24 bytes per pool node and four 4-byte table
+ * slots per pool node: 40 bytes per node, 40 to 80 per long run as the
+ * pool is between half and fully used.
  *
  * Updates. A long run that shrinks or grows at one end, and stays long,
  * keeps its node: it moves to its new class's treap and only the hash
