@@ -90,7 +90,8 @@
  * Hot paths. A best-fit allocation and a free of one or two words are
  * whole calls here (rgi_hb_runs_alloc(), rgi_hb_runs_free()): the index
  * finds or merges the run, sets or clears the bits, moves the free count
- * and notes the changed blocks for hbitmap.c's summaries, so the public
+ * (and the caller's, for hbitmap_adv.h's calls, which the region backend
+ * uses) and notes the changed blocks for hbitmap.c's summaries, so the
  * entry points reach them by a tail call. Their usual cases come first
  * (no alignment, a short class; a free whose neighbours are allocated),
  * the general search and the merging of neighbours out of line.
