@@ -214,6 +214,44 @@ static inline uint64_t hb_starts(uint64_t u, const uint8_t *k)
 	return u;
 }
 
+#ifdef HB_SIMD
+/* The eight words of a block in four registers. */
+struct hb_v4 {
+	__m128i a, b, c, d;
+};
+
+/* One shift-and step on the eight words: v &= v >> c. */
+static HB_ALWAYS_INLINE struct hb_v4 hb_step4(struct hb_v4 v, unsigned c)
+{
+	__m128i sh = _mm_cvtsi32_si128((int)c);
+
+	v.a = _mm_and_si128(v.a, _mm_srl_epi64(v.a, sh));
+	v.b = _mm_and_si128(v.b, _mm_srl_epi64(v.b, sh));
+	v.c = _mm_and_si128(v.c, _mm_srl_epi64(v.c, sh));
+	v.d = _mm_and_si128(v.d, _mm_srl_epi64(v.d, sh));
+	return v;
+}
+
+/*
+ * The starts of runs of n free units in each word of v (free units set),
+ * 1 <= n <= 64: the shifts of row n - 1 of hb_shift_tab (k), in steps
+ * known at compile time: four for n <= 16, five for n <= 32, else six.
+ */
+static HB_ALWAYS_INLINE struct hb_v4 hb_starts4(struct hb_v4 v,
+						const uint8_t *k, unsigned n)
+{
+	v = hb_step4(v, k[0]);
+	v = hb_step4(v, k[1]);
+	v = hb_step4(v, k[2]);
+	v = hb_step4(v, k[3]);
+	if (n > 16)
+		v = hb_step4(v, k[4]);
+	if (n > 32)
+		v = hb_step4(v, k[5]);
+	return v;
+}
+#endif
+
 /*
  * Summary of the 512 units held in w[0 .. 7], given a lower bound lb on
  * its inner run (a run known to remain). Runs touching a word boundary
@@ -262,21 +300,20 @@ static uint32_t hb_block_compute(const uint64_t *w, unsigned lb)
 		 * grown one unit at a time while one remains */
 		const uint8_t *k = hb_shift_tab[best];
 #ifdef HB_SIMD
-		__m128i v0 = _mm_load_si128((const __m128i *)u);
-		__m128i v1 = _mm_load_si128((const __m128i *)u + 1);
-		__m128i v2 = _mm_load_si128((const __m128i *)u + 2);
-		__m128i v3 = _mm_load_si128((const __m128i *)u + 3);
+		struct hb_v4 v = {
+			_mm_load_si128((const __m128i *)u),
+			_mm_load_si128((const __m128i *)u + 1),
+			_mm_load_si128((const __m128i *)u + 2),
+			_mm_load_si128((const __m128i *)u + 3),
+		};
+		__m128i v0, v1, v2, v3;
 		const __m128i zero = _mm_setzero_si128();
 
-		/* runs of best + 1 <= 16 need four steps, longer ones six */
-		for (unsigned i = 0; i < (best < 16 ? 4u : 6u); i++) {
-			__m128i c = _mm_cvtsi32_si128(k[i]);
-
-			v0 = _mm_and_si128(v0, _mm_srl_epi64(v0, c));
-			v1 = _mm_and_si128(v1, _mm_srl_epi64(v1, c));
-			v2 = _mm_and_si128(v2, _mm_srl_epi64(v2, c));
-			v3 = _mm_and_si128(v3, _mm_srl_epi64(v3, c));
-		}
+		v = hb_starts4(v, k, best + 1);
+		v0 = v.a;
+		v1 = v.b;
+		v2 = v.c;
+		v3 = v.d;
 		for (;;) {
 			__m128i any = _mm_or_si128(_mm_or_si128(v0, v1),
 						   _mm_or_si128(v2, v3));
@@ -400,24 +437,18 @@ static HB_ALWAYS_INLINE uint64_t hb_block_fit(const uint64_t *w, uint64_t base,
 		const __m128i ones = _mm_set1_epi32(-1);
 		const __m128i ap = _mm_set1_epi64x((long long)r->apat);
 		const __m128i *wv = (const __m128i *)w;
-		__m128i v0 = _mm_xor_si128(_mm_load_si128(wv), ones);
-		__m128i v1 = _mm_xor_si128(_mm_load_si128(wv + 1), ones);
-		__m128i v2 = _mm_xor_si128(_mm_load_si128(wv + 2), ones);
-		__m128i v3 = _mm_xor_si128(_mm_load_si128(wv + 3), ones);
+		struct hb_v4 v = {
+			_mm_xor_si128(_mm_load_si128(wv), ones),
+			_mm_xor_si128(_mm_load_si128(wv + 1), ones),
+			_mm_xor_si128(_mm_load_si128(wv + 2), ones),
+			_mm_xor_si128(_mm_load_si128(wv + 3), ones),
+		};
 
-		/* n <= 32 needs five steps, more six */
-		for (unsigned i = 0; i < (r->n <= 32 ? 5u : 6u); i++) {
-			__m128i c = _mm_cvtsi32_si128(k[i]);
-
-			v0 = _mm_and_si128(v0, _mm_srl_epi64(v0, c));
-			v1 = _mm_and_si128(v1, _mm_srl_epi64(v1, c));
-			v2 = _mm_and_si128(v2, _mm_srl_epi64(v2, c));
-			v3 = _mm_and_si128(v3, _mm_srl_epi64(v3, c));
-		}
-		_mm_store_si128((__m128i *)ts, _mm_and_si128(v0, ap));
-		_mm_store_si128((__m128i *)ts + 1, _mm_and_si128(v1, ap));
-		_mm_store_si128((__m128i *)ts + 2, _mm_and_si128(v2, ap));
-		_mm_store_si128((__m128i *)ts + 3, _mm_and_si128(v3, ap));
+		v = hb_starts4(v, k, (unsigned)r->n);
+		_mm_store_si128((__m128i *)ts, _mm_and_si128(v.a, ap));
+		_mm_store_si128((__m128i *)ts + 1, _mm_and_si128(v.b, ap));
+		_mm_store_si128((__m128i *)ts + 2, _mm_and_si128(v.c, ap));
+		_mm_store_si128((__m128i *)ts + 3, _mm_and_si128(v.d, ap));
 	}
 #else
 	for (unsigned j = 0; j < HB_BLOCK_WORDS; j++)
