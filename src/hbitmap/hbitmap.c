@@ -579,6 +579,36 @@ static inline uint64_t hb_g_ge(const struct rg_hbitmap *hb, unsigned k,
 	return m;
 }
 
+/*
+ * The first child of node (k, idx) whose stored g value is at least nq,
+ * 1 <= nq <= HB_G_MAX, or 64: hb_g_ge() that stops at the first group of
+ * 16 values holding one.
+ */
+static inline unsigned hb_g_first(const struct rg_hbitmap *hb, unsigned k,
+				  uint64_t idx, uint64_t nq)
+{
+	const int16_t *g = hb->gv[k] + (idx << HB_FAN_SHIFT);
+#ifdef HB_SIMD
+	const __m128i t = _mm_set1_epi16((short)(nq - 1));
+
+	for (unsigned q = 0; q < 4; q++) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(g + 16 * q));
+		__m128i b = _mm_loadu_si128((const __m128i *)(g + 16 * q + 8));
+		__m128i c = _mm_packs_epi16(_mm_cmpgt_epi16(a, t),
+					    _mm_cmpgt_epi16(b, t));
+		unsigned m = (unsigned)_mm_movemask_epi8(c);
+
+		if (m)
+			return 16 * q + (unsigned)__builtin_ctz(m);
+	}
+#else
+	for (unsigned j = 0; j < 64; j++)
+		if ((uint64_t)g[j] >= nq)
+			return j;
+#endif
+	return 64;
+}
+
 /* Largest stored g value of node (k, idx). */
 static inline uint64_t hb_g_max(const struct rg_hbitmap *hb, unsigned k,
 				uint64_t idx)
@@ -762,13 +792,12 @@ static uint64_t hb_search_plain(const struct rg_hbitmap *hb,
 		return nd->s >= n && nd->p != size ? size - nd->s : HB_NONE;
 	}
 	for (;;) {
-		unsigned csh = hb_child_shift(k), j;
-		uint64_t m = hb_g_ge(hb, k, idx, n), lm;
+		unsigned csh = hb_child_shift(k), j = hb_g_first(hb, k, idx, n);
+		uint64_t lm;
 		struct hb_sum x;
 
-		if (unlikely(!m))
+		if (unlikely(j == 64))
 			return HB_NONE; /* cannot happen: inner >= n */
-		j = (unsigned)__builtin_ctzll(m);
 		x = hb_child_or0(hb, k, idx, nd, j);
 		lm = ~nd->all & ((1ULL << j) - 1);
 		if (lm) {
