@@ -933,6 +933,60 @@ static struct hb_sum hb_node_rebuild(struct rg_hbitmap *hb, unsigned k,
 }
 
 /*
+ * Node c of level k - 1 changed only its inner run, from oin (the new one
+ * is stored): its prefix and suffix stayed, and it is not entirely free,
+ * so of its parent only the "any" mask bit (no free unit left), the
+ * child's g value and the inner run can change, and the same holds one
+ * level up: the change climbs while an inner run changes. An unsaturated
+ * old g value gives the run ending in the child's prefix, which did not
+ * change (see hb_propagate()); the previous child's suffix is read only
+ * otherwise.
+ */
+static HB_NOINLINE void hb_inner_up(struct rg_hbitmap *hb, unsigned k,
+				    uint64_t c, uint64_t oin)
+{
+	for (; k < hb->nlevels; k++) {
+		const struct hb_node *cn = &hb->lv[k - 1][c];
+		uint64_t idx = c >> HB_FAN_SHIFT, bit = 1ULL << (c & 63);
+		uint64_t nin = cn->inner, og, vi, ovi, inner;
+		unsigned i = (unsigned)(c & 63), csh = hb_child_shift(k);
+		struct hb_node *nd = &hb->lv[k][idx];
+
+		if (cn->p | cn->s | nin)
+			nd->any |= bit;
+		else
+			nd->any &= ~bit;
+		og = hb_g_get(hb, k, idx, i);
+		if (likely(og < HB_G_MAX) && nin >= oin) {
+			vi = RGI_MAX(nin, og);
+			ovi = og;
+		} else if (og < HB_G_MAX && og > oin) {
+			return; /* the prefix run holds the value */
+		} else {
+			uint64_t lm = ~nd->all & (bit - 1), rs = 0;
+
+			if (lm)
+				rs = hb_run_into(hb, k, idx, nd, lm, csh);
+			vi = hb_g_val(lm != 0, (uint64_t)i << csh, cn->p, rs,
+				      nin);
+			ovi = hb_g_val(lm != 0, (uint64_t)i << csh, cn->p, rs,
+				       oin);
+		}
+		hb_g_put(hb, k, idx, i, vi);
+		inner = nd->inner;
+		if (vi >= inner)
+			inner = vi;
+		else if (ovi == inner)
+			inner = hb_node_inner(hb, k, idx);
+		if (inner == nd->inner)
+			return;
+		oin = nd->inner;
+		nd->inner = inner;
+		c = idx;
+	}
+}
+
+/*
  * Child i of node (k, idx) changed its (stored) summary from *o to *x:
  * update the node's masks, the g values that depend on the child (its own
  * and that of the next child not entirely free) and the node's summary.
@@ -940,7 +994,9 @@ static struct hb_sum hb_node_rebuild(struct rg_hbitmap *hb, unsigned k,
  * (last) child not entirely free. The inner run is the largest exact g
  * value: a new value that reaches the old inner run is it; otherwise, if
  * the child's old value held it, the maximum is taken again. Returns true
- * if the summary changed.
+ * if the summary changed and the caller must go on above; a change of the
+ * child's inner run alone is handed to hb_inner_up(), which climbs by
+ * itself (false).
  */
 static HB_ALWAYS_INLINE bool hb_node_child_changed(struct rg_hbitmap *hb,
 						   unsigned k, uint64_t idx,
@@ -950,45 +1006,19 @@ static HB_ALWAYS_INLINE bool hb_node_child_changed(struct rg_hbitmap *hb,
 {
 	struct hb_node *nd = &hb->lv[k][idx];
 	unsigned csh = hb_child_shift(k), f, l;
-	uint64_t onf = ~nd->all, nf, lm, rm, rs = 0, vi = 0, vj = 0, ovi;
+	uint64_t onf = ~nd->all, nf, lm, rm, rs = 0, vi = 0, vj = 0;
 	uint64_t p = nd->p, s = nd->s, inner = nd->inner;
 	bool open;
 
+	if (likely(o->p == x->p && o->s == x->s && x->p != 1ULL << csh)) {
+		/* only the inner run changed: it climbs on its own */
+		hb_inner_up(hb, k, (idx << HB_FAN_SHIFT) + i, o->inner);
+		return false;
+	}
 	hb_mask_set(nd, i, x, 1ULL << csh);
 	nf = ~nd->all;
 	lm = onf & ((1ULL << i) - 1); /* the same in nf */
 	open = lm != 0; /* a run can end at child i's start */
-	if (likely(o->p == x->p && o->s == x->s && x->p != 1ULL << csh)) {
-		/*
-		 * Only the inner run changed: only this g value can. An
-		 * unsaturated old value gives the run ending in the prefix,
-		 * which did not change (see hb_l0_changed()).
-		 */
-		uint64_t og = hb_g_get(hb, k, idx, i);
-
-		if (likely(og < HB_G_MAX) && x->inner >= o->inner) {
-			vi = RGI_MAX(x->inner, og);
-			ovi = og;
-		} else if (og < HB_G_MAX && og > o->inner) {
-			return false; /* the prefix run holds it */
-		} else {
-			if (open)
-				rs = hb_run_into(hb, k, idx, nd, lm, csh);
-			vi = hb_g_val(open, (uint64_t)i << csh, x->p, rs,
-				      x->inner);
-			ovi = hb_g_val(open, (uint64_t)i << csh, x->p, rs,
-				       o->inner);
-		}
-		hb_g_put(hb, k, idx, i, vi);
-		if (vi >= inner)
-			inner = vi;
-		else if (ovi == inner)
-			inner = hb_node_inner(hb, k, idx);
-		if (inner == nd->inner)
-			return false;
-		nd->inner = inner;
-		return true;
-	}
 	if (open)
 		rs = hb_run_into(hb, k, idx, nd, lm, csh);
 	if (unlikely(!nf)) {
@@ -1045,10 +1075,10 @@ static HB_ALWAYS_INLINE bool hb_node_child_changed(struct rg_hbitmap *hb,
 
 /*
  * hb_node_child_changed() for level 0, on packed block summaries: block b
- * (child i of node idx) changed its (stored) summary from ov to v.
+ * (child i of node idx) changed its (stored) summary to v, more than its
+ * inner run (hb_propagate() takes that case).
  */
-static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
-			  uint32_t v)
+static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t v)
 {
 	uint64_t idx = b >> HB_FAN_SHIFT, bit = 1ULL << (b & 63);
 	unsigned i = (unsigned)(b & 63), f, l;
@@ -1057,7 +1087,7 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 	int16_t *g = hb->gv[0] + (idx << HB_FAN_SHIFT);
 	uint64_t onf = ~nd->all, nf, any, lm, rm;
 	uint64_t inner = nd->inner, p = nd->p, s = nd->s, rs = 0;
-	uint64_t vi = 0, vj = 0, ovi;
+	uint64_t vi = 0, vj = 0;
 	bool open;
 
 	/* the bsum of a block below i that is not entirely free is present
@@ -1066,42 +1096,6 @@ static bool hb_l0_changed(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
 	nd->any = any;
 	lm = onf & (bit - 1);
 	open = lm != 0;
-	if (likely(((ov ^ v) & HB_BS(1023, 1023, 0)) == 0 &&
-		   HB_BS_P(v) != HB_BLOCK_BITS)) {
-		/*
-		 * Only the inner run changed: only this g value can. It is
-		 * the larger of the inner run and the run ending in the
-		 * prefix, which did not change: that run is the old value
-		 * if the old value exceeds the old inner run, else at most
-		 * the old inner run.
-		 */
-		uint64_t oin = HB_BS_I(ov), nin = HB_BS_I(v);
-
-		ovi = (uint64_t)g[i];
-		if (nin >= oin) {
-			vi = RGI_MAX(nin, ovi);
-		} else if (ovi > oin) {
-			return false; /* the prefix run holds it */
-		} else {
-			if (open) {
-				unsigned q = 63 - (unsigned)__builtin_clzll(lm);
-
-				rs = ((uint64_t)(q + 1) << HB_BLOCK_SHIFT) -
-				     HB_BS_S(bs[q]);
-			}
-			vi = hb_g_val(open, (uint64_t)i << HB_BLOCK_SHIFT,
-				      HB_BS_P(v), rs, nin);
-		}
-		g[i] = (int16_t)vi;
-		if (vi >= inner)
-			inner = vi;
-		else if (ovi == inner)
-			inner = hb_g_max(hb, 0, idx);
-		if (inner == nd->inner)
-			return false;
-		nd->inner = inner;
-		return true;
-	}
 	if (open) {
 		unsigned q = 63 - (unsigned)__builtin_clzll(lm);
 
@@ -1174,16 +1168,76 @@ static HB_ALWAYS_INLINE void hb_propagate_up(struct rg_hbitmap *hb, uint64_t c,
 	}
 }
 
-/* Block b's summary changed from ov to (stored) v: update the nodes above. */
-static void hb_propagate(struct rg_hbitmap *hb, uint64_t b, uint32_t ov,
-			 uint32_t v)
+/* hb_propagate() for a change of more than the block's inner run. */
+static HB_NOINLINE void hb_propagate_all(struct rg_hbitmap *hb, uint64_t b,
+					 uint32_t v)
 {
 	uint64_t c = b >> HB_FAN_SHIFT;
 	const struct hb_node *cn = &hb->lv[0][c];
 	struct hb_sum o = { cn->p, cn->s, cn->inner };
 
-	if (hb_l0_changed(hb, b, ov, v))
+	if (hb_l0_changed(hb, b, v))
 		hb_propagate_up(hb, c, o);
+}
+
+/*
+ * Block b's summary changed from ov to (stored) v: update the nodes above.
+ * When only its inner run changed (the usual case), only its own g value
+ * can: it is the larger of the inner run and the run ending in the
+ * prefix, which did not change: that run is the old value if the old
+ * value exceeds the old inner run, else at most the old inner run. That
+ * path is inlined into the callers; the rest is out of line.
+ */
+static HB_ALWAYS_INLINE void hb_propagate(struct rg_hbitmap *hb, uint64_t b,
+					  uint32_t ov, uint32_t v)
+{
+	uint64_t idx = b >> HB_FAN_SHIFT, bit = 1ULL << (b & 63);
+	unsigned i = (unsigned)(b & 63);
+	struct hb_node *nd;
+	int16_t *g;
+	uint64_t oin = HB_BS_I(ov), nin = HB_BS_I(v), ovi, vi, inner;
+
+	if (unlikely(((ov ^ v) & HB_BS(1023, 1023, 0)) != 0 ||
+		     HB_BS_P(v) == HB_BLOCK_BITS)) {
+		hb_propagate_all(hb, b, v);
+		return;
+	}
+	nd = &hb->lv[0][idx];
+	g = hb->gv[0] + (idx << HB_FAN_SHIFT);
+	/* the any bit: a block with no free unit left reads as 0 */
+	nd->any = (nd->any & ~bit) | (v ? bit : 0);
+	ovi = (uint64_t)g[i];
+	if (nin >= oin) {
+		vi = RGI_MAX(nin, ovi);
+	} else if (ovi > oin) {
+		return; /* the prefix run holds the value */
+	} else {
+		uint64_t lm = ~nd->all & (bit - 1), rs = 0;
+
+		if (lm) {
+			unsigned q = 63 - (unsigned)__builtin_clzll(lm);
+
+			rs = ((uint64_t)(q + 1) << HB_BLOCK_SHIFT) -
+			     HB_BS_S(hb->bsum[(idx << HB_FAN_SHIFT) + q]);
+		}
+		vi = hb_g_val(lm != 0, (uint64_t)i << HB_BLOCK_SHIFT,
+			      HB_BS_P(v), rs, nin);
+	}
+	g[i] = (int16_t)vi;
+	inner = nd->inner;
+	if (vi >= inner) {
+		if (vi == inner)
+			return;
+	} else if (ovi == inner) {
+		vi = hb_g_max(hb, 0, idx);
+		if (vi == inner)
+			return;
+	} else {
+		return;
+	}
+	nd->inner = vi;
+	if (hb->nlevels > 1)
+		hb_inner_up(hb, 1, idx, inner);
 }
 
 /* Record a mutation of [s, e) (absolute) inside the pending block. */
