@@ -60,7 +60,8 @@
  * longer runs are handled by a carried run. With align > 1 a candidate
  * whose runs are long enough but misaligned is searched and left (the scan
  * goes on): this keeps the result exact; runs of n + align - 1 units
- * always succeed.
+ * always succeed. The plain descent compares the g values 16 at a time
+ * and stops at the first group that holds a candidate.
  *
  * Updates. After bits change in one block the block summary is recomputed
  * and, while a summary actually changes, the parent is updated: its masks,
@@ -76,7 +77,10 @@
  * the child's prefix did not change, and it is the old value if that
  * exceeds the old inner run, else no longer than the old inner run; so
  * the previous child's suffix is read only when a shrunk inner run held
- * the value. A block's summary is updated from a single recorded change
+ * the value. Such a change climbs on a path of its own (level 0 inlined
+ * into the callers, the levels above in one small loop): it needs neither
+ * the masks nor the neighbours' summaries. A block's summary is updated
+ * from a single recorded change
  * (one run carved or two merged) without reading its other words, unless
  * the longest inner run shrank: then the block is recomputed, runs inside
  * words for all eight words at once (see hb_block_compute()). A range
