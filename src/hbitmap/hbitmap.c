@@ -946,8 +946,8 @@ static struct hb_sum hb_node_rebuild(struct rg_hbitmap *hb, unsigned k,
  * change (see hb_propagate()); the previous child's suffix is read only
  * otherwise.
  */
-static HB_NOINLINE void hb_inner_up(struct rg_hbitmap *hb, unsigned k,
-				    uint64_t c, uint64_t oin)
+static HB_ALWAYS_INLINE void hb_inner_up(struct rg_hbitmap *hb, unsigned k,
+					 uint64_t c, uint64_t oin)
 {
 	for (; k < hb->nlevels; k++) {
 		const struct hb_node *cn = &hb->lv[k - 1][c];
@@ -1468,7 +1468,12 @@ static inline void hb_before_reset(struct rg_hbitmap *hb)
 	hb->before_lim = UINT64_MAX;
 }
 
-static void hb_flush(struct rg_hbitmap *hb)
+/*
+ * Bring the pending block's summary and its ancestors up to date (its
+ * recorded change or a recompute) and drop it. Inlined into the two hot
+ * callers, the search and the switch to another pending block.
+ */
+static HB_ALWAYS_INLINE void hb_flush_inl(struct rg_hbitmap *hb)
 {
 	uint64_t b = hb->pend;
 
@@ -1490,6 +1495,12 @@ static void hb_flush(struct rg_hbitmap *hb)
 	hb->pend = HB_NONE;
 	hb->pend_alloc = false;
 	hb_before_reset(hb);
+}
+
+/* hb_flush_inl() out of line, for the calls off the hot paths. */
+static HB_NOINLINE void hb_flush(struct rg_hbitmap *hb)
+{
+	hb_flush_inl(hb);
 }
 
 /*
@@ -1604,7 +1615,7 @@ static bool hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e, bool set)
 
 static void hb_switch_pend(struct rg_hbitmap *hb, uint64_t b)
 {
-	hb_flush(hb);
+	hb_flush_inl(hb);
 	hb->pend = b;
 	hb->pend_hint = 0;
 	hb->pend_ops = 0;
@@ -1953,7 +1964,7 @@ static HB_NOINLINE int hb_alloc_search(struct rg_hbitmap *hb, uint64_t n,
 	uint64_t a;
 
 	hb_req_init(&r, n, align, 0, hb->capacity);
-	hb_flush(hb);
+	hb_flush_inl(hb);
 	a = align == 1 && n <= 64 ? hb_search_plain(hb, &r) : hb_search(hb, &r);
 	if (a == HB_NONE)
 		return -ENOSPC;
