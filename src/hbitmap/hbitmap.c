@@ -1879,6 +1879,51 @@ static void hb_req_init(struct hb_req *r, uint64_t n, uint64_t align,
 }
 
 /*
+ * Fast path for n > 64 from word j of the pending block (the lowest word
+ * not entirely allocated): the first free run there, joined to the run
+ * open at the block (before_suffix) if it starts at the block's first
+ * unit, followed through the block's words and the prefixes of the blocks
+ * after it (their summaries are exact) until it ends or holds any aligned
+ * start. Every unit before the run is allocated and no fit starts before
+ * the block (n > before_lim), so the run's lowest aligned start is the
+ * first fit if it holds n units; else HB_NONE (a later run may: the
+ * caller scans).
+ */
+static uint64_t hb_pend_first_run(const struct rg_hbitmap *hb, uint64_t n,
+				  uint64_t align, unsigned j)
+{
+	const uint64_t *w = hb->words + hb->pend * HB_BLOCK_WORDS;
+	uint64_t pstart = hb->pend << HB_BLOCK_SHIFT, x = w[j], y, rs, end, a;
+	unsigned f = (unsigned)__builtin_ctzll(~x);
+
+	rs = pstart + 64 * j + f;
+	y = x >> f;
+	if (y) {
+		end = rs + (uint64_t)__builtin_ctzll(y);
+	} else {
+		while (++j < HB_BLOCK_WORDS && !w[j])
+			;
+		end = j < HB_BLOCK_WORDS ?
+			      pstart + 64 * j +
+				      (uint64_t)__builtin_ctzll(w[j]) :
+			      pstart + HB_BLOCK_BITS;
+	}
+	if (rs == pstart)
+		rs -= hb->before_suffix;
+	if (end == pstart + HB_BLOCK_BITS) {
+		for (uint64_t b = hb->pend + 1; b < hb->nblocks; b++) {
+			unsigned p = HB_BS_P(hb->bsum[b]);
+
+			end += p;
+			if (p != HB_BLOCK_BITS || end - rs >= n + align - 1)
+				break;
+		}
+	}
+	a = (rs + align - 1) & ~(align - 1);
+	return a + n <= end ? a : HB_NONE;
+}
+
+/*
  * Fast path: the first fit, if it starts in the run open at the pending
  * block (before_suffix) or later, and ends in the block or in the run
  * reaching into the next block. HB_NONE: take the slow path.
@@ -1921,6 +1966,9 @@ static uint64_t hb_alloc_pending(struct rg_hbitmap *hb, uint64_t n,
 		if (likely(a + n <= wb + f + len))
 			return a;
 	}
+	if (n > 64 && j < HB_BLOCK_WORDS &&
+	    (a = hb_pend_first_run(hb, n, align, j)) != HB_NONE)
+		return a;
 	hb_req_init(&r, n, align, 0, hb->capacity);
 	r.rs = j == 0 ? pstart - hb->before_suffix : wb;
 	a = hb_scan_block(hb, hb->pend, j, &r);
