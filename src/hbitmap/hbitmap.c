@@ -1648,6 +1648,18 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 		uint64_t keep = from_alloc ? b1 : b0, stale = HB_NONE;
 		uint64_t lo = keep == b1 ? b0 : b0 + 1;
 		uint64_t hi = keep == b1 ? b1 - 1 : b1;
+		uint64_t ks = keep << HB_BLOCK_SHIFT,
+			 bs0 = b0 << HB_BLOCK_SHIFT;
+		/*
+		 * An allocation onward from the pending block b0, all of whose
+		 * units below s are allocated, closes the run open at b0: the
+		 * runs wholly before b1 are those before b0 and that one.
+		 */
+		bool carry = set && from_alloc && hb->pend == b0 &&
+			     hb->before_known && hb->before_exact &&
+			     (s == bs0 || hb_bits_are(hb->words, bs0, s, true));
+		uint64_t cmax =
+			carry ? RGI_MAX(hb->before_max, hb->before_suffix) : 0;
 
 		if (hb->pend != keep) {
 			if (hb->pend >= lo && hb->pend <= hi) {
@@ -1672,10 +1684,20 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 		}
 		hb_bits(hb->words, s, e, set);
 		hb_update_blocks(hb, lo, hi, s, e, set, stale);
-		hb_pend_note(hb, RGI_MAX(s, keep << HB_BLOCK_SHIFT),
-			     RGI_MIN(e, (keep + 1) << HB_BLOCK_SHIFT), set);
-		if (s < (keep << HB_BLOCK_SHIFT))
+		hb_pend_note(hb, RGI_MAX(s, ks), RGI_MIN(e, ks + HB_BLOCK_BITS),
+			     set);
+		if (carry) {
+			hb->before_known = true;
+			hb->before_exact = true;
+			hb->before_max = cmax;
+			hb->before_suffix = 0;
+			hb->before_lim = cmax;
+		} else if (s < ks) {
 			hb_before_reset(hb); /* runs before it changed */
+		}
+		/* the words the range covers from the kept block's start */
+		if (set && s < ks && (e - ks) >> 6 > hb->pend_hint)
+			hb->pend_hint = (unsigned)((e - ks) >> 6);
 	}
 	if (set) {
 		hb->free_units -= n;
