@@ -936,6 +936,97 @@ static struct hb_sum hb_node_rebuild(struct rg_hbitmap *hb, unsigned k,
 	return hb_node_update_range(hb, k, idx, 0, 63);
 }
 
+/* Child j's g value from the run open before it; carry the run on. */
+static inline void hb_g_step(struct rg_hbitmap *hb, unsigned k, uint64_t idx,
+			     const struct hb_node *nd, unsigned j, bool *open,
+			     uint64_t *rs)
+{
+	unsigned csh = hb_child_shift(k);
+	struct hb_sum x;
+
+	if ((nd->all >> j) & 1) {
+		hb_g_put(hb, k, idx, j, 0);
+		return;
+	}
+	x = hb_child_or0(hb, k, idx, nd, j);
+	hb_g_put(hb, k, idx, j,
+		 hb_g_val(*open, (uint64_t)j << csh, x.p, *rs, x.inner));
+	*open = true;
+	*rs = ((uint64_t)(j + 1) << csh) - x.s;
+}
+
+/*
+ * A set (set) or cleared range changed children c0 .. c1 of node (k, idx):
+ * those strictly inside the range, all but the ends e0 (c0, if @e0) and
+ * e1 (c1, if @e1), became entirely allocated or entirely free. Their
+ * masks change by one word operation and their g values become 0 (an
+ * allocated child after an allocated one, or a free child, ends no run
+ * of the node), and the run open after them is known: from their end
+ * (set), or the one open before them (cleared). Only the end children
+ * and the next child not entirely free need their summaries read. Then
+ * the node's summary (hb_node_sum()), stored and returned.
+ */
+static struct hb_sum hb_node_update_span(struct rg_hbitmap *hb, unsigned k,
+					 uint64_t idx, unsigned c0, unsigned c1,
+					 bool e0, bool e1, bool set)
+{
+	struct hb_node *nd = &hb->lv[k][idx];
+	unsigned csh = hb_child_shift(k), j = c0, u1 = c1;
+	uint64_t span = (c1 == 63 ? ~0ULL : (2ULL << c1) - 1) & (~0ULL << c0);
+	uint64_t lm, rm, rs = 0, csz = 1ULL << csh;
+	int16_t *g = hb->gv[k] + (idx << HB_FAN_SHIFT);
+	struct hb_sum out, x;
+	bool open;
+
+	if (e0)
+		span &= ~(1ULL << c0);
+	if (e1)
+		span &= ~(1ULL << c1);
+	if (set) {
+		nd->any &= ~span;
+		nd->all &= ~span;
+	} else {
+		nd->any |= span;
+		nd->all |= span;
+	}
+	if (e0) {
+		x = hb_child(hb, k, (idx << HB_FAN_SHIFT) + c0);
+		hb_mask_set(nd, c0, &x, csz);
+	}
+	if (e1) {
+		x = hb_child(hb, k, (idx << HB_FAN_SHIFT) + c1);
+		hb_mask_set(nd, c1, &x, csz);
+	}
+	lm = ~nd->all & ((1ULL << c0) - 1);
+	open = lm != 0;
+	if (open)
+		rs = hb_run_into(hb, k, idx, nd, lm, csh);
+	if (e0)
+		hb_g_step(hb, k, idx, nd, j++, &open, &rs);
+	if (e1 && u1 >= j)
+		u1--;
+	if (j <= u1 && u1 < 64) {
+		for (unsigned i = j; i <= u1; i++)
+			g[i] = 0;
+		if (set) {
+			open = true;
+			rs = (uint64_t)(u1 + 1) << csh;
+		}
+		j = u1 + 1;
+	}
+	if (e1 && j == c1)
+		hb_g_step(hb, k, idx, nd, j, &open, &rs);
+	rm = c1 == 63 ? 0 : ~nd->all & (~0ULL << (c1 + 1));
+	if (rm)
+		hb_g_step(hb, k, idx, nd, (unsigned)__builtin_ctzll(rm), &open,
+			  &rs);
+	out = hb_node_sum(hb, k, idx);
+	nd->p = out.p;
+	nd->s = out.s;
+	nd->inner = out.inner;
+	return out;
+}
+
 /*
  * Node c of level k - 1 changed only its inner run, from oin (the new one
  * is stored): its prefix and suffix stayed, and it is not entirely free,
@@ -1417,48 +1508,38 @@ static void hb_update_blocks(struct rg_hbitmap *hb, uint64_t b0, uint64_t b1,
 		}
 		return;
 	}
-	for (uint64_t b = b0; b <= b1; b++) {
-		uint32_t v = hb_block_after(hb, b, s, e, set, stale);
-		struct hb_sum x;
-
-		x = hb_unpack(v);
-		hb->bsum[b] = v;
-		hb_mask_set(&hb->lv[0][b >> HB_FAN_SHIFT], b & 63, &x,
-			    HB_BLOCK_BITS);
-	}
+	hb->bsum[b0] = hb_block_after(hb, b0, s, e, set, stale);
+	hb->bsum[b1] = hb_block_after(hb, b1, s, e, set, stale);
+	for (uint64_t b = b0 + 1; b < b1; b++)
+		hb->bsum[b] = set ? 0 : HB_BS_FREE;
 	if (b0 >> HB_FAN_SHIFT == b1 >> HB_FAN_SHIFT) {
 		uint64_t c = b0 >> HB_FAN_SHIFT;
 		const struct hb_node *nd = &hb->lv[0][c];
 		struct hb_sum o = { nd->p, nd->s, nd->inner };
-		struct hb_sum x = hb_node_update_range(
-			hb, 0, c, (unsigned)(b0 & 63), (unsigned)(b1 & 63));
+		struct hb_sum x = hb_node_update_span(
+			hb, 0, c, (unsigned)(b0 & 63), (unsigned)(b1 & 63),
+			true, true, set);
 
 		if (!hb_sum_eq(&o, &x))
 			hb_propagate_up(hb, c, o);
 		return;
 	}
+	/*
+	 * Level by level: at each, the children strictly between the first
+	 * (lo) and the last (hi) lie inside the range.
+	 */
 	lo = b0;
 	hi = b1;
 	for (unsigned k = 0; k < hb->nlevels; k++) {
-		uint64_t nsz = 1ULL << (hb_child_shift(k) + HB_FAN_SHIFT);
+		uint64_t i0 = lo >> HB_FAN_SHIFT, i1 = hi >> HB_FAN_SHIFT;
 
-		for (uint64_t idx = lo >> HB_FAN_SHIFT;
-		     idx <= hi >> HB_FAN_SHIFT; idx++) {
-			unsigned c0 = idx == lo >> HB_FAN_SHIFT ?
-					      (unsigned)(lo & 63) :
-					      0;
-			unsigned c1 = idx == hi >> HB_FAN_SHIFT ?
-					      (unsigned)(hi & 63) :
-					      63;
-			struct hb_sum x =
-				hb_node_update_range(hb, k, idx, c0, c1);
-
-			if (k + 1 < hb->nlevels)
-				hb_mask_set(&hb->lv[k + 1][idx >> HB_FAN_SHIFT],
-					    idx & 63, &x, nsz);
-		}
-		lo >>= HB_FAN_SHIFT;
-		hi >>= HB_FAN_SHIFT;
+		for (uint64_t idx = i0; idx <= i1; idx++)
+			hb_node_update_span(
+				hb, k, idx, idx == i0 ? (unsigned)(lo & 63) : 0,
+				idx == i1 ? (unsigned)(hi & 63) : 63, idx == i0,
+				idx == i1, set);
+		lo = i0;
+		hi = i1;
 	}
 }
 
