@@ -1744,18 +1744,12 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 
 		if (hb->pend != keep) {
 			if (hb->pend >= lo && hb->pend <= hi) {
-				/* its summary follows its one change, or it
-				 * is recomputed below; carried up there: the
-				 * path was consistent with its stale summary */
-				uint64_t b = hb->pend;
-
-				if (set && hb->pend_ops == 1)
-					hb->bsum[b] = hb_block_incr_call(
-						hb->words + b * HB_BLOCK_WORDS,
-						hb->bsum[b], hb->pend_s,
-						hb->pend_e, hb->pend_set);
-				else if (hb->pend_ops)
-					stale = b;
+				/* its summary is recomputed below (unless the
+				 * range covers it or fills it up); carried up
+				 * there: the path was consistent with its
+				 * stale summary */
+				if (hb->pend_ops)
+					stale = hb->pend;
 				hb->pend = HB_NONE;
 				hb->pend_alloc = false;
 			}
