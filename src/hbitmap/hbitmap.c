@@ -1738,7 +1738,9 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 		 */
 		bool carry = set && from_alloc && hb->pend == b0 &&
 			     hb->before_known && hb->before_exact &&
-			     (s == bs0 || hb_bits_are(hb->words, bs0, s, true));
+			     (s == bs0 + 64 * hb->pend_hint ||
+			      hb_bits_are(hb->words, bs0 + 64 * hb->pend_hint,
+					  s, true));
 		uint64_t cmax =
 			carry ? RGI_MAX(hb->before_max, hb->before_suffix) : 0;
 
