@@ -1673,6 +1673,34 @@ static void hb_bits(uint64_t *w, uint64_t s, uint64_t e, bool set)
 	}
 }
 
+#ifdef HB_SIMD
+/*
+ * Whole words from *i while at least eight remain before last, eight at
+ * a time (one test per eight): false at the first eight not all equal to
+ * want, else true with *i past them.
+ */
+static HB_NOINLINE bool hb_words_are(const uint64_t *w, uint64_t *i,
+				     uint64_t last, uint64_t want)
+{
+	const __m128i wv = _mm_set1_epi64x((long long)want);
+
+	for (; *i + 8 <= last; *i += 8) {
+		const __m128i *v = (const __m128i *)(w + *i);
+		__m128i d = _mm_or_si128(
+			_mm_or_si128(_mm_xor_si128(_mm_loadu_si128(v), wv),
+				     _mm_xor_si128(_mm_loadu_si128(v + 1), wv)),
+			_mm_or_si128(
+				_mm_xor_si128(_mm_loadu_si128(v + 2), wv),
+				_mm_xor_si128(_mm_loadu_si128(v + 3), wv)));
+
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) !=
+		    0xffff)
+			return false;
+	}
+	return true;
+}
+#endif
+
 /* True if every bit of [s, e) equals set. */
 static bool hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e, bool set)
 {
@@ -1683,8 +1711,13 @@ static bool hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e, bool set)
 		return ((w[i] ^ want) & fm & lm) == 0;
 	if ((w[i] ^ want) & fm)
 		return false;
-	/* whole words four at a time: one test per four */
-	for (i++; i + 4 <= last; i += 4)
+	i++;
+#ifdef HB_SIMD
+	if (last - i >= 8 && !hb_words_are(w, &i, last, want))
+		return false;
+#endif
+	/* then four at a time: one test per four */
+	for (; i + 4 <= last; i += 4)
 		if (((w[i] ^ want) | (w[i + 1] ^ want) | (w[i + 2] ^ want) |
 		     (w[i + 3] ^ want)) != 0)
 			return false;

@@ -262,10 +262,48 @@ static void test_run_into_pending(void **state)
 	rg_hbitmap_destroy(hb);
 }
 
+/*
+ * A long free with one free unit anywhere inside fails with -ENOENT, and
+ * a long reserve with one allocated unit inside with -EBUSY; neither
+ * changes anything.
+ */
+static void test_one_unit_inside(void **state)
+{
+	const uint64_t cap = 5000, n = 4500;
+	struct rg_hbitmap *hb = rg_hbitmap_create(cap);
+	uint64_t s;
+
+	(void)state;
+	assert_non_null(hb);
+	for (uint64_t u = 0; u < n; u++) {
+		assert_int_equal(rg_hbitmap_reserve(hb, 300 + u, 1), 0);
+		assert_int_equal(rg_hbitmap_reserve(hb, 300, n), -EBUSY);
+		assert_int_equal(rg_hbitmap_free_units(hb), cap - 1);
+		assert_int_equal(rg_hbitmap_free(hb, 300 + u, 1), 0);
+		if (u % 61 == 0)
+			RG_ASSERT_VALID(hb);
+	}
+	assert_int_equal(rg_hbitmap_reserve(hb, 300, n), 0);
+	for (uint64_t u = 0; u < n; u++) {
+		assert_int_equal(rg_hbitmap_free(hb, 300 + u, 1), 0);
+		assert_int_equal(rg_hbitmap_free(hb, 300, n), -ENOENT);
+		assert_int_equal(rg_hbitmap_free_units(hb), cap - n + 1);
+		assert_int_equal(rg_hbitmap_reserve(hb, 300 + u, 1), 0);
+		if (u % 61 == 0)
+			RG_ASSERT_VALID(hb);
+	}
+	assert_int_equal(rg_hbitmap_free(hb, 300, n), 0);
+	assert_int_equal(rg_hbitmap_alloc(hb, cap, 1, &s), 0);
+	assert_int_equal(s, 0);
+	RG_ASSERT_VALID(hb);
+	rg_hbitmap_destroy(hb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_into_pending),
+		cmocka_unit_test(test_one_unit_inside),
 		cmocka_unit_test(test_big_fill),
 		cmocka_unit_test(test_big_1e6),
 		cmocka_unit_test(test_huge_regions),
