@@ -660,6 +660,34 @@ static uint64_t hb_node_inner(const struct rg_hbitmap *hb, unsigned k,
 }
 
 /*
+ * hb_node_inner() of node (k, idx) whose children i and j (64: none) were
+ * just given the exact g values vi and vj, one of them saturated: the
+ * largest of those and of the other stored values if those are exact
+ * (the usual case: a long free run ends in one child, as at the top of
+ * an ascending fill), without recomputing the known ones.
+ */
+static HB_NOINLINE uint64_t hb_node_inner_past(struct rg_hbitmap *hb,
+					       unsigned k, uint64_t idx,
+					       unsigned i, uint64_t vi,
+					       unsigned j, uint64_t vj)
+{
+	int16_t *g = hb->gv[k] + (idx << HB_FAN_SHIFT);
+	int16_t gi = g[i], gj = j < 64 ? g[j] : 0;
+	uint64_t m;
+
+	g[i] = 0;
+	if (j < 64)
+		g[j] = 0;
+	m = hb_g_max(hb, k, idx);
+	g[i] = gi;
+	if (j < 64)
+		g[j] = gj;
+	if (m < HB_G_MAX)
+		return hb_max3(m, vi, vj);
+	return hb_node_inner(hb, k, idx);
+}
+
+/*
  * Summary of node (k, idx) from its masks, the stored summaries of its
  * first and last children that are not entirely free, and its g values
  * (exact ones recomputed for the saturated children only).
@@ -1100,7 +1128,7 @@ static HB_ALWAYS_INLINE bool hb_node_child_changed(struct rg_hbitmap *hb,
 						   const struct hb_sum *x)
 {
 	struct hb_node *nd = &hb->lv[k][idx];
-	unsigned csh = hb_child_shift(k), f, l;
+	unsigned csh = hb_child_shift(k), f, l, j = 64;
 	uint64_t onf = ~nd->all, nf, lm, rm, rs = 0, vi = 0, vj = 0;
 	uint64_t p = nd->p, s = nd->s, inner = nd->inner;
 	bool open;
@@ -1133,8 +1161,10 @@ static HB_ALWAYS_INLINE bool hb_node_child_changed(struct rg_hbitmap *hb,
 	hb_g_put(hb, k, idx, i, vi);
 	rm = i == 63 ? 0 : nf & (~0ULL << (i + 1));
 	if (rm) {
-		unsigned j = (unsigned)__builtin_ctzll(rm);
-		struct hb_sum y = hb_child_or0(hb, k, idx, nd, j);
+		struct hb_sum y;
+
+		j = (unsigned)__builtin_ctzll(rm);
+		y = hb_child_or0(hb, k, idx, nd, j);
 
 		vj = hb_g_val(open, (uint64_t)j << csh, y.p, rs, y.inner);
 		hb_g_put(hb, k, idx, j, vj);
@@ -1158,8 +1188,10 @@ static HB_ALWAYS_INLINE bool hb_node_child_changed(struct rg_hbitmap *hb,
 	/* two g values changed: unless one reaches it, take the maximum */
 	if (vi >= inner || vj >= inner)
 		inner = vi > vj ? vi : vj;
-	else
+	else if (likely(vi < HB_G_MAX && vj < HB_G_MAX))
 		inner = hb_node_inner(hb, k, idx);
+	else
+		inner = hb_node_inner_past(hb, k, idx, i, vi, j, vj);
 	if (p == nd->p && s == nd->s && inner == nd->inner)
 		return false;
 	nd->p = p;
