@@ -964,23 +964,27 @@ static struct hb_sum hb_node_rebuild(struct rg_hbitmap *hb, unsigned k,
 	return hb_node_update_range(hb, k, idx, 0, 63);
 }
 
-/* Child j's g value from the run open before it; carry the run on. */
+/*
+ * Child j's g value from the run open before it; carry the run on. The
+ * largest old (stored) and new (exact) values so far: *omax, *nmax.
+ */
 static inline void hb_g_step(struct rg_hbitmap *hb, unsigned k, uint64_t idx,
 			     const struct hb_node *nd, unsigned j, bool *open,
-			     uint64_t *rs)
+			     uint64_t *rs, uint64_t *omax, uint64_t *nmax)
 {
 	unsigned csh = hb_child_shift(k);
+	uint64_t v = 0, o = hb_g_get(hb, k, idx, j);
 	struct hb_sum x;
 
-	if ((nd->all >> j) & 1) {
-		hb_g_put(hb, k, idx, j, 0);
-		return;
+	if (!((nd->all >> j) & 1)) {
+		x = hb_child_or0(hb, k, idx, nd, j);
+		v = hb_g_val(*open, (uint64_t)j << csh, x.p, *rs, x.inner);
+		*open = true;
+		*rs = ((uint64_t)(j + 1) << csh) - x.s;
 	}
-	x = hb_child_or0(hb, k, idx, nd, j);
-	hb_g_put(hb, k, idx, j,
-		 hb_g_val(*open, (uint64_t)j << csh, x.p, *rs, x.inner));
-	*open = true;
-	*rs = ((uint64_t)(j + 1) << csh) - x.s;
+	hb_g_put(hb, k, idx, j, v);
+	*omax = RGI_MAX(*omax, o);
+	*nmax = RGI_MAX(*nmax, v);
 }
 
 /*
@@ -991,17 +995,20 @@ static inline void hb_g_step(struct rg_hbitmap *hb, unsigned k, uint64_t idx,
  * allocated child after an allocated one, or a free child, ends no run
  * of the node), and the run open after them is known: from their end
  * (set), or the one open before them (cleared). Only the end children
- * and the next child not entirely free need their summaries read. Then
- * the node's summary (hb_node_sum()), stored and returned.
+ * and the next child not entirely free need their summaries read. The
+ * node's prefix and suffix follow from its masks; its inner run is the
+ * largest new g value if that reaches the old one, else the old one if
+ * no changed child held it, else the maximum is taken again. Stored and
+ * returned.
  */
 static struct hb_sum hb_node_update_span(struct rg_hbitmap *hb, unsigned k,
 					 uint64_t idx, unsigned c0, unsigned c1,
 					 bool e0, bool e1, bool set)
 {
 	struct hb_node *nd = &hb->lv[k][idx];
-	unsigned csh = hb_child_shift(k), j = c0, u1 = c1;
+	unsigned csh = hb_child_shift(k), j = c0, u1 = c1, f, l;
 	uint64_t span = (c1 == 63 ? ~0ULL : (2ULL << c1) - 1) & (~0ULL << c0);
-	uint64_t lm, rm, rs = 0, csz = 1ULL << csh;
+	uint64_t lm, rm, nf, rs = 0, csz = 1ULL << csh, omax = 0, nmax = 0;
 	int16_t *g = hb->gv[k] + (idx << HB_FAN_SHIFT);
 	struct hb_sum out, x;
 	bool open;
@@ -1030,12 +1037,14 @@ static struct hb_sum hb_node_update_span(struct rg_hbitmap *hb, unsigned k,
 	if (open)
 		rs = hb_run_into(hb, k, idx, nd, lm, csh);
 	if (e0)
-		hb_g_step(hb, k, idx, nd, j++, &open, &rs);
+		hb_g_step(hb, k, idx, nd, j++, &open, &rs, &omax, &nmax);
 	if (e1 && u1 >= j)
 		u1--;
 	if (j <= u1 && u1 < 64) {
-		for (unsigned i = j; i <= u1; i++)
+		for (unsigned i = j; i <= u1; i++) {
+			omax = RGI_MAX(omax, (uint64_t)g[i]);
 			g[i] = 0;
+		}
 		if (set) {
 			open = true;
 			rs = (uint64_t)(u1 + 1) << csh;
@@ -1043,12 +1052,29 @@ static struct hb_sum hb_node_update_span(struct rg_hbitmap *hb, unsigned k,
 		j = u1 + 1;
 	}
 	if (e1 && j == c1)
-		hb_g_step(hb, k, idx, nd, j, &open, &rs);
-	rm = c1 == 63 ? 0 : ~nd->all & (~0ULL << (c1 + 1));
+		hb_g_step(hb, k, idx, nd, j, &open, &rs, &omax, &nmax);
+	nf = ~nd->all;
+	rm = c1 == 63 ? 0 : nf & (~0ULL << (c1 + 1));
 	if (rm)
 		hb_g_step(hb, k, idx, nd, (unsigned)__builtin_ctzll(rm), &open,
-			  &rs);
-	out = hb_node_sum(hb, k, idx);
+			  &rs, &omax, &nmax);
+	if (!nf) {
+		out.p = out.s = csz << HB_FAN_SHIFT;
+		out.inner = 0;
+	} else {
+		f = (unsigned)__builtin_ctzll(nf);
+		l = 63 - (unsigned)__builtin_clzll(nf);
+		out.p = ((uint64_t)f << csh) +
+			hb_child_or0(hb, k, idx, nd, f).p;
+		out.s = ((uint64_t)(63 - l) << csh) +
+			hb_child_or0(hb, k, idx, nd, l).s;
+		if (nmax >= nd->inner)
+			out.inner = nmax;
+		else if (omax < nd->inner && omax < HB_G_MAX)
+			out.inner = nd->inner;
+		else
+			out.inner = hb_node_inner(hb, k, idx);
+	}
 	nd->p = out.p;
 	nd->s = out.s;
 	nd->inner = out.inner;
