@@ -299,11 +299,41 @@ static void test_one_unit_inside(void **state)
 	rg_hbitmap_destroy(hb);
 }
 
+/*
+ * A long request at the pending block whose first free run reaches
+ * through free blocks (within a node and across nodes) to an allocated
+ * unit: a request that fills the run exactly starts in it, one unit
+ * more starts after the unit.
+ */
+static void test_run_to_allocated_unit(void **state)
+{
+	static const uint64_t unit[] = { 3000, 40000 };
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++) {
+		for (uint64_t d = 0; d < 3; d++) {
+			struct rg_hbitmap *hb = rg_hbitmap_create(100000);
+			uint64_t n = unit[i] - 100 - 1 + d, s;
+
+			assert_non_null(hb);
+			assert_int_equal(rg_hbitmap_reserve(hb, unit[i], 1), 0);
+			assert_int_equal(rg_hbitmap_alloc(hb, 100, 1, &s), 0);
+			assert_int_equal(s, 0);
+			assert_int_equal(rg_hbitmap_alloc(hb, n, 1, &s), 0);
+			assert_int_equal(s, n + 100 <= unit[i] ? 100 :
+								 unit[i] + 1);
+			RG_ASSERT_VALID(hb);
+			rg_hbitmap_destroy(hb);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_into_pending),
 		cmocka_unit_test(test_one_unit_inside),
+		cmocka_unit_test(test_run_to_allocated_unit),
 		cmocka_unit_test(test_big_fill),
 		cmocka_unit_test(test_big_1e6),
 		cmocka_unit_test(test_huge_regions),
