@@ -2101,12 +2101,22 @@ static uint64_t hb_pend_first_run(const struct rg_hbitmap *hb, uint64_t n,
 	if (rs == pstart)
 		rs -= hb->before_suffix;
 	if (end == pstart + HB_BLOCK_BITS) {
-		for (uint64_t b = hb->pend + 1; b < hb->nblocks; b++) {
-			unsigned p = HB_BS_P(hb->bsum[b]);
+		/* the entirely free blocks after it, from their node's mask */
+		uint64_t b = hb->pend + 1;
 
-			end += p;
-			if (p != HB_BLOCK_BITS || end - rs >= n + align - 1)
+		while (b < hb->nblocks && end - rs < n + align - 1) {
+			unsigned c = (unsigned)(b & 63);
+			uint64_t fr = ~(hb->lv[0][b >> HB_FAN_SHIFT].all >> c);
+			unsigned run =
+				fr ? (unsigned)__builtin_ctzll(fr) : 64 - c;
+
+			end += (uint64_t)run << HB_BLOCK_SHIFT;
+			b += run;
+			if (c + run < 64) {
+				if (b < hb->nblocks)
+					end += HB_BS_P(hb->bsum[b]);
 				break;
+			}
 		}
 	}
 	a = (rs + align - 1) & ~(align - 1);
