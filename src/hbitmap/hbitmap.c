@@ -88,9 +88,17 @@
  * free without reading them; a set range's end blocks follow from their
  * summaries the same way (it carves their prefix or suffix run) or, once
  * all their words are set, are entirely allocated, and a cleared range's
- * are rescanned; then each level-0 node over the range is updated in one
- * pass over its changed children, and the levels above likewise, level
- * by level.
+ * (and a stale pending one's) are rescanned. Then the nodes over the
+ * range, level by level, each in one pass: the children strictly inside
+ * the range (and the nodes strictly inside it, whole) are entirely
+ * allocated or free, so their masks change by word operations, their g
+ * values become 0 and the run open after them is known; only a node's
+ * two end children and the next child not entirely free are read. The
+ * inner run is the largest new g value if that reaches the old one, the
+ * old one if no changed child held it, else the maximum again. Above a
+ * range inside one level-0 node, the single-child update goes on. A
+ * saturated g value that an update has just computed exactly is not
+ * recomputed when the maximum is taken again.
  *
  * Why the summaries stay exact. Letting an allocation leave a block's
  * inner run as an upper bound (tightened by the search that finds no fit
@@ -116,6 +124,16 @@
  * order cost a few word operations per call, with the tree walked once per
  * block. The entry points test for their fast paths before anything else
  * and reach the slow ones by tail calls, so the fast paths pay no frame.
+ *
+ * Long requests (n > 64) at the pending block follow its first free run
+ * (joined to before_suffix at its first unit) through its words and the
+ * entirely free blocks after it, counted from their level-0 node's mask:
+ * all units before that run are allocated, so if it holds n it holds the
+ * first fit, and the block is scanned only if it does not. An allocation
+ * onward from the pending block that leaves no free unit in it below the
+ * new region carries the fold of the runs before it over to the new
+ * pending block: the run open at the old one is closed, the new one has
+ * none.
  *
  * What never allocates: everything but rg_hbitmap_create() and
  * rg_hbitmap_resize(), which allocate the handle and one array holding
