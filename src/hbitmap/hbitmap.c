@@ -1539,7 +1539,8 @@ static HB_NOINLINE uint32_t hb_block_incr_call(const uint64_t *w, uint32_t old,
  * it carves its prefix or suffix run, which its old summary and the words
  * next to the range give (hb_block_incr()); a cleared one merges into
  * runs that reach past the words next to it, where a scan of the words,
- * cheap on mostly free blocks, does better.
+ * cheap on mostly free blocks, does better. A block whose words the
+ * range leaves all set or all clear needs neither.
  */
 static inline uint32_t hb_block_after(const struct rg_hbitmap *hb, uint64_t b,
 				      uint64_t s, uint64_t e, bool set,
@@ -1553,6 +1554,10 @@ static inline uint32_t hb_block_after(const struct rg_hbitmap *hb, uint64_t b,
 	if (set && ((w[0] & w[1]) & (w[2] & w[3]) & (w[4] & w[5]) &
 		    (w[6] & w[7])) == ~0ULL)
 		return 0; /* filled up (the usual end of an ascending fill) */
+	/* emptied (the usual end of frees in descending order) */
+	if (!set && ((w[0] | w[1]) | (w[2] | w[3]) | (w[4] | w[5]) |
+		     (w[6] | w[7])) == 0)
+		return HB_BS_FREE;
 	if (!set || b == stale)
 		return hb_block_compute(w, 0);
 	return hb_block_incr_call(
