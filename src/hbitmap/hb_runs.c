@@ -12,9 +12,11 @@
  * Short and long runs. A free run of 1 .. 63 units is short; it has no
  * node: its class (its length) keeps a start set, a bitmap with one bit
  * per bitmap word (64 units) saying "a run of this length starts in this
- * word", with levels of summary bits above it (fan-out 64; three levels at
- * 10^6 units), so the lowest word with a run of a given length is a few
- * ctz away. The runs starting in one word and their lengths come from the
+ * word", with levels of summary bits above it (fan-out 64), so the lowest
+ * word with a run of a given length is a few ctz away. Every capacity up
+ * to 2^24 units has exactly three levels (smaller ones pad with one-word
+ * levels: two words per class more), so the hot paths climb and descend
+ * them in straight-line code; larger capacities take a loop over theirs. The runs starting in one word and their lengths come from the
  * bitmap words themselves (a shift, an and, a ctz per run), so a short run
  * is found, added and removed with no memory of its own; removing one
  * clears its word's bit unless another run of that length starts there.
@@ -105,6 +107,7 @@
 #define NWORDS 8
 #define NSHORT 64 /* lengths 1 .. NSHORT - 1 are short runs */
 #define SLEVELS 10 /* start-set levels: enough for 2^56 units */
+#define SFIX 3 /* levels of every start set up to 2^24 units (see the top) */
 #define NONE UINT64_MAX
 
 struct run {
@@ -566,7 +569,7 @@ static int sset_size(struct rgi_hb_runs *ix, uint64_t cap)
 		off[k] = stride;
 		stride += n;
 		k++;
-	} while (n > 1 && k < SLEVELS);
+	} while ((n > 1 || k < SFIX) && k < SLEVELS);
 	if (ix->sset && cap == ix->scap) {
 		memset(ix->sset, 0,
 		       (size_t)(NSHORT - 1) * ix->sstride * sizeof(uint64_t));
@@ -604,6 +607,17 @@ static RGI_ALWAYS_INLINE bool sset_add(struct rgi_hb_runs *ix, unsigned c,
 	*x = old | 1ull << (wi & 63); /* level 0 sits at offset 0 */
 	if (old)
 		return false;
+	if (likely(ix->slevels == SFIX)) { /* the top is one word */
+		x = set + ix->soff[1] + (wi >> 12);
+		old = *x;
+		*x = old | 1ull << ((wi >> 6) & 63);
+		if (old)
+			return false;
+		x = set + ix->soff[2];
+		old = *x;
+		*x = old | 1ull << (wi >> 12);
+		return !old;
+	}
 	for (unsigned k = 1; k < ix->slevels; k++) {
 		wi >>= 6;
 		x = set + ix->soff[k] + (wi >> 6);
@@ -623,6 +637,13 @@ static RGI_ALWAYS_INLINE bool sset_del(struct rgi_hb_runs *ix, unsigned c,
 
 	if ((*x &= ~(1ull << (wi & 63))))
 		return false;
+	if (likely(ix->slevels == SFIX)) { /* the top is one word */
+		x = set + ix->soff[1] + (wi >> 12);
+		if ((*x &= ~(1ull << ((wi >> 6) & 63))))
+			return false;
+		x = set + ix->soff[2];
+		return !(*x &= ~(1ull << (wi >> 12)));
+	}
 	for (unsigned k = 1; k < ix->slevels; k++) {
 		wi >>= 6;
 		x = set + ix->soff[k] + (wi >> 6);
@@ -665,8 +686,15 @@ static uint64_t sset_next(const struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
 static inline uint64_t sset_first(const struct rgi_hb_runs *ix, unsigned c)
 {
 	const uint64_t *set = sset_of(ix, c), *off = ix->soff + ix->slevels - 1;
-	uint64_t wi = (unsigned)__builtin_ctzll(set[*off]);
+	uint64_t wi;
 
+	if (likely(ix->slevels == SFIX)) {
+		wi = (uint64_t)__builtin_ctzll(set[ix->soff[2]]);
+		wi = (wi << 6) +
+		     (uint64_t)__builtin_ctzll(set[ix->soff[1] + wi]);
+		return (wi << 6) + (uint64_t)__builtin_ctzll(set[wi]);
+	}
+	wi = (unsigned)__builtin_ctzll(set[*off]);
 	while (off != ix->soff) {
 		off--;
 		wi = (wi << 6) + (unsigned)__builtin_ctzll(set[*off + wi]);

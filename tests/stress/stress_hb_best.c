@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * hbitmap best fit at a capacity large enough for every level of the
- * best-fit index (its start sets have three levels at 300,007 units).
+ * hbitmap best fit at capacities large enough for every level of the
+ * best-fit index: its start sets have three levels at 300,007 units (the
+ * fixed depth of every capacity up to 2^24 units) and four at 17,077,223.
  * Everything is reserved but a dozen zones of 256 units, spread over the
  * capacity so that zones straddle the index's word and level boundaries and
  * the last one ends at the (unaligned) capacity. In lockstep with a
@@ -14,15 +15,32 @@
 
 #include "region/hbitmap.h"
 
-#define CAP 300007ULL
+#define CAP1 300007ULL
+#define CAP2 (CAP1 + (1ULL << 24)) /* a fourth start-set level */
 #define NZ 12
 #define ZLEN 256
 #define MAXLIVE 4096
 
-static const uint64_t zone_at[NZ] = {
+static const uint64_t zones1[NZ] = {
 	0,	4096 - 100,   8192,	    65536 - 64, 100000, 150001,
-	200000, 262144 - 128, 262144 + 300, 280000,	290000, CAP - ZLEN,
+	200000, 262144 - 128, 262144 + 300, 280000,	290000, CAP1 - ZLEN,
 };
+static const uint64_t zones2[NZ] = {
+	0,
+	4096 - 100,
+	262144 + 300,
+	(1ULL << 23) + 5,
+	(1ULL << 24) - 4096 - 64,
+	(1ULL << 24) - 128,
+	(1ULL << 24) + 300,
+	(1ULL << 24) + 262144 - 100,
+	(1ULL << 24) + 270000,
+	(1ULL << 24) + 280000,
+	(1ULL << 24) + 290000,
+	CAP2 - ZLEN,
+};
+static uint64_t CAP;
+static const uint64_t *zone_at;
 static bool ref[NZ][ZLEN];
 static struct {
 	uint64_t s, n;
@@ -85,15 +103,20 @@ static uint64_t ref_alloc(enum pol p, uint64_t n, uint64_t mask)
 	return want;
 }
 
-static void test_best_large(void **state)
+/* @ops operations at capacity @cap with zones @zones, checked as above. */
+static void run_best(uint64_t cap, const uint64_t *zones, unsigned long ops,
+		     unsigned long valid_every)
 {
-	struct rg_hbitmap *hb =
-		rg_hbitmap_create_flags(CAP, RG_HBITMAP_BEST_FIT);
-	unsigned long ops = RG_THOROUGH ? 20000 : 60000, counts[6] = { 0 };
+	struct rg_hbitmap *hb;
+	unsigned long counts[6] = { 0 };
 	uint64_t prev = 0;
 	struct rg_rand r;
 
-	(void)state;
+	CAP = cap;
+	zone_at = zones;
+	memset(ref, 0, sizeof(ref));
+	nlive = 0;
+	hb = rg_hbitmap_create_flags(CAP, RG_HBITMAP_BEST_FIT);
 	assert_non_null(hb);
 	rg_rand_seed(&r, rg_test_seed());
 	/* everything outside the zones is allocated */
@@ -174,21 +197,38 @@ static void test_best_large(void **state)
 			}
 			counts[4]++;
 		}
-		if (RG_THOROUGH || !(i & 15))
+		if (!(i % valid_every))
 			RG_ASSERT_VALID(hb);
 	}
 	RG_ASSERT_VALID(hb);
 	printf("# %lu allocations, %lu -ENOSPC, %lu frees, %lu reservations, "
 	       "%lu odd frees\n",
 	       counts[0], counts[1], counts[2], counts[3], counts[4]);
-	assert_true(counts[0] > 1000 && counts[1] > 100 && counts[2] > 1000);
+	assert_true(counts[0] > ops / 20 && counts[1] > ops / 200 &&
+		    counts[2] > ops / 20);
 	rg_hbitmap_destroy(hb);
+}
+
+static void test_best_large(void **state)
+{
+	(void)state;
+	run_best(CAP1, zones1, RG_THOROUGH ? 20000 : 60000,
+		 RG_THOROUGH ? 1 : 16);
+}
+
+/* Past 2^24 units the start sets grow a level: the general climb. */
+static void test_best_deep(void **state)
+{
+	(void)state;
+	run_best(CAP2, zones2, RG_THOROUGH ? 3000 : 20000,
+		 RG_THOROUGH ? 4 : 64);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_best_large),
+		cmocka_unit_test(test_best_deep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
