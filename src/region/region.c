@@ -269,7 +269,8 @@ static const char *inconsistency(struct rg_region *r)
 static inline bool range_ok(struct rg_region *r, unsigned long start,
 			    unsigned long n)
 {
-	return r && n && start < r->capacity && n <= r->capacity - start;
+	/* (n - 1 wraps for n == 0: one test for n >= 1 and the end) */
+	return r && start < r->capacity && n - 1 < r->capacity - start;
 }
 
 /*
@@ -322,10 +323,10 @@ static inline int alloc_body(struct rg_region *r, unsigned long n,
 	/*
 	 * (in the body, under the lock: rg_region_resize() changes it) One
 	 * test on the way: free_units <= capacity, so n > capacity is a
-	 * case of n > free_units.
+	 * case of n > free_units, and n - 1 wraps for n == 0.
 	 */
-	if (unlikely(n > r->free_units))
-		return n > r->capacity ? -EINVAL : -ENOSPC;
+	if (unlikely(n - 1 >= r->free_units))
+		return !n || n > r->capacity ? -EINVAL : -ENOSPC;
 #ifndef RGI_EXPENSIVE_CHECKS
 	return r->alloc_hot(r, n, align ? align - 1 : 0, start);
 #else
@@ -347,8 +348,8 @@ static RGI_NOINLINE int alloc_locked(struct rg_region *r, unsigned long n,
 int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 		    unsigned long *start)
 {
-	if (unlikely(!r || !n || (align & (align - 1)) || !start))
-		return -EINVAL;
+	if (unlikely(!r || (align & (align - 1)) || !start))
+		return -EINVAL; /* (n == 0: in alloc_body()) */
 	if (unlikely(r->flags & RG_REGION_LOCKED))
 		return alloc_locked(r, n, align, start);
 	return alloc_body(r, n, align, start);
