@@ -712,9 +712,10 @@ static inline bool unit_free(const uint64_t *w, uint64_t u)
 /* Starts of the free runs that begin in word @wi (bit i: unit 64 wi + i). */
 static inline uint64_t word_starts(const uint64_t *w, uint64_t wi)
 {
-	uint64_t f = ~w[wi], below = wi ? ~w[wi - 1] >> 63 : 0;
+	uint64_t x = w[wi], below = wi ? w[wi - 1] >> 63 : 1;
 
-	return f & ~((f << 1) | below);
+	/* clear, and the unit before set: ~(~x << 1) is x << 1 | 1 */
+	return ~x & ((x << 1) | below);
 }
 
 /*
