@@ -79,6 +79,9 @@
  * and none is spare because growing failed, the index is dropped (marked
  * stale) and the next best-fit allocation rebuilds it from the bitmap in
  * O(capacity / 64), which is the one call that can return -ENOMEM for it.
+ * A dropped index has every class mask clear until that rebuild, so a
+ * best-fit allocation finds no class and takes the search path, which
+ * rebuilds: the fast path needs no test of its own for it.
  * Resize also drops it (the rebuild then sizes the start sets anew). Bytes:
  * the handle (about 2.7 KB: the class roots, masks and start-set
  * pointers), the start sets, 24 bytes per pool node and four 4-byte table
@@ -1142,8 +1145,9 @@ int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 	bool more = false;
 	unsigned k, i;
 
-	if (unlikely(n >= NSHORT || mask || ix->stale))
+	if (unlikely(n >= NSHORT || mask))
 		return alloc_search(hb, n, mask, start, also);
+	/* a stale index has every class mask clear (drop()): searched too */
 	bits = ix->l1[0] & (~0ull << n);
 	if (unlikely(!bits))
 		return alloc_search(hb, n, mask, start, also);
