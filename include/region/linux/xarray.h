@@ -46,10 +46,18 @@ extern "C" {
 /*
  * The array; @xa_lock, @xa_flags and @xa_head read the kernel's field
  * names over struct rg_xarray's own (the head is NULL, the entry at index
- * 0, or the top node with the low bits 10, as in the kernel).
+ * 0, or the top node with the low bits 10, as in the kernel). C11 has
+ * anonymous structs, ISO C++ does not: in C++ the union is marked as the
+ * extension GCC and Clang offer, so the same field names compile under
+ * -pedantic in both languages.
  */
+#ifdef __cplusplus
+#define XA_ANON_EXT_ __extension__
+#else
+#define XA_ANON_EXT_
+#endif
 struct xarray {
-	union {
+	XA_ANON_EXT_ union {
 		struct rg_xarray rg;
 		struct {
 			pthread_mutex_t xa_lock;
@@ -59,6 +67,7 @@ struct xarray {
 		};
 	};
 };
+#undef XA_ANON_EXT_
 
 typedef rg_xa_mark_t xa_mark_t;
 #define XA_MARK_0 RG_XA_MARK_0
