@@ -395,6 +395,44 @@ static void test_find_after_inside_last_entry(void **state)
 	rg_xa_destroy(&xa);
 }
 
+/*
+ * A find that starts in a reservation of order 2 (an allocating array's
+ * NULL) skips the reservation's canonical slot and its siblings alike.
+ */
+static void test_find_skips_reserved_siblings(void **state)
+{
+	struct rg_xarray xa;
+	unsigned long i, start;
+
+	(void)state;
+	assert_int_equal(rg_xa_init_flags(&xa, RG_XA_FLAGS_ALLOC), 0);
+	assert_int_equal(rg_xa_store(&xa, 1, &cells[1], NULL), 0);
+	assert_int_equal(rg_xa_store_order(&xa, 64, 2, NULL, NULL), 0);
+	assert_int_equal(rg_xa_store(&xa, 70, &cells[0], NULL), 0);
+	RG_ASSERT_VALID(&xa);
+	for (start = 64; start <= 67; start++) {
+		assert_null(rg_xa_load(&xa, start));
+		i = start;
+		assert_ptr_equal(rg_xa_find(&xa, &i, ULONG_MAX, RG_XA_PRESENT),
+				 &cells[0]);
+		assert_int_equal(i, 70);
+		/* nothing but the reservation up to max: NULL, i unchanged */
+		i = start;
+		assert_null(rg_xa_find(&xa, &i, 69, RG_XA_PRESENT));
+		assert_int_equal(i, start);
+		i = start;
+		assert_ptr_equal(rg_xa_find_after(&xa, &i, 100, RG_XA_PRESENT),
+				 &cells[0]);
+		assert_int_equal(i, 70);
+	}
+	/* the reservation still holds its four indices */
+	assert_int_equal(rg_xa_get_order(&xa, 66), 2);
+	assert_int_equal(rg_xa_alloc(&xa, &i, &cells[2], 64, 67), -EBUSY);
+	RG_ASSERT_VALID(&xa);
+	rg_xa_destroy(&xa);
+	RG_ASSERT_CACHE_EMPTY(rg_xa_node_cache_stats);
+}
+
 /* The dump names the order of each multi-index entry. */
 static void test_dump_order_column(void **state)
 {
@@ -435,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_create_range_counts),
 		cmocka_unit_test(test_split_alloc_too_many),
 		cmocka_unit_test(test_find_after_inside_last_entry),
+		cmocka_unit_test(test_find_skips_reserved_siblings),
 		cmocka_unit_test(test_dump_order_column),
 	};
 
