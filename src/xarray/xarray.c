@@ -864,6 +864,8 @@ static RGI_ALWAYS_INLINE void **xas_walk(struct rg_xa_state *xas,
 
 /* ---- store ---- */
 
+static void xa_shrink(struct rg_xarray *xa, struct rg_xa_state *xas);
+
 /* Store non-NULL @entry at the state's index; raw old entry, or error. */
 static RGI_ALWAYS_INLINE void *xas_store_entry(struct rg_xa_state *xas,
 					       void *entry)
@@ -909,14 +911,24 @@ static RGI_ALWAYS_INLINE void *xas_store_entry(struct rg_xa_state *xas,
 		} else {
 			xa->head_marks = xa_track_free(xa) ? XA_FREE_BIT : 0;
 		}
-	} else if (leaf && rg_xa_is_value(prev) != rg_xa_is_value(entry)) {
-		/* A multi-index entry counts once per slot it spans. */
-		if (xa_may_hold_multi(xa))
-			xa_node_recount(leaf);
-		else if (rg_xa_is_value(entry))
-			leaf->nr_values++;
-		else
-			leaf->nr_values--;
+	} else if (leaf) {
+		if (rg_xa_is_value(prev) != rg_xa_is_value(entry)) {
+			/* A multi-index entry counts once per slot it spans. */
+			if (xa_may_hold_multi(xa))
+				xa_node_recount(leaf);
+			else if (rg_xa_is_value(entry))
+				leaf->nr_values++;
+			else
+				leaf->nr_values--;
+		}
+		/* An entry that looks like a node kept index 0 in a top leaf;
+		 * one that does not goes back to the head. */
+		if (unlikely(xa_is_node(prev)) && leaf->used == 1 &&
+		    !leaf->parent && !xa_is_node(entry)) {
+			xa_shrink(xa, xas);
+			xas->xa_node = NULL;
+			xas->xa_offset = 0;
+		}
 	}
 	return prev;
 }
