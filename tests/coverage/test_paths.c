@@ -3,7 +3,8 @@
  * Ordinary paths that make coverage listed as reachable and untested
  * (doc/coverage.md): a best-fit window search whose run reaches the end of
  * an hbitmap that has no padding after its last unit, a Maple Tree batch
- * preallocated in RCU mode and used after RCU mode was switched off. Each
+ * preallocated in RCU mode and used after RCU mode was switched off, the
+ * sync of a best-fit hbitmap after a change of more than 65,536 blocks. Each
  * test checks the documented result, not only that the path ran.
  */
 #define _GNU_SOURCE
@@ -120,11 +121,46 @@ static void test_maple_prealloc_rcu_then_plain(void **state)
 	urcu_memb_unregister_thread();
 }
 
+/*
+ * A best-fit instance notes the blocks each change touched for the next
+ * sync of its summaries; a change of more than 65,536 blocks is noted as
+ * "rebuild them all", which the sync a first-fit call makes then does.
+ */
+static void test_hbitmap_best_sync_after_huge_change(void **state)
+{
+	const uint64_t big = (65536 + 2) * 512; /* 65,538 blocks of 512 */
+	const uint64_t cap = big + 4096;
+	struct rg_hbitmap *hb =
+		rg_hbitmap_create_flags(cap, RG_HBITMAP_BEST_FIT);
+	uint64_t s = 7;
+
+	(void)state;
+	assert_non_null(hb);
+	/* Free: [0, 100) and [100 + big, cap), 3,996 units. */
+	assert_int_equal(rg_hbitmap_reserve(hb, 100, big), 0);
+	assert_int_equal(rg_hbitmap_free_units(hb), cap - big);
+	expect_hb_valid(hb);
+	/* First fit of 200: [0, 100) is too short, the run after it fits. */
+	assert_int_equal(rg_hbitmap_alloc(hb, 200, 1, &s), 0);
+	assert_int_equal(s, 100 + big);
+	assert_int_equal(rg_hbitmap_largest_free_run(hb), 4096 - 100 - 200);
+	expect_hb_valid(hb);
+	/* Free the huge range again: [0, 100 + big) is one free run. */
+	assert_int_equal(rg_hbitmap_free(hb, 100, big), 0);
+	assert_int_equal(rg_hbitmap_alloc(hb, 1000, 1, &s), 0);
+	assert_int_equal(s, 0);
+	assert_int_equal(rg_hbitmap_largest_free_run(hb), 100 + big - 1000);
+	assert_int_equal(rg_hbitmap_free_units(hb), cap - 1200);
+	expect_hb_valid(hb);
+	rg_hbitmap_destroy(hb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hbitmap_best_run_to_capacity_end),
 		cmocka_unit_test(test_maple_prealloc_rcu_then_plain),
+		cmocka_unit_test(test_hbitmap_best_sync_after_huge_change),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
