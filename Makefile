@@ -85,10 +85,18 @@ soak: build
 
 # make coverage: the whole suite built with gcc --coverage ($(B)/coverage),
 # then line and branch coverage of src/ (gcovr).
-.PHONY: coverage
+# make coverage-doc: a fresh make coverage, then doc/coverage.md and the
+# README's coverage figure written from that run (scripts/coverage_doc.py).
+.PHONY: coverage coverage-doc
 coverage:
 	@bash scripts/deps.sh qa
 	@bash scripts/coverage.sh $(B)/coverage
+
+coverage-doc:
+	rm -rf $(B)/coverage
+	@$(MAKE) --no-print-directory coverage
+	python3 scripts/coverage_doc.py $(B)/coverage --readme README.md \
+		>doc/coverage.md
 
 # make analyze: gcc -fanalyzer and cppcheck over src/, clean or failing.
 .PHONY: analyze

@@ -6,7 +6,9 @@
 # (tests, bench and examples are not counted), per file and in total.
 # Usage: coverage.sh [BUILD_DIR]. Also writes BUILD_DIR/coverage.txt (the
 # uncovered line numbers per file), BUILD_DIR/coverage-functions.md (the
-# same by function, scripts/coverage_list.py) and BUILD_DIR/coverage.html.
+# same by function, scripts/coverage_list.py), BUILD_DIR/coverage.md
+# (doc/coverage.md from this run, scripts/coverage_doc.py) and
+# BUILD_DIR/coverage.html.
 set -u
 cd "$(dirname "$0")/.."
 d=${1:-build/coverage}
@@ -41,15 +43,20 @@ gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
 	"$d" \
 	--branches -o "$d/coverage-branches.txt" --txt
 cat "$d/coverage.txt"
+# The totals (stdout) are kept for doc/coverage.md and the README.
 gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
 	"$d" \
-	--print-summary -o "$d/coverage-summary.txt"
+	--print-summary -o "$d/coverage-summary.txt" |
+	tee "$d/coverage-totals.txt"
 # The uncovered lines by file and function, as doc/coverage.md lists them.
 gcovr -r "$root" --object-directory "$d" --filter "$root/src/" \
 	"$d" \
 	--json -o "$d/coverage.json"
 python3 scripts/coverage_list.py "$d/coverage.json" \
 	>"$d/coverage-functions.md"
+# doc/coverage.md as this run writes it (make coverage-doc installs it).
+python3 scripts/coverage_doc.py "$d" >"$d/coverage.md"
 echo "coverage: uncovered lines per file in $d/coverage.txt, per function" \
-	"in $d/coverage-functions.md, branches in $d/coverage-branches.txt," \
+	"in $d/coverage-functions.md, sorted into doc/coverage.md's groups in" \
+	"$d/coverage.md, branches in $d/coverage-branches.txt," \
 	"annotated sources in $d/coverage.html"
