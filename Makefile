@@ -96,7 +96,8 @@ coverage-doc:
 	rm -rf $(B)/coverage
 	@$(MAKE) --no-print-directory coverage
 	python3 scripts/coverage_doc.py $(B)/coverage --readme README.md \
-		>doc/coverage.md
+		>$(B)/coverage/coverage.md
+	cp $(B)/coverage/coverage.md doc/coverage.md
 
 # make analyze: gcc -fanalyzer and cppcheck over src/, clean or failing.
 .PHONY: analyze

@@ -28,7 +28,7 @@ grep -E '^(Ok|Fail|Timeout):' "$d.test.log"
 [ $rc -eq 0 ] || { echo "coverage: some tests failed, see $d.test.log"; exit 1; }
 
 # From here on any failing step (gcovr, the listing) fails make coverage.
-set -e
+set -e -o pipefail
 root=$(pwd)
 # Every gcovr call names $d as its only search path: by default gcovr reads
 # the counters of every build under the root, and another coverage build
