@@ -935,26 +935,20 @@ static struct hb_sum hb_node_compute_masks(const struct rg_hbitmap *hb,
 }
 
 /*
- * Children c0 .. c1 of node (k, idx) changed (their masks are set): redo
- * their g values and that of the next child not entirely free, in one pass
- * that carries the run open at each child, then the node's summary.
+ * Recompute every g value and the summary of node (k, idx) from its
+ * children (its masks are set), in one pass that carries the run open at
+ * each child.
  */
-static struct hb_sum hb_node_update_range(struct rg_hbitmap *hb, unsigned k,
-					  uint64_t idx, unsigned c0,
-					  unsigned c1)
+static struct hb_sum hb_node_rebuild(struct rg_hbitmap *hb, unsigned k,
+				     uint64_t idx)
 {
 	struct hb_node *nd = &hb->lv[k][idx];
 	unsigned csh = hb_child_shift(k);
-	uint64_t nf = ~nd->all, lm = nf & ((1ULL << c0) - 1), rs = 0, rm;
-	bool open = lm != 0; /* a run can end at the next child's start */
+	uint64_t nf = ~nd->all, rs = 0;
+	bool open = false; /* a run can end at the next child's start */
 	struct hb_sum out;
 
-	if (open)
-		rs = hb_run_into(hb, k, idx, nd, lm, csh);
-	rm = c1 == 63 ? 0 : nf & (~0ULL << (c1 + 1));
-	if (rm)
-		c1 = (unsigned)__builtin_ctzll(rm);
-	for (unsigned j = c0; j <= c1; j++) {
+	for (unsigned j = 0; j < 64; j++) {
 		struct hb_sum x;
 		uint64_t v;
 
@@ -973,13 +967,6 @@ static struct hb_sum hb_node_update_range(struct rg_hbitmap *hb, unsigned k,
 	nd->s = out.s;
 	nd->inner = out.inner;
 	return out;
-}
-
-/* Recompute every g value and the summary of node (k, idx). */
-static struct hb_sum hb_node_rebuild(struct rg_hbitmap *hb, unsigned k,
-				     uint64_t idx)
-{
-	return hb_node_update_range(hb, k, idx, 0, 63);
 }
 
 /*
@@ -2290,19 +2277,16 @@ static HB_NOINLINE int hb_alloc_seq(struct rg_hbitmap *hb, uint64_t n,
  * the region walk calls) recomputes those blocks and their ancestors, or,
  * once the list overflowed, every summary in O(capacity / 64). So a
  * best-fit instance pays one list entry or one count per change for the
- * first-fit structure unless it uses it. Such an instance never keeps a pending
- * block (first fit flushes it), so the plain fast paths, which test for
+ * first-fit structure unless it uses it. Such an instance never keeps a
+ * pending block (every call that changes bits through the summaries
+ * flushes it; validate checks it), so the plain fast paths, which test for
  * one first, never see it and test for the index only when they miss.
  */
 static void hb_go_stale(struct rg_hbitmap *hb)
 {
 	hb->sum_stale = true;
 	hb->chg_n = 0;
-	if (hb->pend != HB_NONE) /* its summary is behind: the sync redoes it */
-		hb_chg_note(hb, hb->pend << HB_BLOCK_SHIFT, 1);
-	hb->pend = HB_NONE;
-	hb->pend_alloc = false;
-	hb_before_reset(hb);
+	RGI_DEBUG_ASSERT(hb->pend == HB_NONE && !hb->pend_alloc);
 }
 
 static void hb_bits_only(struct rg_hbitmap *hb, uint64_t s, uint64_t n,

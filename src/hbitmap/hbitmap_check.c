@@ -84,6 +84,8 @@ static int hb_validate_core(const struct rg_hbitmap *hb, const char **reason)
 		HB_FAIL("free_units does not match the bitmap");
 	if (hb->pend != HB_NONE && hb->pend >= hb->nblocks)
 		HB_FAIL("pending block out of range");
+	if (hb->pend != HB_NONE && hb->runs)
+		HB_FAIL("best-fit instance keeps a pending block");
 	for (uint64_t b = 0; b < hb->nblocks; b++) {
 		const uint64_t *w = hb->words + b * HB_BLOCK_WORDS;
 

@@ -4,7 +4,8 @@
  * (doc/coverage.md): a best-fit window search whose run reaches the end of
  * an hbitmap that has no padding after its last unit, a Maple Tree batch
  * preallocated in RCU mode and used after RCU mode was switched off, the
- * sync of a best-fit hbitmap after a change of more than 65,536 blocks. Each
+ * sync of a best-fit hbitmap after a change of more than 65,536 blocks,
+ * best fit and first fit taking turns on one instance. Each
  * test checks the documented result, not only that the path ran.
  */
 #define _GNU_SOURCE
@@ -155,12 +156,51 @@ static void test_hbitmap_best_sync_after_huge_change(void **state)
 	rg_hbitmap_destroy(hb);
 }
 
+/*
+ * First fit on a best-fit instance brings the summaries up to date and
+ * leaves no pending block (validate checks it), so the next best-fit call
+ * lets them go stale with nothing behind them but its own change, which
+ * the sync a later first-fit call replays.
+ */
+static void test_hbitmap_best_after_pending_first_fit(void **state)
+{
+	struct rg_hbitmap *hb =
+		rg_hbitmap_create_flags(4096, RG_HBITMAP_BEST_FIT);
+	uint64_t s = 7, rs = 0, rn = 0;
+
+	(void)state;
+	assert_non_null(hb);
+	/* Two first-fit allocations in block 0: [0, 10) and [10, 20). */
+	assert_int_equal(rg_hbitmap_alloc(hb, 10, 1, &s), 0);
+	assert_int_equal(s, 0);
+	assert_int_equal(rg_hbitmap_alloc(hb, 10, 1, &s), 0);
+	assert_int_equal(s, 10);
+	/* Best fit of 5: the one free run is [20, 4096). */
+	assert_int_equal(rg_hbitmap_alloc_best(hb, 5, 1, &s), 0);
+	assert_int_equal(s, 20);
+	expect_hb_valid(hb);
+	/* Free [0, 10) behind the summaries, then first fit again. */
+	assert_int_equal(rg_hbitmap_free(hb, 0, 10), 0);
+	assert_int_equal(rg_hbitmap_alloc(hb, 12, 1, &s), 0);
+	assert_int_equal(s, 25);
+	assert_int_equal(rg_hbitmap_alloc(hb, 10, 1, &s), 0);
+	assert_int_equal(s, 0);
+	rg_hbitmap_sync(hb);
+	assert_int_equal(rg_hbitmap_next_run(hb, 0, 0, &rs, &rn), 0);
+	assert_int_equal(rs, 37);
+	assert_int_equal(rn, 4096 - 37);
+	assert_int_equal(rg_hbitmap_free_units(hb), 4096 - 37);
+	expect_hb_valid(hb);
+	rg_hbitmap_destroy(hb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hbitmap_best_run_to_capacity_end),
 		cmocka_unit_test(test_maple_prealloc_rcu_then_plain),
 		cmocka_unit_test(test_hbitmap_best_sync_after_huge_change),
+		cmocka_unit_test(test_hbitmap_best_after_pending_first_fit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
