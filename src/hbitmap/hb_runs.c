@@ -15,11 +15,11 @@
  * word", with levels of summary bits above it (fan-out 64), so the lowest
  * word with a run of a given length is a few ctz away. Every capacity up
  * to 2^24 units has exactly three levels (smaller ones pad with one-word
- * levels: two words per class more), so the hot paths climb and descend
- * them in straight-line code; larger capacities take a loop over theirs. The runs starting in one word and their lengths come from the
- * bitmap words themselves (a shift, an and, a ctz per run), so a short run
- * is found, added and removed with no memory of its own; removing one
- * clears its word's bit unless another run of that length starts there.
+ * levels: two words per class more), walked in straight-line code; larger
+ * capacities take a loop. The runs starting in one word and their lengths
+ * come from the bitmap words themselves (a shift, an and, a ctz per run),
+ * so a short run is found, added and removed with no memory of its own;
+ * removing one clears its word's bit unless another of that length starts.
  * A run of 64 units or more is long: one node (start, length; 24 bytes)
  * in a pool array; node 0 is the null link. A hash table (linear probing,
  * at most half full) maps each long run's start and its end to its node.
