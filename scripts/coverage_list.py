@@ -11,43 +11,24 @@ first line is the closest at or above it. This is the form of the tables
 in doc/coverage.md, so a fresh run's rows can be sorted into its groups.
 """
 import json
+import os
 import sys
 
-
-def ranges(nums):
-    out, i = [], 0
-    while i < len(nums):
-        j = i
-        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
-            j += 1
-        out.append(str(nums[i]) if i == j else "%d-%d" % (nums[i], nums[j]))
-        i = j + 1
-    return ", ".join(out)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from coverage_doc import ranges, uncovered  # noqa: E402
 
 
 def main():
     with open(sys.argv[1]) as f:
         data = json.load(f)
-    total = 0
-    for fi in sorted(data["files"], key=lambda x: x["file"]):
-        name = fi["file"].split("src/", 1)[-1]
-        funcs = sorted((fn["lineno"], fn["name"]) for fn in fi["functions"])
-        per = {}
-        for ln in fi["lines"]:
-            if ln["count"] or ln.get("gcovr/noncode") or \
-                    ln.get("gcovr/excluded"):
-                continue
-            n = ln["line_number"]
-            owner = "(file scope)"
-            for start, fname in funcs:
-                if start > n:
-                    break
-                owner = fname
-            per.setdefault(owner, []).append(n)
-        for owner, nums in sorted(per.items(), key=lambda x: x[1][0]):
-            total += len(nums)
-            print("| %s | `%s()` | %s |" % (name, owner, ranges(sorted(nums))))
-    print("\n%d uncovered lines" % total)
+    rows = uncovered(data)
+    per = {}
+    for name, owner, n, _ in rows:
+        per.setdefault((name, owner), []).append(n)
+    for (name, owner), nums in sorted(per.items(),
+                                      key=lambda x: (x[0][0], x[1][0])):
+        print("| %s | `%s()` | %s |" % (name, owner, ranges(sorted(nums))))
+    print("\n%d uncovered lines" % len(rows))
 
 
 if __name__ == "__main__":
