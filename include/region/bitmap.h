@@ -23,11 +23,11 @@
  * never read by the search calls and never set by any call here;
  * rg_bitmap_validate() checks that they are clear.
  *
- * Calls that write a whole destination map (fill, copy, complement,
- * replace, the shifts, cut, scatter, gather, and the conversions from u32 and u64 arrays) write the words
- * that hold bits 0 .. nbits - 1 and leave that map's tail bits clear; they
- * never touch a word past them. Bits of a source map at or past nbits are
- * ignored. With nbits 0 they do nothing at all.
+ * Calls that write a whole destination map (fill, copy, complement, replace,
+ * the shifts, cut, scatter, gather, and the conversions from u32 and u64
+ * arrays) write the words that hold bits 0 .. nbits - 1 and leave that map's
+ * tail bits clear; they never touch a word past them. Bits of a source map at
+ * or past nbits are ignored. With nbits 0 they do nothing at all.
  *
  * A bitmap is plain caller-owned memory: no call here locks or allocates,
  * except rg_bitmap_zalloc(). The caller serialises access.

@@ -430,8 +430,9 @@ RG_API void *rg_xa_erase(struct rg_xarray *xa, unsigned long index);
  *
  * Context: takes the array's lock; may allocate nodes.
  * Return: 0 if the entry was @old and is now @entry; -EBUSY if the entry
- * was something else (nothing changes, @cur written); -EINVAL for a reserved @entry value (nothing changes, @cur not
- * written); -ENOMEM (nothing changes, @cur not written).
+ * was something else (nothing changes, @cur written); -EINVAL for a reserved
+ * @entry value (nothing changes, @cur not written); -ENOMEM (nothing changes,
+ * @cur not written).
  */
 RG_API int rg_xa_cmpxchg(struct rg_xarray *xa, unsigned long index, void *old,
 			 void *entry, void **cur);

@@ -29,13 +29,13 @@
  * overflow check.
  *
  * Whole-map calls (equal, fill, copy, complement, replace, the shifts, cut,
- * scatter, gather, the array conversions) loop over words; only the last word is masked. A shift by s
- * builds each result word from two source words, s / BPL words away, with
- * the source's tail masked off so that it never shifts into the map. Right
- * shifts run upwards and left shifts downwards, so either works in place.
- * Cut is a copy (memmove, so any overlap works) followed by an in-place
- * right shift of the words from the one holding the first cut bit, whose
- * bits below the cut are then put back.
+ * scatter, gather, the array conversions) loop over words; only the last word
+ * is masked. A shift by s builds each result word from two source words,
+ * s / BPL words away, with the source's tail masked off so that it never shifts
+ * into the map. Right shifts run upwards and left shifts downwards, so either
+ * works in place. Cut is a copy (memmove, so any overlap works) followed by an
+ * in-place right shift of the words from the one holding the first cut bit,
+ * whose bits below the cut are then put back.
  *
  * Rank search (find_nth_bit) counts whole words with a population count,
  * then finds the bit inside the right word by halving the window six times

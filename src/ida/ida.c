@@ -22,14 +22,14 @@
  * xarray only through <region/xarray.h>, its normal and advanced calls.
  *
  * Allocation: find the first chunk at or after min / 1024 with the free mark
- * (rg_xas_find_marked()), then the first zero bit at or after the start bit in it;
- * only the chunk of min itself can be free but not above the start bit, in
- * which case the search moves on to the next chunk. The hint free_lo (every
- * ID below it is allocated) lets the common sequential case start at the
- * right word instead of rescanning full ones: a search from min may start at
- * max(min, free_lo) because IDs in [min, free_lo) are all taken. It grows
- * when an allocation whose min is at most free_lo succeeds, and falls to any
- * freed ID below it.
+ * (rg_xas_find_marked()), then the first zero bit at or after the start bit in
+ * it; only the chunk of min itself can be free but not above the start bit, in
+ * which case the search moves on to the next chunk. The hint free_lo (every ID
+ * below it is allocated) lets the common sequential case start at the right
+ * word instead of rescanning full ones: a search from min may start at
+ * max(min, free_lo) because IDs in [min, free_lo) are all taken. It grows when
+ * an allocation whose min is at most free_lo succeeds, and falls to any freed
+ * ID below it.
  *
  * Lookups: rg_ida_find_free_range() is the allocation's search without the
  * take (from max(min, free_lo), by the free mark); rg_ida_find_first_range()

@@ -29,10 +29,10 @@
  * an -ENOMEM leaves the IDR, cursor included, as it was. Remove, replace,
  * lookups, iteration and validate never allocate.
  *
- * Locking: each call is one xarray call under the xarray's mutex, or a
- * walk and store of the advanced API under it (rg_idr_replace()), so each
- * is atomic against other callers. The cursor is a plain field: cyclic allocations
- * are serialised by the caller, as the header says.
+ * Locking: each call is one xarray call under the xarray's mutex, or a walk and
+ * store of the advanced API under it (rg_idr_replace()), so each is atomic
+ * against other callers. The cursor is a plain field: cyclic allocations are
+ * serialised by the caller, as the header says.
  */
 #include <errno.h>
 #include <limits.h>

@@ -76,9 +76,9 @@
  * list through the nodes' parent fields), and the next store takes them
  * first.
  *
- * Locking: every normal call takes xa->lock; the rg_xas_* calls, the
- * *_locked calls and the static helpers here expect it held. Limits: indices are unsigned long; height is
- * at most 11 levels on 64-bit.
+ * Locking: every normal call takes xa->lock; the rg_xas_* calls, the *_locked
+ * calls and the static helpers here expect it held. Limits: indices are
+ * unsigned long; height is at most 11 levels on 64-bit.
  */
 #include <errno.h>
 #include <limits.h>
