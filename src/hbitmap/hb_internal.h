@@ -6,8 +6,9 @@
  * first two only read the bitmap words (1 = allocated; the padding bits
  * past the capacity are set), which hbitmap.c owns; it calls the index
  * after every change of bits. The one exception is the best-fit
- * allocation, which sets the bits of the run it hands out itself. hbitmap_check.c reads the whole structure,
- * laid out at the end of this file (see the top of hbitmap.c).
+ * allocation, which sets the bits of the run it hands out itself.
+ * hbitmap_check.c reads the whole structure, laid out at the end of this
+ * file (see the top of hbitmap.c).
  */
 #ifndef RGI_HB_INTERNAL_H
 #define RGI_HB_INTERNAL_H
@@ -162,7 +163,8 @@ struct rg_hbitmap {
 	 * Best fit, while sum_stale: the block ranges whose bits changed,
 	 * chg_n of them (entries b0 << 16 | (b1 - b0)); past chg_max
 	 * (chg_n stops at chg_max + 1), or for a range of 65,536 blocks or
-	 * more, the next sync rebuilds every summary. Blocks not named have exact summaries.
+	 * more, the next sync rebuilds every summary. Blocks not named have
+	 * exact summaries.
 	 */
 	uint64_t *chg;
 	uint64_t chg_n, chg_max;
