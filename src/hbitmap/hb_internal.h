@@ -41,22 +41,13 @@ struct rgi_hb_runs;
 struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w,
 				       uint64_t cap) RGI_HIDDEN;
 void rgi_hb_runs_destroy(struct rgi_hb_runs *ix) RGI_HIDDEN;
-/*
- * Best fit for (n, mask) among the runs @hb's index holds: 0 and *start,
- * -ENOSPC, or -ENOMEM (the index had to be rebuilt and could not be). On
- * success [*start, *start + n) is allocated: the index, the bits and
- * hb->free_units are updated (the one write of the bitmap outside
- * hbitmap.c, which has made the summaries stale before the call), and
- * *@also, a caller's count of free units, unless @also is NULL.
- */
 struct rg_hbitmap;
-int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
-		      uint64_t *start, uint64_t *also) RGI_HIDDEN;
 /* Units [s, s + n) were free and have just been set in @w. */
 void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		       uint64_t s, uint64_t n) RGI_HIDDEN;
 /*
- * rgi_hb_runs_alloc() for a start crossing no multiple of bmask + 1 (0:
+ * Best fit (rgi_hbitmap_alloc_best_adv()) for a start crossing no
+ * multiple of bmask + 1 (0:
  * none; else bmask + 1 >= n): the smallest run holding such a fit, its
  * lowest fit. -EAGAIN (nothing changed) if the index is dropped: the
  * caller searches its summaries instead.
@@ -64,12 +55,14 @@ void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 			      uint64_t bmask, uint64_t *start) RGI_HIDDEN;
 /*
- * Free [s, s + n), n <= 64, on @hb whose summaries are stale: 0, with the
- * bits, hb->free_units (and *@also, unless NULL) and the index updated,
- * or -ENOENT (a unit is free; nothing changed).
+ * rg_hbitmap_free() of [s, s + n) on a best-fit instance through the
+ * summaries' change list (hbitmap.c): hbitmap_adv.h's free for what its
+ * one- and two-word path does not take.
  */
-int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
-		     uint64_t *also) RGI_HIDDEN;
+int rgi_hb_free_indexed(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
+			uint64_t *also) RGI_HIDDEN;
+/* The summaries are exact again (sync): the hot paths note changes again. */
+void rgi_hb_runs_synced(struct rgi_hb_runs *ix) RGI_HIDDEN;
 /*
  * Units [s, s + n) were allocated and have just been cleared in @w.
  * Returns 0 (so that a caller's last call is a tail call).
@@ -195,6 +188,14 @@ static inline void hb_chg_note(struct rg_hbitmap *hb, uint64_t s, uint64_t n)
 		hb->chg[hb->chg_n] =
 			b1 - b0 < 65536 ? b0 << 16 | (b1 - b0) : UINT64_MAX;
 	hb->chg_n++;
+}
+
+/* Best fit: the bits are about to change behind exact summaries. */
+static inline void hb_go_stale(struct rg_hbitmap *hb)
+{
+	hb->sum_stale = true;
+	hb->chg_n = 0;
+	RGI_DEBUG_ASSERT(hb->pend == HB_NONE && !hb->pend_alloc);
 }
 
 /* Sizes and offsets of the one data array, from the capacity. */

@@ -93,11 +93,15 @@
  * entry of the end that moved is rewritten.
  *
  * Hot paths. A best-fit allocation and a free of one or two words are
- * whole calls here (rgi_hb_runs_alloc(), rgi_hb_runs_free()): the index
- * finds or merges the run, sets or clears the bits, moves the free count
- * (and the caller's, for hbitmap_adv.h's calls, which the region backend
- * uses) and notes the changed blocks for hbitmap.c's summaries, so the
- * entry points reach them by a tail call. Their usual cases come first
+ * whole calls here: hbitmap_adv.h's two calls are defined in this file
+ * (rg_hbitmap_alloc_best() and rg_hbitmap_free() reach them after their
+ * checks, the region backend directly). The index finds or merges the
+ * run, sets or clears the bits, moves the free count (and the caller's)
+ * and notes the changed blocks for hbitmap.c's summaries. Once that list
+ * has overflowed there is nothing more to note until the next sync, and
+ * the index is "quiet": one flag then stands for three tests (summaries
+ * stale, list overflowed, index live), and the hot paths skip the note.
+ * Their usual cases come first
  * (no alignment, a short class; a free whose neighbours are allocated),
  * the general search and the merging of neighbours out of line.
  */
@@ -105,6 +109,7 @@
 #include <string.h>
 
 #include "hb_internal.h"
+#include "hbitmap_adv.h"
 
 #define NCLASS 472
 #define NWORDS 8
@@ -128,6 +133,13 @@ struct rgi_hb_runs {
 	uint32_t tbits; /* table of 2^tbits slots */
 	uint32_t free_head, nfree, count;
 	bool stale;
+	/*
+	 * Nothing to note: the index is live and hbitmap.c's summaries are
+	 * stale with their change list overflowed (hb_chg_note() is a no-op),
+	 * so the hot paths skip those tests. Set by quiet_check() after a
+	 * noted hot call; cleared by drop() and rgi_hb_runs_synced().
+	 */
+	bool quiet;
 	/* start sets of the short classes (see the top) */
 	uint64_t *sset; /* class c at sset + (c - 1) * sstride */
 	uint64_t scap; /* the capacity they are sized for */
@@ -839,6 +851,7 @@ static inline void short_del(struct rgi_hb_runs *ix, const uint64_t *w,
 static void drop(struct rgi_hb_runs *ix)
 {
 	ix->stale = true;
+	ix->quiet = false;
 	ix->count = 0;
 	ix->top = 0;
 	memset(ix->l1, 0, sizeof(ix->l1));
@@ -1047,17 +1060,25 @@ static RGI_ALWAYS_INLINE void set_bits(uint64_t *w, uint64_t s, uint64_t n)
  * The index holds [s, s + n) as allocated: the bits and counts follow
  * (*@also too, the caller's count, if not NULL).
  */
-static RGI_ALWAYS_INLINE int hb_taken(struct rg_hbitmap *hb, uint64_t s,
-				      uint64_t n, uint64_t *start,
-				      uint64_t *also)
+static RGI_ALWAYS_INLINE int hb_taken_as(struct rg_hbitmap *hb, uint64_t s,
+					 uint64_t n, uint64_t *start,
+					 uint64_t *also, bool note)
 {
 	set_bits(hb->words, s, n);
-	hb_chg_note(hb, s, n);
+	if (note)
+		hb_chg_note(hb, s, n);
 	hb->free_units -= n;
 	if (also)
 		*also -= n;
 	*start = s;
 	return 0;
+}
+
+static RGI_ALWAYS_INLINE int hb_taken(struct rg_hbitmap *hb, uint64_t s,
+				      uint64_t n, uint64_t *start,
+				      uint64_t *also)
+{
+	return hb_taken_as(hb, s, n, start, also, true);
 }
 
 /*
@@ -1089,6 +1110,8 @@ static RGI_NOINLINE int alloc_search(struct rg_hbitmap *hb, uint64_t n,
 	uint32_t x;
 	int err;
 
+	if (unlikely(!hb->sum_stale))
+		hb_go_stale(hb);
 	if (unlikely(ix->stale)) {
 		err = rebuild(ix, w, cap);
 		if (err)
@@ -1134,29 +1157,25 @@ found:
 /*
  * The usual case first: no alignment, a short n, and a short class at or
  * above it that is not empty. Its lowest run is the answer: the first run
- * of that length in the first word its start set names.
+ * of that length in the first word its start set names. @note: the change
+ * goes to the summaries' list (false only while the index is quiet).
  */
-int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
-		      uint64_t *start, uint64_t *also)
+static RGI_ALWAYS_INLINE int alloc_short(struct rg_hbitmap *hb, uint64_t n,
+					 uint64_t *start, uint64_t *also,
+					 uint64_t bits, bool note)
 {
 	struct rgi_hb_runs *ix = hb->runs;
 	const uint64_t *w = hb->words;
-	uint64_t bits, wi, t, a, nw;
+	uint64_t wi, t, a, nw;
 	bool more = false;
 	unsigned k, i;
 
-	if (unlikely(n >= NSHORT || mask))
-		return alloc_search(hb, n, mask, start, also);
-	/* a stale index has every class mask clear (drop()): searched too */
-	bits = ix->l1[0] & (~0ull << n);
-	if (unlikely(!bits))
-		return alloc_search(hb, n, mask, start, also);
 	k = (unsigned)__builtin_ctzll(bits);
 	nw = (hb->capacity + 63) >> 6;
 	wi = sset_first(ix, k);
 	for (t = word_starts(w, wi);; t &= t - 1) {
 		if (unlikely(!t)) /* (not while the index is valid) */
-			return alloc_search(hb, n, mask, start, also);
+			return alloc_search(hb, n, 0, start, also);
 		i = (unsigned)__builtin_ctzll(t);
 		if (short_len(w, nw, wi, i) == k)
 			break;
@@ -1165,7 +1184,59 @@ int rgi_hb_runs_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 		more = short_len(w, nw, wi, (unsigned)__builtin_ctzll(t)) == k;
 	a = (wi << 6) + i;
 	take_short(ix, a, k, more, a, n);
-	return hb_taken(hb, a, n, start, also);
+	return hb_taken_as(hb, a, n, start, also, note);
+}
+
+/* The index is quiet if nothing is left to note (see struct rgi_hb_runs). */
+static inline void quiet_check(struct rg_hbitmap *hb)
+{
+	hb->runs->quiet =
+		!hb->runs->stale && hb->sum_stale && hb->chg_n > hb->chg_max;
+}
+
+/* alloc_short() while the index is quiet: nothing to note. */
+static RGI_NOINLINE int alloc_short_quiet(struct rg_hbitmap *hb, uint64_t n,
+					  uint64_t *start, uint64_t *also,
+					  uint64_t bits)
+{
+	return alloc_short(hb, n, start, also, bits, false);
+}
+
+/* alloc_short() while the index is not quiet: noted, then checked. */
+static RGI_NOINLINE int alloc_short_noted(struct rg_hbitmap *hb, uint64_t n,
+					  uint64_t *start, uint64_t *also,
+					  uint64_t bits)
+{
+	int err;
+
+	if (unlikely(!hb->sum_stale))
+		hb_go_stale(hb);
+	err = alloc_short(hb, n, start, also, bits, true);
+	quiet_check(hb);
+	return err;
+}
+
+/*
+ * The entry (hbitmap_adv.h) only picks the path, so that it needs no
+ * frame: a search for a long or aligned request, or for a short one when
+ * no short class at or above n has a run (a dropped index has every class
+ * mask clear, so it is searched and rebuilt too); else the short path.
+ * @bits: the non-empty short classes at or above n.
+ */
+int rgi_hbitmap_alloc_best_adv(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
+			       uint64_t *start, uint64_t *also)
+{
+	const struct rgi_hb_runs *ix = hb->runs;
+	uint64_t bits;
+
+	if (unlikely(n >= NSHORT || mask))
+		return alloc_search(hb, n, mask, start, also);
+	bits = ix->l1[0] & (~0ull << n);
+	if (unlikely(!bits))
+		return alloc_search(hb, n, mask, start, also);
+	if (unlikely(!ix->quiet))
+		return alloc_short_noted(hb, n, start, also, bits);
+	return alloc_short_quiet(hb, n, start, also, bits);
 }
 
 int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
@@ -1286,8 +1357,14 @@ int rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 	return freed_merge(ix, w, cap, s, n, lf | rf << 1);
 }
 
-int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
-		     uint64_t *also)
+/*
+ * Free [s, s + n), n <= 64, on @hb whose summaries are stale: 0, with the
+ * bits, hb->free_units (and *@also, unless NULL), the change list (if
+ * @note) and the index updated, or -ENOENT (a unit is free; nothing
+ * changed). Without @note the index is quiet, so not stale either.
+ */
+static RGI_ALWAYS_INLINE int free_short(struct rg_hbitmap *hb, uint64_t s,
+					uint64_t n, uint64_t *also, bool note)
 {
 	uint64_t *w = hb->words, e = s + n, cap = hb->capacity;
 	unsigned o = (unsigned)(s & 63);
@@ -1305,11 +1382,12 @@ int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
 	p[0] &= ~m0;
 	if (m1)
 		p[1] &= ~m1;
-	hb_chg_note(hb, s, n);
+	if (note)
+		hb_chg_note(hb, s, n);
 	hb->free_units += n;
 	if (also)
 		*also += n;
-	if (unlikely(hb->runs->stale))
+	if (note && unlikely(hb->runs->stale))
 		return 0;
 	lf = s && unit_free(w, s - 1);
 	rf = e < cap && unit_free(w, e);
@@ -1318,6 +1396,34 @@ int rgi_hb_runs_free(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
 		return 0;
 	}
 	return freed_merge(hb->runs, w, cap, s, n, lf | rf << 1);
+}
+
+/* free_short() while the index is not quiet: noted, then checked. */
+static RGI_NOINLINE int free_short_noted(struct rg_hbitmap *hb, uint64_t s,
+					 uint64_t n, uint64_t *also)
+{
+	int err;
+
+	if (unlikely(!hb->sum_stale))
+		hb_go_stale(hb);
+	err = free_short(hb, s, n, also, true);
+	quiet_check(hb);
+	return err;
+}
+
+int rgi_hbitmap_free_best_adv(struct rg_hbitmap *hb, uint64_t start, uint64_t n,
+			      uint64_t *also)
+{
+	if (unlikely(n > 64))
+		return rgi_hb_free_indexed(hb, start, n, also);
+	if (unlikely(!hb->runs->quiet))
+		return free_short_noted(hb, start, n, also);
+	return free_short(hb, start, n, also, false);
+}
+
+void rgi_hb_runs_synced(struct rgi_hb_runs *ix)
+{
+	ix->quiet = false;
 }
 
 /* rgi_hb_runs_freed() past its fast path: neighbours, or a long run. */

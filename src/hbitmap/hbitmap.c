@@ -2294,12 +2294,6 @@ static HB_NOINLINE int hb_alloc_seq(struct rg_hbitmap *hb, uint64_t n,
  * flushes it; validate checks it), so the plain fast paths, which test for
  * one first, never see it and test for the index only when they miss.
  */
-static void hb_go_stale(struct rg_hbitmap *hb)
-{
-	hb->sum_stale = true;
-	hb->chg_n = 0;
-	RGI_DEBUG_ASSERT(hb->pend == HB_NONE && !hb->pend_alloc);
-}
 
 static void hb_bits_only(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
 			 bool set)
@@ -2349,6 +2343,8 @@ static void hb_sync(struct rg_hbitmap *hb)
 	}
 	hb->chg_n = 0;
 	hb->sum_stale = false;
+	if (hb->runs)
+		rgi_hb_runs_synced(hb->runs);
 }
 
 void rg_hbitmap_sync(struct rg_hbitmap *hb)
@@ -2381,15 +2377,6 @@ int rg_hbitmap_alloc_best(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	if (unlikely(n > hb->free_units))
 		return -ENOSPC;
 	return rgi_hbitmap_alloc_best_adv(hb, n, align - 1, start, NULL);
-}
-
-int rgi_hbitmap_alloc_best_adv(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
-			       uint64_t *start, uint64_t *also)
-{
-	if (unlikely(!hb->sum_stale))
-		hb_go_stale(hb);
-	/* the index finds the run, takes it and sets its bits */
-	return rgi_hb_runs_alloc(hb, n, mask, start, also);
 }
 
 int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
@@ -2577,8 +2564,8 @@ static HB_NOINLINE int hb_free_short_switch(struct rg_hbitmap *hb,
  * rg_hbitmap_free() on a best-fit instance: the index frees one or two
  * words itself once the summaries are stale (the usual case).
  */
-static HB_NOINLINE int hb_free_indexed(struct rg_hbitmap *hb, uint64_t start,
-				       uint64_t n, uint64_t *also)
+HB_NOINLINE int rgi_hb_free_indexed(struct rg_hbitmap *hb, uint64_t start,
+				    uint64_t n, uint64_t *also)
 {
 	if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
 		return -ENOENT;
@@ -2586,14 +2573,6 @@ static HB_NOINLINE int hb_free_indexed(struct rg_hbitmap *hb, uint64_t start,
 	if (also)
 		*also += n;
 	return rgi_hb_runs_freed(hb->runs, hb->words, hb->capacity, start, n);
-}
-
-int rgi_hbitmap_free_best_adv(struct rg_hbitmap *hb, uint64_t start, uint64_t n,
-			      uint64_t *also)
-{
-	if (likely(hb->sum_stale && n <= 64))
-		return rgi_hb_runs_free(hb, start, n, also);
-	return hb_free_indexed(hb, start, n, also);
 }
 
 int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
