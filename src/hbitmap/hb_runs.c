@@ -612,17 +612,18 @@ static int sset_size(struct rgi_hb_runs *ix, uint64_t cap)
 
 /*
  * Word @wi of the bitmap holds the start of a run of class @c: true if the
- * class was empty.
+ * class was empty. @fix: the caller knows the sets have SFIX levels (the
+ * index is quiet), so the test is left out.
  */
-static RGI_ALWAYS_INLINE bool sset_add(struct rgi_hb_runs *ix, unsigned c,
-				       uint64_t wi)
+static RGI_ALWAYS_INLINE bool sset_add_as(struct rgi_hb_runs *ix, unsigned c,
+					  uint64_t wi, bool fix)
 {
 	uint64_t *set = sset_of(ix, c), *x = set + (wi >> 6), old = *x;
 
 	*x = old | 1ull << (wi & 63); /* level 0 sits at offset 0 */
 	if (old)
 		return false;
-	if (likely(ix->slevels == SFIX)) { /* the top is one word */
+	if (fix || likely(ix->slevels == SFIX)) { /* the top is one word */
 		x = set + ix->soff[1] + (wi >> 12);
 		old = *x;
 		*x = old | 1ull << ((wi >> 6) & 63);
@@ -645,14 +646,14 @@ static RGI_ALWAYS_INLINE bool sset_add(struct rgi_hb_runs *ix, unsigned c,
 }
 
 /* ... no longer: true if the class is now empty. */
-static RGI_ALWAYS_INLINE bool sset_del(struct rgi_hb_runs *ix, unsigned c,
-				       uint64_t wi)
+static RGI_ALWAYS_INLINE bool sset_del_as(struct rgi_hb_runs *ix, unsigned c,
+					  uint64_t wi, bool fix)
 {
 	uint64_t *set = sset_of(ix, c), *x = set + (wi >> 6);
 
 	if ((*x &= ~(1ull << (wi & 63))))
 		return false;
-	if (likely(ix->slevels == SFIX)) { /* the top is one word */
+	if (fix || likely(ix->slevels == SFIX)) { /* the top is one word */
 		x = set + ix->soff[1] + (wi >> 12);
 		if ((*x &= ~(1ull << ((wi >> 6) & 63))))
 			return false;
@@ -666,6 +667,18 @@ static RGI_ALWAYS_INLINE bool sset_del(struct rgi_hb_runs *ix, unsigned c,
 			return false;
 	}
 	return true;
+}
+
+static RGI_ALWAYS_INLINE bool sset_add(struct rgi_hb_runs *ix, unsigned c,
+				       uint64_t wi)
+{
+	return sset_add_as(ix, c, wi, false);
+}
+
+static RGI_ALWAYS_INLINE bool sset_del(struct rgi_hb_runs *ix, unsigned c,
+				       uint64_t wi)
+{
+	return sset_del_as(ix, c, wi, false);
 }
 
 static inline bool sset_any(const struct rgi_hb_runs *ix, unsigned c)
@@ -697,13 +710,17 @@ static uint64_t sset_next(const struct rgi_hb_runs *ix, unsigned c, uint64_t wi)
 	return wi;
 }
 
-/* Lowest word index in class @c's set (not empty): from the top down. */
-static inline uint64_t sset_first(const struct rgi_hb_runs *ix, unsigned c)
+/*
+ * Lowest word index in class @c's set (not empty): from the top down.
+ * @fix: as for sset_add_as().
+ */
+static RGI_ALWAYS_INLINE uint64_t sset_first_as(const struct rgi_hb_runs *ix,
+						unsigned c, bool fix)
 {
 	const uint64_t *set = sset_of(ix, c), *off = ix->soff + ix->slevels - 1;
 	uint64_t wi;
 
-	if (likely(ix->slevels == SFIX)) {
+	if (fix || likely(ix->slevels == SFIX)) {
 		wi = (uint64_t)__builtin_ctzll(set[ix->soff[2]]);
 		wi = (wi << 6) +
 		     (uint64_t)__builtin_ctzll(set[ix->soff[1] + wi]);
@@ -715,6 +732,11 @@ static inline uint64_t sset_first(const struct rgi_hb_runs *ix, unsigned c)
 		wi = (wi << 6) + (unsigned)__builtin_ctzll(set[*off + wi]);
 	}
 	return wi;
+}
+
+static inline uint64_t sset_first(const struct rgi_hb_runs *ix, unsigned c)
+{
+	return sset_first_as(ix, c, false);
 }
 
 /* ---- short runs, found from the bitmap ----------------------------------- */
@@ -735,9 +757,10 @@ static inline uint64_t word_starts(const uint64_t *w, uint64_t wi)
 
 /*
  * Length of the free run starting at unit 64 @wi + @i, if shorter than
- * NSHORT, else NSHORT. @nw: words below the capacity.
+ * NSHORT, else NSHORT. @cap: the capacity (word wi + 1 exists if it holds
+ * a unit below it).
  */
-static inline unsigned short_len(const uint64_t *w, uint64_t nw, uint64_t wi,
+static inline unsigned short_len(const uint64_t *w, uint64_t cap, uint64_t wi,
 				 unsigned i)
 {
 	uint64_t y = w[wi] >> i;
@@ -746,7 +769,7 @@ static inline unsigned short_len(const uint64_t *w, uint64_t nw, uint64_t wi,
 	if (y)
 		return (unsigned)__builtin_ctzll(y);
 	len = 64 - i;
-	if (wi + 1 < nw)
+	if (((wi + 1) << 6) < cap)
 		len += w[wi + 1] ? (unsigned)__builtin_ctzll(w[wi + 1]) : 64;
 	return len < NSHORT ? len : NSHORT;
 }
@@ -800,12 +823,12 @@ static inline uint64_t short_end(const uint64_t *w, uint64_t cap, uint64_t x)
 static inline bool word_has(const uint64_t *w, uint64_t cap, uint64_t wi,
 			    unsigned c, uint64_t skip)
 {
-	uint64_t t = word_starts(w, wi), nw = (cap + 63) >> 6;
+	uint64_t t = word_starts(w, wi);
 
 	if (skip != NONE)
 		t &= ~(1ull << (skip & 63));
 	for (; t; t &= t - 1)
-		if (short_len(w, nw, wi, (unsigned)__builtin_ctzll(t)) == c)
+		if (short_len(w, cap, wi, (unsigned)__builtin_ctzll(t)) == c)
 			return true;
 	return false;
 }
@@ -828,11 +851,17 @@ static inline void class_mark_short(struct rgi_hb_runs *ix, unsigned c,
  * The short run [a, a + len) appears. Its bits are clear and its
  * neighbours' set, so no other run of its class starts at a.
  */
+static RGI_ALWAYS_INLINE void short_add_as(struct rgi_hb_runs *ix, uint64_t a,
+					   unsigned len, bool fix)
+{
+	if (sset_add_as(ix, len, a >> 6, fix))
+		class_mark_short(ix, len, true);
+}
+
 static RGI_ALWAYS_INLINE void short_add(struct rgi_hb_runs *ix, uint64_t a,
 					unsigned len)
 {
-	if (sset_add(ix, len, a >> 6))
-		class_mark_short(ix, len, true);
+	short_add_as(ix, a, len, false);
 }
 
 /*
@@ -960,8 +989,6 @@ static RGI_ALWAYS_INLINE bool best_short(const struct rgi_hb_runs *ix,
 					 unsigned c, uint64_t n, uint64_t mask,
 					 uint64_t *a, bool *more)
 {
-	uint64_t nw = (cap + 63) >> 6;
-
 	for (uint64_t wi = sset_first(ix, c); wi != NONE;
 	     wi = sset_next(ix, c, wi + 1)) {
 		bool found = false;
@@ -970,7 +997,7 @@ static RGI_ALWAYS_INLINE bool best_short(const struct rgi_hb_runs *ix,
 			unsigned i = (unsigned)__builtin_ctzll(t);
 			uint64_t s = (wi << 6) + i, f = (s + mask) & ~mask;
 
-			if (short_len(w, nw, wi, i) != c)
+			if (short_len(w, cap, wi, i) != c)
 				continue;
 			if (found) { /* another run of the class in this word */
 				*more = true;
@@ -1086,16 +1113,23 @@ static RGI_ALWAYS_INLINE int hb_taken(struct rg_hbitmap *hb, uint64_t s,
  * stays in the class's set if another run of the class starts there
  * (@more, seen by the search).
  */
+static RGI_ALWAYS_INLINE void take_short_as(struct rgi_hb_runs *ix, uint64_t a,
+					    unsigned k, bool more, uint64_t s,
+					    uint64_t n, bool fix)
+{
+	if (!more && sset_del_as(ix, k, a >> 6, fix))
+		class_mark_short(ix, k, false);
+	if (a < s)
+		short_add_as(ix, a, (unsigned)(s - a), fix);
+	if (s + n < a + k)
+		short_add_as(ix, s + n, (unsigned)(a + k - s - n), fix);
+}
+
 static RGI_ALWAYS_INLINE void take_short(struct rgi_hb_runs *ix, uint64_t a,
 					 unsigned k, bool more, uint64_t s,
 					 uint64_t n)
 {
-	if (!more && sset_del(ix, k, a >> 6))
-		class_mark_short(ix, k, false);
-	if (a < s)
-		short_add(ix, a, (unsigned)(s - a));
-	if (s + n < a + k)
-		short_add(ix, s + n, (unsigned)(a + k - s - n));
+	take_short_as(ix, a, k, more, s, n, false);
 }
 
 /* rgi_hb_runs_alloc() past its fast path: every class from n's up. */
@@ -1166,46 +1200,45 @@ static RGI_ALWAYS_INLINE int alloc_short(struct rg_hbitmap *hb, uint64_t n,
 {
 	struct rgi_hb_runs *ix = hb->runs;
 	const uint64_t *w = hb->words;
-	uint64_t wi, t, a, nw;
+	uint64_t wi, t, a, cap = hb->capacity;
 	bool more = false;
 	unsigned k, i;
 
 	k = (unsigned)__builtin_ctzll(bits);
-	nw = (hb->capacity + 63) >> 6;
-	wi = sset_first(ix, k);
+	wi = sset_first_as(ix, k, !note);
 	for (t = word_starts(w, wi);; t &= t - 1) {
 		if (unlikely(!t)) /* (not while the index is valid) */
 			return alloc_search(hb, n, 0, start, also);
 		i = (unsigned)__builtin_ctzll(t);
-		if (short_len(w, nw, wi, i) == k)
+		if (short_len(w, cap, wi, i) == k)
 			break;
 	}
 	for (t &= t - 1; t && !more; t &= t - 1)
-		more = short_len(w, nw, wi, (unsigned)__builtin_ctzll(t)) == k;
+		more = short_len(w, cap, wi, (unsigned)__builtin_ctzll(t)) == k;
 	a = (wi << 6) + i;
-	take_short(ix, a, k, more, a, n);
+	take_short_as(ix, a, k, more, a, n, !note);
 	return hb_taken_as(hb, a, n, start, also, note);
 }
 
 /* The index is quiet if nothing is left to note (see struct rgi_hb_runs). */
 static inline void quiet_check(struct rg_hbitmap *hb)
 {
-	hb->runs->quiet =
-		!hb->runs->stale && hb->sum_stale && hb->chg_n > hb->chg_max;
+	hb->runs->quiet = !hb->runs->stale && hb->sum_stale &&
+			  hb->chg_n > hb->chg_max && hb->runs->slevels == SFIX;
 }
 
 /* alloc_short() while the index is quiet: nothing to note. */
 static RGI_NOINLINE int alloc_short_quiet(struct rg_hbitmap *hb, uint64_t n,
-					  uint64_t *start, uint64_t *also,
-					  uint64_t bits)
+					  uint64_t bits, uint64_t *start,
+					  uint64_t *also)
 {
 	return alloc_short(hb, n, start, also, bits, false);
 }
 
 /* alloc_short() while the index is not quiet: noted, then checked. */
 static RGI_NOINLINE int alloc_short_noted(struct rg_hbitmap *hb, uint64_t n,
-					  uint64_t *start, uint64_t *also,
-					  uint64_t bits)
+					  uint64_t bits, uint64_t *start,
+					  uint64_t *also)
 {
 	int err;
 
@@ -1235,8 +1268,8 @@ int rgi_hbitmap_alloc_best_adv(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 	if (unlikely(!bits))
 		return alloc_search(hb, n, mask, start, also);
 	if (unlikely(!ix->quiet))
-		return alloc_short_noted(hb, n, start, also, bits);
-	return alloc_short_quiet(hb, n, start, also, bits);
+		return alloc_short_noted(hb, n, bits, start, also);
+	return alloc_short_quiet(hb, n, bits, start, also);
 }
 
 int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
@@ -1244,7 +1277,7 @@ int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 {
 	struct rgi_hb_runs *ix = hb->runs;
 	const uint64_t *w = hb->words;
-	uint64_t cap = hb->capacity, nw = (cap + 63) >> 6, bits, a, s = 0;
+	uint64_t cap = hb->capacity, bits, a, s = 0;
 	unsigned k, wi;
 	uint32_t x;
 
@@ -1285,7 +1318,7 @@ int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 			for (; t; t &= t - 1) {
 				unsigned i = (unsigned)__builtin_ctzll(t);
 
-				if (short_len(w, nw, v, i) != k)
+				if (short_len(w, cap, v, i) != k)
 					continue;
 				if (f) { /* another run of the class here */
 					more = true;
@@ -1392,7 +1425,7 @@ static RGI_ALWAYS_INLINE int free_short(struct rg_hbitmap *hb, uint64_t s,
 	lf = s && unit_free(w, s - 1);
 	rf = e < cap && unit_free(w, e);
 	if (likely(!lf && !rf && n < NSHORT)) { /* a short run on its own */
-		short_add(hb->runs, s, (unsigned)n);
+		short_add_as(hb->runs, s, (unsigned)n, !note);
 		return 0;
 	}
 	return freed_merge(hb->runs, w, cap, s, n, lf | rf << 1);
