@@ -1085,7 +1085,7 @@ static RGI_ALWAYS_INLINE void set_bits(uint64_t *w, uint64_t s, uint64_t n)
 
 /*
  * The index holds [s, s + n) as allocated: the bits and counts follow
- * (*@also too, the caller's count, if not NULL).
+ * (*@also too, the caller's count).
  */
 static RGI_ALWAYS_INLINE int hb_taken_as(struct rg_hbitmap *hb, uint64_t s,
 					 uint64_t n, uint64_t *start,
@@ -1095,8 +1095,7 @@ static RGI_ALWAYS_INLINE int hb_taken_as(struct rg_hbitmap *hb, uint64_t s,
 	if (note)
 		hb_chg_note(hb, s, n);
 	hb->free_units -= n;
-	if (also)
-		*also -= n;
+	*also -= n;
 	*start = s;
 	return 0;
 }
@@ -1277,7 +1276,7 @@ int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 {
 	struct rgi_hb_runs *ix = hb->runs;
 	const uint64_t *w = hb->words;
-	uint64_t cap = hb->capacity, bits, a, s = 0;
+	uint64_t cap = hb->capacity, bits, a, s = 0, sink;
 	unsigned k, wi;
 	uint32_t x;
 
@@ -1339,7 +1338,7 @@ int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 	}
 	return -ENOSPC;
 found:
-	return hb_taken(hb, s, n, start, NULL);
+	return hb_taken(hb, s, n, start, &sink);
 }
 
 void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
@@ -1392,7 +1391,7 @@ int rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 
 /*
  * Free [s, s + n), n <= 64, on @hb whose summaries are stale: 0, with the
- * bits, hb->free_units (and *@also, unless NULL), the change list (if
+ * bits, hb->free_units (and *@also), the change list (if
  * @note) and the index updated, or -ENOENT (a unit is free; nothing
  * changed). Without @note the index is quiet, so not stale either.
  */
@@ -1418,8 +1417,7 @@ static RGI_ALWAYS_INLINE int free_short(struct rg_hbitmap *hb, uint64_t s,
 	if (note)
 		hb_chg_note(hb, s, n);
 	hb->free_units += n;
-	if (also)
-		*also += n;
+	*also += n;
 	if (note && unlikely(hb->runs->stale))
 		return 0;
 	lf = s && unit_free(w, s - 1);

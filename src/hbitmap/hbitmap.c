@@ -2369,6 +2369,8 @@ static HB_NOINLINE int hb_alloc_indexed(struct rg_hbitmap *hb, uint64_t n,
 int rg_hbitmap_alloc_best(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 			  uint64_t *start)
 {
+	uint64_t sink; /* the adv calls move a caller's count too */
+
 	if (unlikely(!hb || n == 0 || n > hb->capacity || hb_bad_align(align) ||
 		     !start))
 		return -EINVAL;
@@ -2376,7 +2378,7 @@ int rg_hbitmap_alloc_best(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 		return -EOPNOTSUPP;
 	if (unlikely(n > hb->free_units))
 		return -ENOSPC;
-	return rgi_hbitmap_alloc_best_adv(hb, n, align - 1, start, NULL);
+	return rgi_hbitmap_alloc_best_adv(hb, n, align - 1, start, &sink);
 }
 
 int rg_hbitmap_alloc(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
@@ -2570,9 +2572,17 @@ HB_NOINLINE int rgi_hb_free_indexed(struct rg_hbitmap *hb, uint64_t start,
 	if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
 		return -ENOENT;
 	hb_bits_only(hb, start, n, false);
-	if (also)
-		*also += n;
+	*also += n;
 	return rgi_hb_runs_freed(hb->runs, hb->words, hb->capacity, start, n);
+}
+
+/* rg_hbitmap_free() on a best-fit instance, out of first fit's way. */
+static HB_NOINLINE int hb_free_best(struct rg_hbitmap *hb, uint64_t start,
+				    uint64_t n)
+{
+	uint64_t sink; /* the adv calls move a caller's count too */
+
+	return rgi_hbitmap_free_best_adv(hb, start, n, &sink);
 }
 
 int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
@@ -2582,7 +2592,7 @@ int rg_hbitmap_free(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 	if (unlikely(hb_bad_range(hb, start, n)))
 		return -EINVAL;
 	if (unlikely(hb->runs)) /* best fit: no pending block, no summaries */
-		return rgi_hbitmap_free_best_adv(hb, start, n, NULL);
+		return hb_free_best(hb, start, n);
 	if (likely(n <= 64 && b == ((e - 1) >> HB_BLOCK_SHIFT))) {
 		if (likely(b == hb->pend))
 			return hb_free_short(hb, start, n, false);

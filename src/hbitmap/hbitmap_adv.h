@@ -19,7 +19,7 @@
 /*
  * rg_hbitmap_alloc_best() for @hb created with RG_HBITMAP_BEST_FIT, with
  * 1 <= @n <= free units, @mask = align - 1 (align a power of two) and
- * @start not NULL: 0 and *@start, with *@also (unless NULL) lowered by
+ * @start and @also not NULL: 0 and *@start, with *@also lowered by
  * @n; or -ENOSPC or -ENOMEM as rg_hbitmap_alloc_best(), nothing changed.
  */
 int rgi_hbitmap_alloc_best_adv(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
@@ -27,8 +27,8 @@ int rgi_hbitmap_alloc_best_adv(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 
 /*
  * rg_hbitmap_free() for @hb created with RG_HBITMAP_BEST_FIT and a range
- * [@start, @start + @n) inside the capacity, n >= 1: 0, with *@also
- * (unless NULL) raised by @n; or -ENOENT, nothing changed.
+ * [@start, @start + @n) inside the capacity, n >= 1, @also not NULL: 0,
+ * with *@also raised by @n; or -ENOENT, nothing changed.
  */
 int rgi_hbitmap_free_best_adv(struct rg_hbitmap *hb, uint64_t start, uint64_t n,
 			      uint64_t *also) RGI_HIDDEN;

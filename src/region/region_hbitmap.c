@@ -142,8 +142,8 @@ static int hb_alloc_best_hot(struct rg_region *r, unsigned long n,
 	return rgi_hbitmap_alloc_best_adv(r->priv, n, mask, start,
 					  &r->free_units);
 #else
-	uint64_t s;
-	int err = rgi_hbitmap_alloc_best_adv(r->priv, n, mask, &s, NULL);
+	uint64_t s, sink;
+	int err = rgi_hbitmap_alloc_best_adv(r->priv, n, mask, &s, &sink);
 
 	if (likely(!err)) {
 		*start = (unsigned long)s;
@@ -159,7 +159,8 @@ static int hb_free_best_hot(struct rg_region *r, unsigned long start,
 #if HB_LONG_IS_U64
 	return rgi_hbitmap_free_best_adv(r->priv, start, n, &r->free_units);
 #else
-	int err = rgi_hbitmap_free_best_adv(r->priv, start, n, NULL);
+	uint64_t sink;
+	int err = rgi_hbitmap_free_best_adv(r->priv, start, n, &sink);
 
 	if (likely(!err))
 		r->free_units += n;
