@@ -1083,15 +1083,26 @@ static RGI_ALWAYS_INLINE void set_bits(uint64_t *w, uint64_t s, uint64_t n)
 		w[i] |= ~0ull >> (64 - n);
 }
 
-/*
- * The index holds [s, s + n) as allocated: the bits and counts follow
- * (*@also too, the caller's count).
- */
-static RGI_ALWAYS_INLINE int hb_taken_as(struct rg_hbitmap *hb, uint64_t s,
-					 uint64_t n, uint64_t *start,
-					 uint64_t *also, bool note)
+/* set_bits() for n < 64: [s, s + n) lies in one word or two. */
+static RGI_ALWAYS_INLINE void set_bits_short(uint64_t *w, uint64_t s,
+					     uint64_t n)
 {
-	set_bits(hb->words, s, n);
+	uint64_t i = s >> 6, m = ~0ull >> (64 - n);
+	unsigned o = (unsigned)(s & 63);
+
+	w[i] |= m << o;
+	if (o + n > 64) /* then o >= 2: the shift is in range */
+		w[i + 1] |= m >> (64 - o);
+}
+
+/*
+ * The index holds [s, s + n) as allocated and its bits are set: the
+ * change note and the counts follow (*@also too, the caller's count).
+ */
+static RGI_ALWAYS_INLINE int hb_counted(struct rg_hbitmap *hb, uint64_t s,
+					uint64_t n, uint64_t *start,
+					uint64_t *also, bool note)
+{
 	if (note)
 		hb_chg_note(hb, s, n);
 	hb->free_units -= n;
@@ -1104,7 +1115,8 @@ static RGI_ALWAYS_INLINE int hb_taken(struct rg_hbitmap *hb, uint64_t s,
 				      uint64_t n, uint64_t *start,
 				      uint64_t *also)
 {
-	return hb_taken_as(hb, s, n, start, also, true);
+	set_bits(hb->words, s, n);
+	return hb_counted(hb, s, n, start, also, true);
 }
 
 /*
@@ -1216,7 +1228,9 @@ static RGI_ALWAYS_INLINE int alloc_short(struct rg_hbitmap *hb, uint64_t n,
 		more = short_len(w, cap, wi, (unsigned)__builtin_ctzll(t)) == k;
 	a = (wi << 6) + i;
 	take_short_as(ix, a, k, more, a, n, !note);
-	return hb_taken_as(hb, a, n, start, also, note);
+	/* n < 64: the bits span one word or two */
+	set_bits_short(hb->words, a, n);
+	return hb_counted(hb, a, n, start, also, note);
 }
 
 /* The index is quiet if nothing is left to note (see struct rgi_hb_runs). */
