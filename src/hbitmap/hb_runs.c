@@ -1412,35 +1412,49 @@ int rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 static RGI_ALWAYS_INLINE int free_short(struct rg_hbitmap *hb, uint64_t s,
 					uint64_t n, uint64_t *also, bool note)
 {
+	struct rgi_hb_runs *ix = hb->runs;
 	uint64_t *w = hb->words, e = s + n, cap = hb->capacity;
-	unsigned o = (unsigned)(s & 63);
-	uint64_t *p = &w[s >> 6], m0, m1 = 0;
+	unsigned o = (unsigned)(s & 63), eo = o + (unsigned)n;
+	uint64_t *p = &w[s >> 6], x0 = p[0], x1 = 0, m0, m1 = 0;
 	bool lf, rf;
 
-	if (o + n <= 64) {
+	if (eo <= 64) {
 		m0 = (~0ull >> (64 - n)) << o;
 	} else {
 		m0 = ~0ull << o;
-		m1 = ~0ull >> (128 - o - n);
+		m1 = ~0ull >> (128 - eo);
+		x1 = p[1];
 	}
-	if (unlikely((p[0] & m0) != m0 || (m1 && (p[1] & m1) != m1)))
+	if (unlikely((x0 & m0) != m0 || (x1 & m1) != m1))
 		return -ENOENT;
-	p[0] &= ~m0;
+	p[0] = x0 & ~m0;
 	if (m1)
-		p[1] &= ~m1;
+		p[1] = x1 & ~m1;
 	if (note)
 		hb_chg_note(hb, s, n);
 	hb->free_units += n;
 	*also += n;
-	if (note && unlikely(hb->runs->stale))
+	if (note && unlikely(ix->stale))
 		return 0;
-	lf = s && unit_free(w, s - 1);
-	rf = e < cap && unit_free(w, e);
+	/*
+	 * The neighbours' bits, from the words read above where they lie
+	 * there (bits past the capacity are set, so they read as taken).
+	 */
+	if (likely(o))
+		lf = !((x0 >> (o - 1)) & 1);
+	else
+		lf = s && unit_free(w, s - 1);
+	if (eo < 64)
+		rf = !((x0 >> eo) & 1);
+	else if (eo > 64)
+		rf = !((x1 >> (eo - 64)) & 1);
+	else
+		rf = e < cap && unit_free(w, e);
 	if (likely(!lf && !rf && n < NSHORT)) { /* a short run on its own */
-		short_add_as(hb->runs, s, (unsigned)n, !note);
+		short_add_as(ix, s, (unsigned)n, !note);
 		return 0;
 	}
-	return freed_merge(hb->runs, w, cap, s, n, lf | rf << 1);
+	return freed_merge(ix, w, cap, s, n, lf | rf << 1);
 }
 
 /* free_short() while the index is not quiet: noted, then checked. */
