@@ -721,10 +721,11 @@ static RGI_ALWAYS_INLINE uint64_t sset_first_as(const struct rgi_hb_runs *ix,
 	uint64_t wi;
 
 	if (fix || likely(ix->slevels == SFIX)) {
-		wi = (uint64_t)__builtin_ctzll(set[ix->soff[2]]);
-		wi = (wi << 6) +
-		     (uint64_t)__builtin_ctzll(set[ix->soff[1] + wi]);
-		return (wi << 6) + (uint64_t)__builtin_ctzll(set[wi]);
+		/* 32-bit sums (wi < 2^18 here): no widening of each count */
+		unsigned v = (unsigned)__builtin_ctzll(set[ix->soff[2]]);
+
+		v = (v << 6) + (unsigned)__builtin_ctzll(set[ix->soff[1] + v]);
+		return (v << 6) + (unsigned)__builtin_ctzll(set[v]);
 	}
 	wi = (unsigned)__builtin_ctzll(set[*off]);
 	while (off != ix->soff) {
@@ -1210,7 +1211,7 @@ static RGI_ALWAYS_INLINE int alloc_short(struct rg_hbitmap *hb, uint64_t n,
 					 uint64_t bits, bool note)
 {
 	struct rgi_hb_runs *ix = hb->runs;
-	const uint64_t *w = hb->words;
+	uint64_t *w = hb->words;
 	uint64_t wi, t, a, cap = hb->capacity;
 	bool more = false;
 	unsigned k, i;
@@ -1229,7 +1230,7 @@ static RGI_ALWAYS_INLINE int alloc_short(struct rg_hbitmap *hb, uint64_t n,
 	a = (wi << 6) + i;
 	take_short_as(ix, a, k, more, a, n, !note);
 	/* n < 64: the bits span one word or two */
-	set_bits_short(hb->words, a, n);
+	set_bits_short(w, a, n);
 	return hb_counted(hb, a, n, start, also, note);
 }
 
