@@ -1702,8 +1702,8 @@ int rgi_hb_runs_validate(const struct rgi_hb_runs *ix, const uint64_t *w,
 void rgi_hb_runs_dump(const struct rgi_hb_runs *ix, FILE *f)
 {
 	fprintf(f,
-		"best-fit index: %s, %u long runs, %u nodes (%u spare), "
+		"best-fit index: %s%s, %u long runs, %u nodes (%u spare), "
 		"%zu B\n",
-		ix->stale ? "stale" : "live", ix->count, ix->ncap - 1,
-		ix->nfree, rgi_hb_runs_bytes(ix));
+		ix->stale ? "stale" : "live", ix->quiet ? " (quiet)" : "",
+		ix->count, ix->ncap - 1, ix->nfree, rgi_hb_runs_bytes(ix));
 }
