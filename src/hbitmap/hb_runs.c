@@ -1263,6 +1263,17 @@ static RGI_NOINLINE int alloc_short_noted(struct rg_hbitmap *hb, uint64_t n,
 	return err;
 }
 
+/* classes_from[n]: the short classes n .. 63 (no shift by a variable). */
+#define CF(n) (~0ull << (n))
+#define CF8(n)                                                        \
+	CF(n), CF(n + 1), CF(n + 2), CF(n + 3), CF(n + 4), CF(n + 5), \
+		CF(n + 6), CF(n + 7)
+static const uint64_t classes_from[NSHORT] = {
+	CF8(0), CF8(8), CF8(16), CF8(24), CF8(32), CF8(40), CF8(48), CF8(56),
+};
+#undef CF8
+#undef CF
+
 /*
  * The entry (hbitmap_adv.h) only picks the path, so that it needs no
  * frame: a search for a long or aligned request, or for a short one when
@@ -1278,7 +1289,7 @@ int rgi_hbitmap_alloc_best_adv(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 
 	if (unlikely(n >= NSHORT || mask))
 		return alloc_search(hb, n, mask, start, also);
-	bits = ix->l1[0] & (~0ull << n);
+	bits = ix->l1[0] & classes_from[n];
 	if (unlikely(!bits))
 		return alloc_search(hb, n, mask, start, also);
 	if (unlikely(!ix->quiet))
