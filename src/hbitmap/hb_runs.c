@@ -1084,11 +1084,26 @@ static RGI_ALWAYS_INLINE void set_bits(uint64_t *w, uint64_t s, uint64_t n)
 		w[i] |= ~0ull >> (64 - n);
 }
 
+/*
+ * classes_from[n]: the short classes n .. 63 (none for n = 64), so
+ * ~classes_from[n] is n low ones (no shift by a variable count, which
+ * goes through cl).
+ */
+#define CF(n) (~0ull << (n))
+#define CF8(n)                                                        \
+	CF(n), CF(n + 1), CF(n + 2), CF(n + 3), CF(n + 4), CF(n + 5), \
+		CF(n + 6), CF(n + 7)
+static const uint64_t classes_from[NSHORT + 1] = {
+	CF8(0), CF8(8), CF8(16), CF8(24), CF8(32), CF8(40), CF8(48), CF8(56), 0,
+};
+#undef CF8
+#undef CF
+
 /* set_bits() for n < 64: [s, s + n) lies in one word or two. */
 static RGI_ALWAYS_INLINE void set_bits_short(uint64_t *w, uint64_t s,
 					     uint64_t n)
 {
-	uint64_t i = s >> 6, m = ~0ull >> (64 - n);
+	uint64_t i = s >> 6, m = ~classes_from[n];
 	unsigned o = (unsigned)(s & 63);
 
 	w[i] |= m << o;
@@ -1263,17 +1278,6 @@ static RGI_NOINLINE int alloc_short_noted(struct rg_hbitmap *hb, uint64_t n,
 	return err;
 }
 
-/* classes_from[n]: the short classes n .. 63 (no shift by a variable). */
-#define CF(n) (~0ull << (n))
-#define CF8(n)                                                        \
-	CF(n), CF(n + 1), CF(n + 2), CF(n + 3), CF(n + 4), CF(n + 5), \
-		CF(n + 6), CF(n + 7)
-static const uint64_t classes_from[NSHORT] = {
-	CF8(0), CF8(8), CF8(16), CF8(24), CF8(32), CF8(40), CF8(48), CF8(56),
-};
-#undef CF8
-#undef CF
-
 /*
  * The entry (hbitmap_adv.h) only picks the path, so that it needs no
  * frame: a search for a long or aligned request, or for a short one when
@@ -1431,10 +1435,10 @@ static RGI_ALWAYS_INLINE int free_short(struct rg_hbitmap *hb, uint64_t s,
 	bool lf, rf;
 
 	if (eo <= 64) {
-		m0 = (~0ull >> (64 - n)) << o;
+		m0 = ~classes_from[n] << o;
 	} else {
 		m0 = ~0ull << o;
-		m1 = ~0ull >> (128 - eo);
+		m1 = ~classes_from[eo - 64];
 		x1 = p[1];
 	}
 	if (unlikely((x0 & m0) != m0 || (x1 & m1) != m1))
