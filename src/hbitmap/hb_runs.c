@@ -99,11 +99,12 @@
  * run, sets or clears the bits, moves the free count (and the caller's)
  * and notes the changed blocks for hbitmap.c's summaries. Once that list
  * has overflowed there is nothing more to note until the next sync, and
- * the index is "quiet": one flag then stands for three tests (summaries
- * stale, list overflowed, index live), and the hot paths skip the note.
- * Their usual cases come first
- * (no alignment, a short class; a free whose neighbours are allocated),
- * the general search and the merging of neighbours out of line.
+ * the index is "quiet": one flag then stands for four tests (summaries
+ * stale, list overflowed, index live, three start-set levels), and the
+ * hot paths skip the note and the level count. Their usual cases come
+ * first (no alignment, a short class; a free whose neighbours are
+ * allocated), the general search and the merging of neighbours out of
+ * line.
  */
 #include <errno.h>
 #include <string.h>
@@ -134,10 +135,11 @@ struct rgi_hb_runs {
 	uint32_t free_head, nfree, count;
 	bool stale;
 	/*
-	 * Nothing to note: the index is live and hbitmap.c's summaries are
-	 * stale with their change list overflowed (hb_chg_note() is a no-op),
-	 * so the hot paths skip those tests. Set by quiet_check() after a
-	 * noted hot call; cleared by drop() and rgi_hb_runs_synced().
+	 * Nothing to note: the index is live, its start sets have SFIX
+	 * levels and hbitmap.c's summaries are stale with their change list
+	 * overflowed (hb_chg_note() is a no-op), so the hot paths skip those
+	 * tests. Set by quiet_check() after a noted hot call; cleared by
+	 * drop() and rgi_hb_runs_synced().
 	 */
 	bool quiet;
 	/* start sets of the short classes (see the top) */
