@@ -5,8 +5,11 @@
  * index of free runs) and hbitmap_check.c (validation and the dump). The
  * first two only read the bitmap words (1 = allocated; the padding bits
  * past the capacity are set), which hbitmap.c owns; it calls the index
- * after every change of bits. The one exception is the best-fit
- * allocation, which sets the bits of the run it hands out itself.
+ * after every change of bits. The exceptions are the best-fit hot
+ * paths in hb_runs.c (hbitmap_adv.h's allocation and free, reached from
+ * rg_hbitmap_alloc_best() and rg_hbitmap_free() too): they set the bits
+ * of the run they hand out, and clear those of a run of one or two words
+ * they take back, themselves.
  * hbitmap_check.c reads the whole structure, laid out at the end of this
  * file (see the top of hbitmap.c).
  */
