@@ -93,9 +93,9 @@ static inline size_t rgi_hb_runs_peak(const struct rgi_hb_runs *ix)
 }
 /* hbitmap.c now holds @base bytes beside the index (create, resize). */
 void rgi_hb_runs_set_base(struct rgi_hb_runs *ix, size_t base) RGI_HIDDEN;
-/* Check the index against the bitmap: 0 or -EINVAL with *reason. */
-int rgi_hb_runs_validate(const struct rgi_hb_runs *ix, const uint64_t *w,
-			 uint64_t cap, const char **reason) RGI_HIDDEN;
+/* Check @hb's index against its bitmap: 0 or -EINVAL with *reason. */
+int rgi_hb_runs_validate(const struct rg_hbitmap *hb,
+			 const char **reason) RGI_HIDDEN;
 void rgi_hb_runs_dump(const struct rgi_hb_runs *ix, FILE *f) RGI_HIDDEN;
 
 /* ---- the bitmap's layout (hbitmap.c; read by hbitmap_check.c) ---------- */

@@ -1649,16 +1649,36 @@ static const char *check_ssets(const struct rgi_hb_runs *ix, const uint64_t *w,
 	return NULL;
 }
 
-int rgi_hb_runs_validate(const struct rgi_hb_runs *ix, const uint64_t *w,
-			 uint64_t cap, const char **reason)
+/* The quiet flag stands for its four conditions (see struct rgi_hb_runs). */
+static const char *check_quiet(const struct rg_hbitmap *hb)
 {
+	const struct rgi_hb_runs *ix = hb->runs;
+
+	if (!ix->quiet)
+		return NULL;
+	if (ix->stale)
+		return "best-fit index: quiet but dropped";
+	if (!hb->sum_stale)
+		return "best-fit index: quiet but the summaries are exact";
+	if (hb->chg_n <= hb->chg_max)
+		return "best-fit index: quiet but the change list has room";
+	if (ix->slevels != SFIX)
+		return "best-fit index: quiet with other than three levels";
+	return NULL;
+}
+
+int rgi_hb_runs_validate(const struct rg_hbitmap *hb, const char **reason)
+{
+	const struct rgi_hb_runs *ix = hb->runs;
+	const uint64_t *w = hb->words;
+	uint64_t cap = hb->capacity;
 	uint64_t a, b, runs = 0, nodes = 0, slots = 0, pairs = 0, bits = 0;
 	uint64_t lastw[NSHORT];
-	const char *why = NULL;
+	const char *why = check_quiet(hb);
 	uint32_t x;
 
-	if (ix->stale)
-		return 0; /* dropped: rebuilt by the next best-fit call */
+	if (why || ix->stale) /* dropped: rebuilt by the next best-fit call */
+		goto out;
 	memset(lastw, 0xff, sizeof(lastw));
 	for (a = next_clear(w, cap, 0); a < cap && !why;
 	     a = next_clear(w, cap, b)) {
@@ -1711,6 +1731,7 @@ int rgi_hb_runs_validate(const struct rgi_hb_runs *ix, const uint64_t *w,
 		slots += ix->tab[i] != 0;
 	if (!why && slots != 2 * ix->count)
 		why = "best-fit index: hash table holds stale entries";
+out:
 	if (why && reason)
 		*reason = why;
 	return why ? -EINVAL : 0;

@@ -211,7 +211,7 @@ int rg_hbitmap_validate(const struct rg_hbitmap *hb, const char **reason)
 			*reason = "best-fit instance has a pending block";
 		return -EINVAL;
 	}
-	return rgi_hb_runs_validate(hb->runs, hb->words, hb->capacity, reason);
+	return rgi_hb_runs_validate(hb, reason);
 }
 
 void rg_hbitmap_dump(const struct rg_hbitmap *hb, FILE *f)
