@@ -671,12 +671,6 @@ static RGI_ALWAYS_INLINE bool sset_del_as(struct rgi_hb_runs *ix, unsigned c,
 	return true;
 }
 
-static RGI_ALWAYS_INLINE bool sset_add(struct rgi_hb_runs *ix, unsigned c,
-				       uint64_t wi)
-{
-	return sset_add_as(ix, c, wi, false);
-}
-
 static RGI_ALWAYS_INLINE bool sset_del(struct rgi_hb_runs *ix, unsigned c,
 				       uint64_t wi)
 {
