@@ -1408,10 +1408,6 @@ int rgi_hb_runs_freed(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
 		return 0;
 	lf = s && unit_free(w, s - 1);
 	rf = e < cap && unit_free(w, e);
-	if (likely(!lf && !rf && n < NSHORT)) { /* a short run on its own */
-		short_add(ix, s, (unsigned)n);
-		return 0;
-	}
 	return freed_merge(ix, w, cap, s, n, lf | rf << 1);
 }
 
@@ -1497,7 +1493,7 @@ void rgi_hb_runs_synced(struct rgi_hb_runs *ix)
 	ix->quiet = false;
 }
 
-/* rgi_hb_runs_freed() past its fast path: neighbours, or a long run. */
+/* rgi_hb_runs_freed() once the neighbours are known; free_short()'s too. */
 /* @sides: bit 0 the unit before s is free, bit 1 the unit at s + n. */
 static RGI_NOINLINE int freed_merge(struct rgi_hb_runs *ix, const uint64_t *w,
 				    uint64_t cap, uint64_t s, uint64_t n,

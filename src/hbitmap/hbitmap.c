@@ -2300,16 +2300,11 @@ static void hb_bits_only(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
 {
 	if (!hb->sum_stale)
 		hb_go_stale(hb);
-	if (((s ^ (s + n - 1)) >> 6) == 0) { /* one word: the usual case */
-		uint64_t m = (~0ULL >> (64 - n)) << (s & 63);
-
-		if (set)
-			hb->words[s >> 6] |= m;
-		else
-			hb->words[s >> 6] &= ~m;
-	} else {
+	/* one word, the usual reservation (a free here is longer than 64) */
+	if (set && ((s ^ (s + n - 1)) >> 6) == 0)
+		hb->words[s >> 6] |= (~0ULL >> (64 - n)) << (s & 63);
+	else
 		hb_bits(hb->words, s, s + n, set);
-	}
 	hb_chg_note(hb, s, n);
 	if (set)
 		hb->free_units -= n;
@@ -2563,8 +2558,8 @@ static HB_NOINLINE int hb_free_short_switch(struct rg_hbitmap *hb,
 }
 
 /*
- * rg_hbitmap_free() on a best-fit instance: the index frees one or two
- * words itself once the summaries are stale (the usual case).
+ * rg_hbitmap_free() on a best-fit instance of more than 64 units (the
+ * index frees shorter ranges itself, hbitmap_adv.h).
  */
 HB_NOINLINE int rgi_hb_free_indexed(struct rg_hbitmap *hb, uint64_t start,
 				    uint64_t n, uint64_t *also)
