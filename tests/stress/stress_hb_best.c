@@ -11,15 +11,12 @@
  * reservations; validate after every operation (sanitizer builds) or every
  * 16th.
  */
-#include "rg_test.h"
-
-#include "region/hbitmap.h"
+#include "hb_zone_model.h"
 
 #define CAP1 300007ULL
 #define CAP2 (CAP1 + (1ULL << 24)) /* a fourth start-set level */
 #define NZ 12
-#define ZLEN 256
-#define MAXLIVE 4096
+#define ZLEN HBZ_LEN
 
 static const uint64_t zones1[NZ] = {
 	0,	4096 - 100,   8192,	    65536 - 64, 100000, 150001,
@@ -40,68 +37,6 @@ static const uint64_t zones2[NZ] = {
 	CAP2 - ZLEN,
 };
 static uint64_t CAP;
-static const uint64_t *zone_at;
-static bool ref[NZ][ZLEN];
-static struct {
-	uint64_t s, n;
-} live[MAXLIVE];
-static unsigned nlive;
-
-/* Zone and offset of unit u, or false if u lies in no zone. */
-static bool zone_of(uint64_t u, unsigned *z, unsigned *o)
-{
-	for (unsigned i = 0; i < NZ; i++)
-		if (u >= zone_at[i] && u < zone_at[i] + ZLEN) {
-			*z = i;
-			*o = (unsigned)(u - zone_at[i]);
-			return true;
-		}
-	return false;
-}
-
-static void ref_set(uint64_t s, uint64_t n, bool v)
-{
-	unsigned z = 0, o = 0;
-
-	assert_true(zone_of(s, &z, &o));
-	assert_true(o + n <= ZLEN);
-	for (uint64_t i = 0; i < n; i++) {
-		assert_true(ref[z][o + i] != v);
-		ref[z][o + i] = v;
-	}
-}
-
-enum pol { BEST, FIRST, TOP };
-
-/* The start the policy names, or UINT64_MAX. */
-static uint64_t ref_alloc(enum pol p, uint64_t n, uint64_t mask)
-{
-	uint64_t want = UINT64_MAX, blen = UINT64_MAX;
-
-	for (unsigned z = 0; z < NZ; z++) {
-		for (unsigned a = 0, e; a < ZLEN; a = e + 1) {
-			uint64_t s, t, as = zone_at[z] + a;
-
-			for (e = a; e < ZLEN && !ref[z][e]; e++)
-				;
-			if (e == a)
-				continue;
-			s = (as + mask) & ~mask;
-			t = (zone_at[z] + e - n) & ~mask;
-			if (zone_at[z] + e < n || s + n > zone_at[z] + e)
-				continue;
-			if (p == FIRST && want == UINT64_MAX)
-				want = s;
-			if (p == TOP && t >= as)
-				want = t;
-			if (p == BEST && e - a < blen) {
-				want = s;
-				blen = e - a;
-			}
-		}
-	}
-	return want;
-}
 
 /* @ops operations at capacity @cap with zones @zones, checked as above. */
 static void run_best(uint64_t cap, const uint64_t *zones, unsigned long ops,
@@ -109,25 +44,14 @@ static void run_best(uint64_t cap, const uint64_t *zones, unsigned long ops,
 {
 	struct rg_hbitmap *hb;
 	unsigned long counts[6] = { 0 };
-	uint64_t prev = 0;
 	struct rg_rand r;
 
 	CAP = cap;
-	zone_at = zones;
-	memset(ref, 0, sizeof(ref));
-	nlive = 0;
 	hb = rg_hbitmap_create_flags(CAP, RG_HBITMAP_BEST_FIT);
 	assert_non_null(hb);
 	rg_rand_seed(&r, rg_test_seed());
 	/* everything outside the zones is allocated */
-	for (unsigned z = 0; z <= NZ; z++) {
-		uint64_t end = z < NZ ? zone_at[z] : CAP;
-
-		if (end > prev)
-			assert_int_equal(
-				rg_hbitmap_reserve(hb, prev, end - prev), 0);
-		prev = z < NZ ? zone_at[z] + ZLEN : CAP;
-	}
+	hbz_init(hb, CAP, zones, NZ);
 	RG_ASSERT_VALID(hb);
 	assert_int_equal(rg_hbitmap_free_units(hb), NZ * ZLEN);
 	for (unsigned long i = 0; i < ops; i++) {
@@ -135,14 +59,16 @@ static void run_best(uint64_t cap, const uint64_t *zones, unsigned long ops,
 		uint64_t n = rg_rand_below(&r, 4) ? rg_rand_range(&r, 1, 20) :
 						    rg_rand_range(&r, 1, 150);
 		uint64_t align = 1ULL << rg_rand_below(&r, 7), s = 0, want;
-		enum pol p = k < 50 ? BEST : k < 53 ? FIRST : TOP;
+		enum hbz_pol p = k < 50 ? HBZ_BEST :
+				 k < 53 ? HBZ_FIRST :
+					  HBZ_TOP;
 		int err;
 
-		if (k < 56 && nlive < MAXLIVE) {
-			want = ref_alloc(p, n, align - 1);
-			err = p == BEST ?
+		if (k < 56 && hbz_nlive < HBZ_MAXLIVE) {
+			want = hbz_alloc(p, n, align - 1);
+			err = p == HBZ_BEST ?
 				      rg_hbitmap_alloc_best(hb, n, align, &s) :
-			      p == FIRST ?
+			      p == HBZ_FIRST ?
 				      rg_hbitmap_alloc(hb, n, align, &s) :
 				      rg_hbitmap_alloc_rev(hb, n, align, &s);
 			if (want == UINT64_MAX) {
@@ -151,18 +77,18 @@ static void run_best(uint64_t cap, const uint64_t *zones, unsigned long ops,
 			} else {
 				assert_int_equal(err, 0);
 				assert_int_equal(s, want);
-				ref_set(s, n, true);
-				live[nlive].s = s;
-				live[nlive++].n = n;
+				hbz_set(s, n, true);
+				hbz_live_add(s, n);
 				counts[0]++;
 			}
-		} else if (k < 96 && nlive) {
-			unsigned j = (unsigned)rg_rand_below(&r, nlive);
+		} else if (k < 96 && hbz_nlive) {
+			unsigned j = (unsigned)rg_rand_below(&r, hbz_nlive);
 
-			assert_int_equal(
-				rg_hbitmap_free(hb, live[j].s, live[j].n), 0);
-			ref_set(live[j].s, live[j].n, false);
-			live[j] = live[--nlive];
+			assert_int_equal(rg_hbitmap_free(hb, hbz_live[j].s,
+							 hbz_live[j].n),
+					 0);
+			hbz_set(hbz_live[j].s, hbz_live[j].n, false);
+			hbz_live_del(j);
 			counts[2]++;
 		} else if (k < 98) {
 			unsigned z = (unsigned)rg_rand_below(&r, NZ), o;
@@ -171,14 +97,12 @@ static void run_best(uint64_t cap, const uint64_t *zones, unsigned long ops,
 			n = rg_rand_range(&r, 1, 40);
 			o = (unsigned)rg_rand_below(&r, ZLEN - n + 1);
 			for (unsigned u = o; u < o + n; u++)
-				fr = fr && !ref[z][u];
-			err = rg_hbitmap_reserve(hb, zone_at[z] + o, n);
+				fr = fr && !hbz_ref[z][u];
+			err = rg_hbitmap_reserve(hb, hbz_at[z] + o, n);
 			assert_int_equal(err, fr ? 0 : -EBUSY);
 			if (!err) {
-				ref_set(zone_at[z] + o, n, true);
-				assert_true(nlive < MAXLIVE);
-				live[nlive].s = zone_at[z] + o;
-				live[nlive++].n = n;
+				hbz_set(hbz_at[z] + o, n, true);
+				hbz_live_add(hbz_at[z] + o, n);
 				counts[3]++;
 			}
 		} else {
@@ -186,8 +110,9 @@ static void run_best(uint64_t cap, const uint64_t *zones, unsigned long ops,
 			unsigned z = (unsigned)rg_rand_below(&r, NZ), o;
 
 			o = (unsigned)rg_rand_below(&r, ZLEN);
-			s = ref[z][o] ? zone_at[z] + ZLEN + 1 : zone_at[z] + o;
-			if (s + 1 < CAP && !zone_of(s, &z, &o)) {
+			s = hbz_ref[z][o] ? hbz_at[z] + ZLEN + 1 :
+					    hbz_at[z] + o;
+			if (s + 1 < CAP && !hbz_zone_of(s, &z, &o)) {
 				assert_int_equal(rg_hbitmap_free(hb, s, 1), 0);
 				assert_int_equal(rg_hbitmap_reserve(hb, s, 1),
 						 0);

@@ -21,15 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rg_test.h"
-
-#include "region/hbitmap.h"
+#include "hb_zone_model.h"
 
 #define CAP1 300007ULL
 #define CAP2 (CAP1 + (1ULL << 24)) /* a fourth start-set level */
 #define NZ 8
-#define ZLEN 256
-#define MAXLIVE 4096
+#define ZLEN HBZ_LEN
 
 static const uint64_t zones1[NZ] = {
 	0,	4096 - 100,   65536 - 64,   150001,
@@ -45,49 +42,6 @@ static const uint64_t zones2[NZ] = {
 	(1ULL << 24) + 290000,
 	CAP2 - ZLEN,
 };
-static const uint64_t *zone_at;
-static bool ref[NZ][ZLEN];
-static struct {
-	uint64_t s, n;
-} live[MAXLIVE];
-static unsigned nlive;
-
-static void ref_set(uint64_t s, uint64_t n, bool v)
-{
-	unsigned z = 0;
-
-	while (z + 1 < NZ && s >= zone_at[z + 1])
-		z++;
-	assert_true(s >= zone_at[z] && s - zone_at[z] + n <= ZLEN);
-	for (uint64_t i = s - zone_at[z]; i < s - zone_at[z] + n; i++) {
-		assert_true(ref[z][i] != v);
-		ref[z][i] = v;
-	}
-}
-
-/* Best fit (@best) or first fit in the model: the start, or UINT64_MAX. */
-static uint64_t ref_alloc(bool best, uint64_t n, uint64_t mask)
-{
-	uint64_t want = UINT64_MAX, blen = UINT64_MAX;
-
-	for (unsigned z = 0; z < NZ; z++) {
-		for (unsigned a = 0, e; a < ZLEN; a = e + 1) {
-			uint64_t s = (zone_at[z] + a + mask) & ~mask;
-
-			for (e = a; e < ZLEN && !ref[z][e]; e++)
-				;
-			if (e == a || s + n > zone_at[z] + e)
-				continue;
-			if (!best)
-				return s;
-			if (e - a < blen) {
-				want = s;
-				blen = e - a;
-			}
-		}
-	}
-	return want;
-}
 
 /* Does the dump of @hb say its best-fit index is quiet? */
 static bool dump_says_quiet(const struct rg_hbitmap *hb)
@@ -124,25 +78,25 @@ static bool churn(struct rg_hbitmap *hb, struct rg_rand *r, unsigned long ops,
 		uint64_t s = 0, want;
 		int err;
 
-		if (rg_rand_below(r, 2) && nlive < MAXLIVE) {
-			want = ref_alloc(true, n, align - 1);
+		if (rg_rand_below(r, 2) && hbz_nlive < HBZ_MAXLIVE) {
+			want = hbz_alloc(HBZ_BEST, n, align - 1);
 			err = rg_hbitmap_alloc_best(hb, n, align, &s);
 			if (want == UINT64_MAX) {
 				assert_int_equal(err, -ENOSPC);
 			} else {
 				assert_int_equal(err, 0);
 				assert_int_equal(s, want);
-				ref_set(s, n, true);
-				live[nlive].s = s;
-				live[nlive++].n = n;
+				hbz_set(s, n, true);
+				hbz_live_add(s, n);
 			}
-		} else if (nlive) {
-			unsigned j = (unsigned)rg_rand_below(r, nlive);
+		} else if (hbz_nlive) {
+			unsigned j = (unsigned)rg_rand_below(r, hbz_nlive);
 
-			assert_int_equal(
-				rg_hbitmap_free(hb, live[j].s, live[j].n), 0);
-			ref_set(live[j].s, live[j].n, false);
-			live[j] = live[--nlive];
+			assert_int_equal(rg_hbitmap_free(hb, hbz_live[j].s,
+							 hbz_live[j].n),
+					 0);
+			hbz_set(hbz_live[j].s, hbz_live[j].n, false);
+			hbz_live_del(j);
 		}
 		if (!(i % every)) {
 			RG_ASSERT_VALID(hb);
@@ -160,25 +114,13 @@ static void run_quiet(uint64_t cap, const uint64_t *zones, bool quiet)
 	/* validate often, but not at 17 M units (each one scans them all) */
 	unsigned long every = cap > (1ULL << 24) ? 1024 : RG_THOROUGH ? 8 : 64;
 	struct rg_hbitmap *hb;
-	uint64_t prev = 0, s = 0, want, n;
+	uint64_t s = 0, want, n;
 	struct rg_rand r;
 
-	zone_at = zones;
-	for (unsigned z = 0; z + 1 < NZ; z++)
-		assert_true(zone_at[z] + ZLEN <= zone_at[z + 1]);
-	memset(ref, 0, sizeof(ref));
-	nlive = 0;
 	hb = rg_hbitmap_create_flags(cap, RG_HBITMAP_BEST_FIT);
 	assert_non_null(hb);
 	rg_rand_seed(&r, rg_test_seed());
-	for (unsigned z = 0; z <= NZ; z++) {
-		uint64_t end = z < NZ ? zone_at[z] : cap;
-
-		if (end > prev)
-			assert_int_equal(
-				rg_hbitmap_reserve(hb, prev, end - prev), 0);
-		prev = z < NZ ? zone_at[z] + ZLEN : cap;
-	}
+	hbz_init(hb, cap, zones, NZ);
 	assert_true(churn(hb, &r, ops, every) == quiet);
 	/* exact summaries again: the hot paths note their changes again */
 	rg_hbitmap_sync(hb);
@@ -198,7 +140,7 @@ static void run_quiet(uint64_t cap, const uint64_t *zones, bool quiet)
 	assert_true(churn(hb, &r, ops, every) == quiet);
 	/* first fit syncs and must see every change the quiet paths made */
 	n = rg_rand_range(&r, 1, 8);
-	want = ref_alloc(false, n, 0);
+	want = hbz_alloc(HBZ_FIRST, n, 0);
 	if (want == UINT64_MAX) {
 		assert_int_equal(rg_hbitmap_alloc(hb, n, 1, &s), -ENOSPC);
 	} else {
