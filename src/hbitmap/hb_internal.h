@@ -153,6 +153,15 @@ struct rg_hbitmap {
 	uint64_t before_max;
 	uint64_t before_suffix;
 	uint64_t before_lim; /* fast path needs n > this; max if unknown */
+	/*
+	 * Deferred run (see hbitmap.c): units [chain_s, chain_e), ending
+	 * at the pending block's first unit (set) or starting past its last
+	 * (cleared), were all set (chain_set) or all cleared since the
+	 * summaries of the blocks they cover, other than the pending one,
+	 * were exact. chain_s is HB_NONE if none.
+	 */
+	uint64_t chain_s, chain_e;
+	bool chain_set;
 	struct rgi_hb_runs *runs; /* best-fit index (RG_HBITMAP_BEST_FIT) */
 	bool sum_stale; /* best fit: summaries behind the bits, rebuilt lazily */
 	/*

@@ -137,6 +137,21 @@
  * block. The entry points test for their fast paths before anything else
  * and reach the slow ones by tail calls, so the fast paths pay no frame.
  *
+ * Deferred runs. Address-ordered operations of several blocks defer their
+ * updates too: an allocation that starts where the pending block's
+ * recorded one (a set) ends, or a free that ends where its recorded clear
+ * starts, sets or clears its bits, joins the blocks it leaves behind to a
+ * deferred run (units [chain_s, chain_e), all set or all cleared since
+ * their blocks' summaries were exact) and makes the block at its far end
+ * pending. The run ends when anything else flushes the pending block,
+ * with one range update for all of it (above), so a fill or an emptying
+ * in address order updates each block and node once, not once per call.
+ * An allocation joins only while the runs before the pending block are
+ * known (it carries them on); a free run lies after the pending block,
+ * where the fast paths do not look. The walk takes the run's children as
+ * candidates, and the statistics fold the nodes that hold stale blocks
+ * again on the side.
+ *
  * Long requests (n > 64) at the pending block follow its first free run
  * (joined to before_suffix at its first unit) through its words and the
  * entirely free blocks after it, counted from their level-0 node's mask:
@@ -1410,17 +1425,29 @@ static HB_ALWAYS_INLINE void hb_propagate(struct rg_hbitmap *hb, uint64_t b,
 		hb_inner_up(hb, 1, idx, inner);
 }
 
-/* Record a mutation of [s, e) (absolute) inside the pending block. */
+/*
+ * Record a mutation of [s, e) (absolute) inside the pending block. A set
+ * starting where the recorded set ends, or a clear ending where the
+ * recorded clear starts, extends it: the two are one range whose units
+ * were all free (or all allocated), as an address-ordered fill or
+ * emptying makes them, and a deferred run goes on over them.
+ */
 static inline void hb_pend_note(struct rg_hbitmap *hb, uint64_t s, uint64_t e,
 				bool set)
 {
-	if (hb->pend_ops == 0) {
-		uint64_t ps = hb->pend << HB_BLOCK_SHIFT;
+	uint64_t ps = hb->pend << HB_BLOCK_SHIFT;
 
+	if (hb->pend_ops == 0) {
 		hb->pend_s = (unsigned)(s - ps);
 		hb->pend_e = (unsigned)(e - ps);
 		hb->pend_set = set;
 		hb->pend_ops = 1;
+	} else if (hb->pend_ops == 1 && set == hb->pend_set &&
+		   (set ? s - ps == hb->pend_e : e - ps == hb->pend_s)) {
+		if (set)
+			hb->pend_e = (unsigned)(e - ps);
+		else
+			hb->pend_s = (unsigned)(s - ps);
 	} else {
 		hb->pend_ops = 2;
 	}
@@ -1573,8 +1600,10 @@ static inline uint32_t hb_block_after(const struct rg_hbitmap *hb, uint64_t b,
  * that node is updated over the changed children in one pass and the
  * levels above see one changed child each, as after a single block.
  */
-static void hb_update_blocks(struct rg_hbitmap *hb, uint64_t b0, uint64_t b1,
-			     uint64_t s, uint64_t e, bool set, uint64_t stale)
+static HB_ALWAYS_INLINE void hb_update_blocks(struct rg_hbitmap *hb,
+					      uint64_t b0, uint64_t b1,
+					      uint64_t s, uint64_t e, bool set,
+					      uint64_t stale)
 {
 	uint64_t lo, hi;
 
@@ -1630,6 +1659,19 @@ static inline void hb_before_reset(struct rg_hbitmap *hb)
 }
 
 /*
+ * Bring the blocks of the deferred run, and the nodes above them, up to
+ * date: one range update (the pending block stays pending).
+ */
+static HB_NOINLINE void hb_chain_flush(struct rg_hbitmap *hb)
+{
+	uint64_t s = hb->chain_s, e = hb->chain_e;
+
+	hb->chain_s = HB_NONE;
+	hb_update_blocks(hb, s >> HB_BLOCK_SHIFT, (e - 1) >> HB_BLOCK_SHIFT, s,
+			 e, hb->chain_set, HB_NONE);
+}
+
+/*
  * Bring the pending block's summary and its ancestors up to date (its
  * recorded change or a recompute) and drop it. Inlined into the two hot
  * callers, the search and the switch to another pending block.
@@ -1640,6 +1682,8 @@ static HB_ALWAYS_INLINE void hb_flush_inl(struct rg_hbitmap *hb)
 
 	if (b == HB_NONE)
 		return;
+	if (unlikely(hb->chain_s != HB_NONE))
+		hb_chain_flush(hb);
 	if (hb->pend_ops == 1) {
 		uint32_t ov = hb->bsum[b];
 		uint32_t nv =
@@ -1672,6 +1716,12 @@ static void hb_compute_before(struct rg_hbitmap *hb, uint64_t limit)
 {
 	uint64_t rs = 0, pos = 0, best = 0, pb = hb->pend;
 	bool exact = true;
+
+	/*
+	 * The fold reads the summaries before the pending block: a deferred
+	 * allocation run keeps the fold known, a deferred free run lies after.
+	 */
+	RGI_DEBUG_ASSERT(hb->chain_s == HB_NONE || !hb->chain_set);
 
 	for (int k = (int)hb->nlevels - 1; k >= 0 && exact; k--) {
 		unsigned csh = hb_child_shift((unsigned)k);
@@ -1822,6 +1872,71 @@ static inline void hb_set_pend(struct rg_hbitmap *hb, uint64_t b)
 }
 
 /*
+ * A range over blocks b0 .. b1 (b0 < b1) that continues the deferred run,
+ * or the pending block's recorded change: set [s, e) starting where an
+ * allocation from the pending block b0 ended, or clear it ending where a
+ * free in the pending block b1 began (see the top of the file). Defer its
+ * summary updates: set the bits, grow the run, make the block where the
+ * next call is likely to work (b1 when set, b0 when cleared) pending with
+ * its part of the range recorded, and return true. Else (another block
+ * pending, other changes in it, or an allocation's runs before b1 not
+ * known) change nothing and return false.
+ */
+static bool hb_chain_extend(struct rg_hbitmap *hb, uint64_t s, uint64_t e,
+			    bool set, bool from_alloc)
+{
+	uint64_t b0 = s >> HB_BLOCK_SHIFT, b1 = (e - 1) >> HB_BLOCK_SHIFT;
+	uint64_t bs0 = b0 << HB_BLOCK_SHIFT, bs1 = b1 << HB_BLOCK_SHIFT, cs, ce;
+	bool chain = hb->chain_s != HB_NONE;
+
+	if (hb->pend_ops != 1 || hb->pend_set != set || set != from_alloc ||
+	    (chain && hb->chain_set != set))
+		return false;
+	if (set) {
+		uint64_t cmax;
+
+		/*
+		 * The runs wholly before b1 are those before b0 and the one
+		 * open at it, once every unit of b0 below s is allocated.
+		 */
+		if (hb->pend != b0 || bs0 + hb->pend_e != s ||
+		    !hb->before_known || !hb->before_exact ||
+		    (chain && hb->pend_s != 0))
+			return false;
+		cs = chain ? hb->chain_s : bs0 + hb->pend_s;
+		if (!chain && cs > bs0 + 64 * hb->pend_hint &&
+		    !hb_bits_are(hb->words, bs0 + 64 * hb->pend_hint, cs, true))
+			return false;
+		cmax = RGI_MAX(hb->before_max, hb->before_suffix);
+		hb->before_max = cmax;
+		hb->before_suffix = 0;
+		hb->before_lim = cmax;
+		hb->chain_s = cs;
+		hb->chain_e = bs1;
+		hb->pend = b1;
+		hb->pend_s = 0;
+		hb->pend_e = (unsigned)(e - bs1);
+		hb->pend_hint = (unsigned)((e - bs1) >> 6);
+	} else {
+		if (hb->pend != b1 || bs1 + hb->pend_s != e ||
+		    (chain && hb->pend_e != HB_BLOCK_BITS))
+			return false;
+		ce = chain ? hb->chain_e : bs1 + hb->pend_e;
+		hb->chain_s = bs0 + HB_BLOCK_BITS;
+		hb->chain_e = ce;
+		hb->pend = b0;
+		hb->pend_s = (unsigned)(s - bs0);
+		hb->pend_e = HB_BLOCK_BITS;
+		hb->pend_hint = 0;
+		hb->pend_alloc = false;
+		hb_before_reset(hb); /* the runs before b0 stay exact */
+	}
+	hb->chain_set = set;
+	hb_bits(hb->words, s, e, set);
+	return true;
+}
+
+/*
  * Set or clear [s, s + n), keeping summaries and the pending block. A range
  * within one block makes it pending. A range over several blocks updates
  * all but one of them at once and leaves pending the one where the next
@@ -1838,6 +1953,8 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 		hb_set_pend(hb, b0);
 		hb_pend_note(hb, s, e, set);
 		hb_bits(hb->words, s, e, set);
+	} else if (hb_chain_extend(hb, s, e, set, from_alloc)) {
+		/* deferred: nothing else to update */
 	} else {
 		uint64_t keep = from_alloc ? b1 : b0, stale = HB_NONE;
 		uint64_t lo = keep == b1 ? b0 : b0 + 1;
@@ -1857,6 +1974,8 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 		uint64_t cmax =
 			carry ? RGI_MAX(hb->before_max, hb->before_suffix) : 0;
 
+		if (hb->chain_s != HB_NONE)
+			hb_chain_flush(hb);
 		if (hb->pend != keep) {
 			if (hb->pend >= lo && hb->pend <= hi) {
 				/* its summary is recomputed below (unless the
@@ -1953,6 +2072,7 @@ static void hb_attach(struct rg_hbitmap *hb, char *data,
 	hb->pend = HB_NONE;
 	hb->pend_alloc = false;
 	hb->last_end = 0;
+	hb->chain_s = HB_NONE;
 	hb_before_reset(hb);
 }
 
@@ -2681,25 +2801,80 @@ uint64_t rg_hbitmap_free_units(const struct rg_hbitmap *hb)
 	return hb ? hb->free_units : 0;
 }
 
-/* Root summary, recomputing the pending block's path on the side. */
+/*
+ * Summary of block b: stored, or from its words if it may be stale (the
+ * pending block, a block of the deferred run).
+ */
+static struct hb_sum hb_live_block(const struct rg_hbitmap *hb, uint64_t b)
+{
+	uint64_t bs = b << HB_BLOCK_SHIFT;
+
+	if (b == hb->pend || (hb->chain_s != HB_NONE && bs < hb->chain_e &&
+			      bs + HB_BLOCK_BITS > hb->chain_s))
+		return hb_unpack(
+			hb_block_compute(hb->words + b * HB_BLOCK_WORDS, 0));
+	return hb_unpack(hb->bsum[b]);
+}
+
+/*
+ * Summary of node (k, idx) as the words give it: the stored one unless
+ * the node holds the pending block or part of the deferred run (whose
+ * summaries may be stale), a constant for a node inside the run, else
+ * its children's folded in address order (stale blocks recomputed).
+ */
+static struct hb_sum hb_live_node(const struct rg_hbitmap *hb, unsigned k,
+				  uint64_t idx)
+{
+	unsigned csh = hb_child_shift(k);
+	uint64_t ns = idx << (csh + HB_FAN_SHIFT), ne = ns + (64ULL << csh);
+	uint64_t ps = hb->pend << HB_BLOCK_SHIFT, run = 0, p = 0, best = 0;
+	uint64_t nchild = k ? hb->lv_count[k - 1] : hb->nblocks;
+	bool chain = hb->chain_s != HB_NONE, closed = false;
+	const struct hb_node *nd = &hb->lv[k][idx];
+	struct hb_sum out = { nd->p, nd->s, nd->inner };
+
+	if ((hb->pend == HB_NONE || ps < ns || ps >= ne) &&
+	    (!chain || hb->chain_e <= ns || hb->chain_s >= ne))
+		return out; /* exact */
+	if (chain && hb->chain_s <= ns && hb->chain_e >= ne) {
+		out.p = out.s = hb->chain_set ? 0 : ne - ns;
+		out.inner = 0;
+		return out;
+	}
+	for (unsigned i = 0; i < 64; i++) {
+		uint64_t c = (idx << HB_FAN_SHIFT) + i;
+		struct hb_sum x = { 0, 0, 0 }; /* absent: allocated */
+
+		if (c < nchild)
+			x = k ? hb_live_node(hb, k - 1, c) :
+				hb_live_block(hb, c);
+		if (x.p == 1ULL << csh) {
+			run += 1ULL << csh;
+			continue;
+		}
+		if (!closed)
+			p = run + x.p;
+		else
+			best = RGI_MAX(best, run + x.p);
+		closed = true;
+		best = RGI_MAX(best, x.inner);
+		run = x.s;
+	}
+	if (!closed) {
+		out.p = out.s = ne - ns;
+		out.inner = 0;
+		return out;
+	}
+	out.p = p;
+	out.s = run;
+	out.inner = best;
+	return out;
+}
+
+/* Root summary, the pending block's and the deferred run's recomputed. */
 static struct hb_sum hb_live_root(const struct rg_hbitmap *hb)
 {
-	const struct hb_node *root = &hb->lv[hb->nlevels - 1][0];
-	struct hb_sum x = { root->p, root->s, root->inner };
-	uint64_t c = hb->pend;
-
-	if (c == HB_NONE)
-		return x;
-	x = hb_unpack(hb_block_compute(hb->words + c * HB_BLOCK_WORDS, 0));
-	for (unsigned k = 0; k < hb->nlevels; k++) {
-		uint64_t idx = c >> HB_FAN_SHIFT;
-		struct hb_node t = hb->lv[k][idx];
-
-		hb_mask_set(&t, c & 63, &x, 1ULL << hb_child_shift(k));
-		x = hb_node_compute_masks(hb, k, idx, t.any, t.all, c & 63, &x);
-		c = idx;
-	}
-	return x;
+	return hb_live_node(hb, hb->nlevels - 1, 0);
 }
 
 uint64_t rg_hbitmap_largest_free_run(const struct rg_hbitmap *hb)
@@ -3121,6 +3296,16 @@ static uint64_t hb_walk_mask(const struct rg_hbitmap *hb, unsigned k,
 		m &= (1ULL << (nchild - first)) - 1;
 	if (hb->pend != HB_NONE && hb->pend >> (HB_FAN_SHIFT * (k + 1)) == idx)
 		m |= 1ULL << ((hb->pend >> (HB_FAN_SHIFT * k)) & 63);
+	if (hb->chain_s != HB_NONE) {
+		/* the children holding part of the deferred run */
+		unsigned sh = hb_child_shift(k);
+		uint64_t c0 = hb->chain_s >> sh, c1 = (hb->chain_e - 1) >> sh;
+
+		if (c0 <= first + 63 && c1 >= first)
+			m |= (c1 >= first + 63 ? ~0ULL :
+						 (2ULL << (c1 - first)) - 1) &
+			     (c0 <= first ? ~0ULL : ~0ULL << (c0 - first));
+	}
 	return m;
 }
 

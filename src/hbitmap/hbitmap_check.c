@@ -61,6 +61,48 @@ static uint32_t hb_block_compute_ref(const uint64_t *w)
 		return -EINVAL;          \
 	} while (0)
 
+/*
+ * The deferred run: where it lies, its bits, and that every block it
+ * covers, other than the pending one, holds the summary of its words
+ * before the run (its part of the run flipped back).
+ */
+static int hb_validate_chain(const struct rg_hbitmap *hb, const char **reason)
+{
+	uint64_t s = hb->chain_s, e = hb->chain_e, ps, b0, b1;
+
+	if (hb->pend == HB_NONE)
+		HB_FAIL("deferred run without a pending block");
+	ps = hb->pend << HB_BLOCK_SHIFT;
+	if (s >= e || (hb->chain_set ? e != ps : s != ps + HB_BLOCK_BITS))
+		HB_FAIL("deferred run not next to the pending block");
+	b0 = s >> HB_BLOCK_SHIFT;
+	b1 = (e - 1) >> HB_BLOCK_SHIFT;
+	if (e > hb->capacity)
+		HB_FAIL("deferred run past the capacity");
+	if (!rgi_hb_bits_are(hb->words, s, e, hb->chain_set))
+		HB_FAIL("deferred run's bits are not all changed");
+	if (hb->chain_set ? !hb->before_known || !hb->before_exact :
+			    hb->pend_alloc)
+		HB_FAIL("deferred run with the wrong fast-path state");
+	for (uint64_t b = b0; b <= b1; b++) {
+		uint64_t w[HB_BLOCK_WORDS], bs = b << HB_BLOCK_SHIFT;
+
+		for (unsigned j = 0; j < HB_BLOCK_WORDS; j++) {
+			uint64_t wb = bs + 64 * j, m = ~0ULL;
+
+			if (s > wb)
+				m &= s - wb >= 64 ? 0 : ~0ULL << (s - wb);
+			if (e < wb + 64)
+				m &= e <= wb ? 0 : ~0ULL >> (wb + 64 - e);
+			w[j] = hb->words[b * HB_BLOCK_WORDS + j] ^ m;
+		}
+		if (hb->bsum[b] != hb_block_compute_ref(w))
+			HB_FAIL("deferred block's summary is not its summary "
+				"before the run");
+	}
+	return 0;
+}
+
 static int hb_validate_core(const struct rg_hbitmap *hb, const char **reason)
 {
 	struct hb_geom g;
@@ -89,7 +131,10 @@ static int hb_validate_core(const struct rg_hbitmap *hb, const char **reason)
 	for (uint64_t b = 0; b < hb->nblocks; b++) {
 		const uint64_t *w = hb->words + b * HB_BLOCK_WORDS;
 
-		if (b == hb->pend) {
+		if (b == hb->pend ||
+		    (hb->chain_s != HB_NONE &&
+		     b >= hb->chain_s >> HB_BLOCK_SHIFT &&
+		     b <= (hb->chain_e - 1) >> HB_BLOCK_SHIFT)) {
 			/* stale by design; the fast method must still agree */
 			if (rgi_hb_block_compute(w) != hb_block_compute_ref(w))
 				HB_FAIL("block summary methods disagree");
@@ -135,6 +180,8 @@ static int hb_validate_core(const struct rg_hbitmap *hb, const char **reason)
 					"recomputation");
 		}
 	}
+	if (hb->chain_s != HB_NONE && hb_validate_chain(hb, reason))
+		return -EINVAL;
 	if (hb->pend == HB_NONE) {
 		if (hb->before_known || hb->pend_alloc)
 			HB_FAIL("pending state without a pending block");
@@ -244,6 +291,11 @@ void rg_hbitmap_dump(const struct rg_hbitmap *hb, FILE *f)
 			hb->before_known ? "known" : "unknown",
 			(unsigned long long)hb->before_max,
 			(unsigned long long)hb->before_suffix);
+	if (hb->chain_s != HB_NONE)
+		fprintf(f, "  deferred run [%llu,%llu) %s\n",
+			(unsigned long long)hb->chain_s,
+			(unsigned long long)hb->chain_e,
+			hb->chain_set ? "set" : "cleared");
 	for (unsigned k = hb->nlevels; k-- > 0;) {
 		uint64_t shown = hb->lv_count[k] < 8 ? hb->lv_count[k] : 8;
 
