@@ -893,15 +893,12 @@ static uint64_t hb_search_plain(const struct rg_hbitmap *hb,
 
 /*
  * Summary of node idx at level k from its masks and its children's stored
- * summaries, child ov_i replaced by *ov when ov is not NULL. The reference
- * computation: statistics use it for the pending path, validation checks
- * the stored summaries against it.
+ * summaries: the reference computation validation checks the stored
+ * summaries against.
  */
 static struct hb_sum hb_node_compute_masks(const struct rg_hbitmap *hb,
 					   unsigned k, uint64_t idx,
-					   uint64_t any, uint64_t all,
-					   unsigned ov_i,
-					   const struct hb_sum *ov)
+					   uint64_t any, uint64_t all)
 {
 	unsigned csh = hb_child_shift(k);
 	uint64_t csz = 1ULL << csh, size = csz << HB_FAN_SHIFT;
@@ -934,10 +931,7 @@ static struct hb_sum hb_node_compute_masks(const struct rg_hbitmap *hb,
 			m = hb_clear_below(m, i + len);
 			continue;
 		}
-		if (ov && i == ov_i)
-			sm = *ov;
-		else
-			sm = hb_child(hb, k, (idx << HB_FAN_SHIFT) + i);
+		sm = hb_child(hb, k, (idx << HB_FAN_SHIFT) + i);
 		HB_CLOSE(rs, cs + sm.p);
 		if (sm.inner > best)
 			best = sm.inner;
@@ -2952,7 +2946,7 @@ struct hb_sum rgi_hb_node_compute(const struct rg_hbitmap *hb, unsigned k,
 {
 	const struct hb_node *nd = &hb->lv[k][idx];
 
-	return hb_node_compute_masks(hb, k, idx, nd->any, nd->all, 64, NULL);
+	return hb_node_compute_masks(hb, k, idx, nd->any, nd->all);
 }
 
 struct hb_sum rgi_hb_node_sum(const struct rg_hbitmap *hb, unsigned k,
