@@ -7,16 +7,18 @@
  *
  * Invariants (what rg_hbitmap_validate() checks; the terms are those of
  * the top of hbitmap.c). For every block other than the pending one bsum
- * equals a recomputation from its words. For every node, the masks match
- * the stored summaries of its children, each g value matches a
- * recomputation from them (saturated at HB_G_MAX), and the node's own
- * summary equals a recomputation from its children's stored summaries. A
- * fully free span has prefix = suffix = its size and inner = 0. free_units
- * counts the zero bits below the capacity. Validation checks the block
- * summaries against a plain run-by-run reference, independent of
- * hb_block_compute(), and the pending block's cached runs against a brute
- * force scan. Best-fit instances whose summaries are stale get the free
- * count and the padding checked, then their index (hb_runs.c).
+ * equals a recomputation from its words; a block of the deferred run
+ * holds the one of its words with the run's units flipped back. For every
+ * node, the masks match the stored summaries of its children, each g
+ * value matches a recomputation from them (saturated at HB_G_MAX), and
+ * the node's own summary equals a recomputation from its children's
+ * stored summaries. A fully free span has prefix = suffix = its size and
+ * inner = 0. free_units counts the zero bits below the capacity.
+ * Validation checks the block summaries against a plain run-by-run
+ * reference, independent of hb_block_compute(), and the pending block's
+ * cached runs against a brute force scan. Best-fit instances whose
+ * summaries are stale get the free count and the padding checked, then
+ * their index (hb_runs.c).
  */
 #include <errno.h>
 #include <stdbool.h>
