@@ -33,22 +33,6 @@
 #define MAXREQ 4096u /* the usual largest region of a run */
 #define DEEP_EVERY 7u /* calls between full comparisons */
 
-/* splitmix64: the generator of every random choice in this file. */
-static uint64_t sm_next(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* A value in [0, n), n >= 1. */
-static uint64_t sm_below(uint64_t *x, uint64_t n)
-{
-	return sm_next(x) % n;
-}
-
 /* ---------------------------------------------------------------- model */
 
 /*
@@ -244,7 +228,8 @@ struct reg {
 struct tc {
 	struct rg_hbitmap *hb;
 	struct model md;
-	uint64_t rng, seed, calls;
+	struct rg_rand rng; /* every random choice (rg_rand.h) */
+	uint64_t seed, calls;
 	const char *name, *op;
 	uint64_t lo, hi; /* the last call's range */
 	struct reg *regs; /* the regions of the ascending fill */
@@ -292,7 +277,7 @@ static void tc_init(struct tc *t, const char *name, uint64_t cap,
 	memset(t, 0, sizeof(*t));
 	t->name = name;
 	t->seed = seed;
-	t->rng = seed;
+	rg_rand_seed(&t->rng, seed);
 	t->origcap = cap;
 	t->md.cap = cap;
 	t->md.maxcap = maxcap;
@@ -598,7 +583,7 @@ enum {
 
 static uint64_t rnd_align(struct tc *t)
 {
-	return (uint64_t)1 << sm_below(&t->rng, 10);
+	return (uint64_t)1 << rg_rand_below(&t->rng, 10);
 }
 
 static void disturb_resize(struct tc *t)
@@ -606,12 +591,13 @@ static void disturb_resize(struct tc *t)
 	struct model *md = &t->md;
 	uint64_t top = 0, from = 0, a, len;
 
-	if (md->cap < t->origcap || sm_below(&t->rng, 4) == 0) {
+	if (md->cap < t->origcap || rg_rand_below(&t->rng, 4) == 0) {
 		/* grow, at most to maxcap */
 		uint64_t room = md->maxcap - md->cap;
 
 		if (room)
-			do_resize(t, md->cap + 1 + sm_below(&t->rng, room));
+			do_resize(t,
+				  md->cap + 1 + rg_rand_below(&t->rng, room));
 		return;
 	}
 	while (m_next(md, from, 1, &a, &len)) {
@@ -620,12 +606,12 @@ static void disturb_resize(struct tc *t)
 	}
 	if (top >= md->cap)
 		return;
-	if (top < md->cap && sm_below(&t->rng, 3) == 0 && top > 0) {
+	if (top < md->cap && rg_rand_below(&t->rng, 3) == 0 && top > 0) {
 		/* cut at an allocated unit: -EBUSY, nothing changes */
-		do_resize(t, top - 1 - sm_below(&t->rng, top));
+		do_resize(t, top - 1 - rg_rand_below(&t->rng, top));
 		return;
 	}
-	do_resize(t, top + 1 + sm_below(&t->rng, md->cap - top));
+	do_resize(t, top + 1 + rg_rand_below(&t->rng, md->cap - top));
 }
 
 /* A free of allocated units around a node boundary, if any is there. */
@@ -636,16 +622,16 @@ static void disturb_free_node(struct tc *t)
 
 	if (nodes == 0)
 		return;
-	k = 1 + sm_below(&t->rng, nodes);
+	k = 1 + rg_rand_below(&t->rng, nodes);
 	for (uint64_t i = 0; i < nodes; i++, k = k % nodes + 1) {
 		b = k * L0;
 		if (b >= md->cap || !md->m[b - 1] || !md->m[b])
 			continue;
-		below = m_alloc_before(md, b, 1 + sm_below(&t->rng, 3000));
+		below = m_alloc_before(md, b, 1 + rg_rand_below(&t->rng, 3000));
 		above = 0;
 		while (above < 3000 && b + above < md->cap && md->m[b + above])
 			above++;
-		above = 1 + sm_below(&t->rng, above);
+		above = 1 + rg_rand_below(&t->rng, above);
 		do_free(t, b - below, below + above);
 		return;
 	}
@@ -654,16 +640,16 @@ static void disturb_free_node(struct tc *t)
 static void disturb_bad(struct tc *t)
 {
 	struct model *md = &t->md;
-	uint64_t cap = md->cap, u = sm_below(&t->rng, cap), s, n;
+	uint64_t cap = md->cap, u = rg_rand_below(&t->rng, cap), s, n;
 
-	switch (sm_below(&t->rng, 8)) {
+	switch (rg_rand_below(&t->rng, 8)) {
 	case 0: /* free of units not allocated (or past the end) */
 		if (m_next(md, u, 0, &s, &n))
-			do_free(t, s, 1 + sm_below(&t->rng, n + 3));
+			do_free(t, s, 1 + rg_rand_below(&t->rng, n + 3));
 		break;
 	case 1: /* reserve over allocated units */
 		if (m_next(md, u, 1, &s, &n))
-			do_reserve(t, s + sm_below(&t->rng, n), 1 + n);
+			do_reserve(t, s + rg_rand_below(&t->rng, n), 1 + n);
 		break;
 	case 2:
 		do_alloc(t, 0, 1, NULL);
@@ -672,7 +658,7 @@ static void disturb_bad(struct tc *t)
 		do_free(t, u, 0);
 		break;
 	case 4: /* past the capacity */
-		do_free(t, cap - 1, 2 + sm_below(&t->rng, 100));
+		do_free(t, cap - 1, 2 + rg_rand_below(&t->rng, 100));
 		break;
 	case 5:
 		do_reserve(t, UINT64_MAX - 2, 5);
@@ -681,7 +667,7 @@ static void disturb_bad(struct tc *t)
 		do_alloc(t, cap + 1, 1, NULL);
 		break;
 	default:
-		do_alloc(t, 1 + sm_below(&t->rng, 100), 3, NULL);
+		do_alloc(t, 1 + rg_rand_below(&t->rng, 100), 3, NULL);
 		break;
 	}
 }
@@ -693,11 +679,12 @@ static void disturb(struct tc *t, unsigned int kind)
 
 	switch (kind) {
 	case D_SMALL:
-		do_alloc(t, 1 + sm_below(&t->rng, 16), 1, NULL);
+		do_alloc(t, 1 + rg_rand_below(&t->rng, 16), 1, NULL);
 		break;
 	case D_FREE_LIVE:
 		if (t->nregs) {
-			struct reg *r = &t->regs[sm_below(&t->rng, t->nregs)];
+			struct reg *r =
+				&t->regs[rg_rand_below(&t->rng, t->nregs)];
 			uint64_t e = r->s + r->n < cap ? r->s + r->n : cap;
 
 			if (r->s < e && m_next(md, r->s, 1, &s, &n) && s < e)
@@ -705,28 +692,28 @@ static void disturb(struct tc *t, unsigned int kind)
 		}
 		break;
 	case D_NOT_ON:
-		lo = t->hi + 1 + sm_below(&t->rng, 2 * BLK);
-		do_alloc_range(t, 1 + sm_below(&t->rng, MAXREQ), 1, lo,
+		lo = t->hi + 1 + rg_rand_below(&t->rng, 2 * BLK);
+		do_alloc_range(t, 1 + rg_rand_below(&t->rng, MAXREQ), 1, lo,
 			       UINT64_MAX);
 		break;
 	case D_RANGE:
-		lo = sm_below(&t->rng, cap);
-		w = 1 + sm_below(&t->rng, 3 * L0);
-		align = sm_below(&t->rng, 2) ? 1 : rnd_align(t);
-		do_alloc_range(t,
-			       1 + sm_below(&t->rng, w < MAXREQ ? w : MAXREQ),
-			       align, lo, lo + w - 1);
+		lo = rg_rand_below(&t->rng, cap);
+		w = 1 + rg_rand_below(&t->rng, 3 * L0);
+		align = rg_rand_below(&t->rng, 2) ? 1 : rnd_align(t);
+		do_alloc_range(
+			t, 1 + rg_rand_below(&t->rng, w < MAXREQ ? w : MAXREQ),
+			align, lo, lo + w - 1);
 		break;
 	case D_REV:
-		do_alloc_rev(t, 1 + sm_below(&t->rng, MAXREQ),
-			     sm_below(&t->rng, 2) ? 1 : rnd_align(t));
+		do_alloc_rev(t, 1 + rg_rand_below(&t->rng, MAXREQ),
+			     rg_rand_below(&t->rng, 2) ? 1 : rnd_align(t));
 		break;
 	case D_RESERVE:
-		if (m_next(md, sm_below(&t->rng, cap), 0, &s, &n)) {
-			uint64_t off = sm_below(&t->rng, n);
+		if (m_next(md, rg_rand_below(&t->rng, cap), 0, &s, &n)) {
+			uint64_t off = rg_rand_below(&t->rng, n);
 			uint64_t k = n - off < MAXREQ ? n - off : MAXREQ;
 
-			do_reserve(t, s + off, 1 + sm_below(&t->rng, k));
+			do_reserve(t, s + off, 1 + rg_rand_below(&t->rng, k));
 		}
 		break;
 	case D_RESIZE:
@@ -736,7 +723,7 @@ static void disturb(struct tc *t, unsigned int kind)
 		disturb_free_node(t);
 		break;
 	case D_TO_BOUNDARY: {
-		uint64_t b = sm_below(&t->rng, 2) ? BLK : L0;
+		uint64_t b = rg_rand_below(&t->rng, 2) ? BLK : L0;
 
 		do_alloc(t, rup(t->hi + 1, b) - t->hi, 1, NULL);
 		break;
@@ -744,17 +731,18 @@ static void disturb(struct tc *t, unsigned int kind)
 	case D_WINDOW: {
 		uint64_t bnd = 0;
 
-		lo = sm_below(&t->rng, cap);
-		w = 1 + sm_below(&t->rng, 4 * L0);
-		n = 1 + sm_below(&t->rng, w < MAXREQ ? w : MAXREQ);
-		if (sm_below(&t->rng, 2)) {
+		lo = rg_rand_below(&t->rng, cap);
+		w = 1 + rg_rand_below(&t->rng, 4 * L0);
+		n = 1 + rg_rand_below(&t->rng, w < MAXREQ ? w : MAXREQ);
+		if (rg_rand_below(&t->rng, 2)) {
 			bnd = 1;
 			while (bnd < n)
 				bnd <<= 1;
-			bnd <<= sm_below(&t->rng, 4);
+			bnd <<= rg_rand_below(&t->rng, 4);
 		}
-		do_window(t, n, sm_below(&t->rng, 2) ? 1 : rnd_align(t), lo,
-			  lo + w - 1, bnd, (unsigned int)sm_below(&t->rng, 3));
+		do_window(t, n, rg_rand_below(&t->rng, 2) ? 1 : rnd_align(t),
+			  lo, lo + w - 1, bnd,
+			  (unsigned int)rg_rand_below(&t->rng, 3));
 		break;
 	}
 	default:
@@ -778,13 +766,14 @@ static void fill_and_drain(const char *name, uint64_t cap, uint64_t seed,
 
 	tc_init(&t, name, cap, cap + 3 * L0, seed);
 	for (;;) {
-		uint64_t n = 1 + sm_below(&t.rng, MAXREQ);
+		uint64_t n = 1 + rg_rand_below(&t.rng, MAXREQ);
 
 		if (do_alloc(&t, n, 1, &s))
 			break;
 		push_reg(&t, s, n);
-		if (sm_below(&t.rng, 100) < disturb_pct)
-			disturb(&t, (unsigned int)sm_below(&t.rng, D_KINDS));
+		if (rg_rand_below(&t.rng, 100) < disturb_pct)
+			disturb(&t,
+				(unsigned int)rg_rand_below(&t.rng, D_KINDS));
 	}
 	while (t.nregs) {
 		struct reg r = t.regs[--t.nregs];
@@ -793,8 +782,9 @@ static void fill_and_drain(const char *name, uint64_t cap, uint64_t seed,
 			free_desc(&t, r.s, r.n);
 		else
 			do_free(&t, r.s, r.n);
-		if (sm_below(&t.rng, 100) < disturb_pct)
-			disturb(&t, (unsigned int)sm_below(&t.rng, D_KINDS));
+		if (rg_rand_below(&t.rng, 100) < disturb_pct)
+			disturb(&t,
+				(unsigned int)rg_rand_below(&t.rng, D_KINDS));
 	}
 	drain(&t);
 	tc_fini(&t);
@@ -829,19 +819,19 @@ static void test_fill_each_disturbance(void **state)
 		tc_init(&t, "fill_each_disturbance", 100000 + 777 * k,
 			100000 + 777 * k + 3 * L0, 0xe4c0 + k);
 		for (;;) {
-			uint64_t n = 1 + sm_below(&t.rng, MAXREQ);
+			uint64_t n = 1 + rg_rand_below(&t.rng, MAXREQ);
 
 			if (do_alloc(&t, n, 1, &s))
 				break;
 			push_reg(&t, s, n);
-			if (sm_below(&t.rng, 4) == 0)
+			if (rg_rand_below(&t.rng, 4) == 0)
 				disturb(&t, k);
 		}
 		while (t.nregs) {
 			struct reg r = t.regs[--t.nregs];
 
 			free_desc(&t, r.s, r.n);
-			if (sm_below(&t.rng, 4) == 0)
+			if (rg_rand_below(&t.rng, 4) == 0)
 				disturb(&t, k);
 		}
 		drain(&t);
@@ -872,7 +862,8 @@ static void fill_boundaries(uint64_t cap, uint64_t off, uint64_t align,
 	if (off)
 		do_reserve(&t, 0, off);
 	for (;;) {
-		uint64_t n = sizes[sm_below(&t.rng, RGT_ARRAY_SIZE(sizes))];
+		uint64_t n =
+			sizes[rg_rand_below(&t.rng, RGT_ARRAY_SIZE(sizes))];
 
 		if (align > 1)
 			n = rup(n, align);
@@ -1003,7 +994,7 @@ static void test_bad_input_mid_run(void **state)
 		do_reserve(&t, caps_d[c] - 3000, 2000);
 		/* ascending: bad calls at several points of the fill */
 		for (unsigned int i = 0;; i++) {
-			n = 1 + sm_below(&t.rng, MAXREQ);
+			n = 1 + rg_rand_below(&t.rng, MAXREQ);
 			if (do_alloc(&t, n, 1, &s))
 				break;
 			push_reg(&t, s, n);
@@ -1029,15 +1020,15 @@ static void test_bad_input_mid_run(void **state)
 
 static uint64_t rnd_size(struct tc *t)
 {
-	uint64_t r = sm_below(&t->rng, 100);
+	uint64_t r = rg_rand_below(&t->rng, 100);
 
 	if (r < 60)
-		return 1 + sm_below(&t->rng, MAXREQ);
+		return 1 + rg_rand_below(&t->rng, MAXREQ);
 	if (r < 80)
-		return 1 + sm_below(&t->rng, 64);
+		return 1 + rg_rand_below(&t->rng, 64);
 	if (r < 90)
-		return BLK * (1 + sm_below(&t->rng, 8));
-	return L0 - 600 + sm_below(&t->rng, 1200);
+		return BLK * (1 + rg_rand_below(&t->rng, 8));
+	return L0 - 600 + rg_rand_below(&t->rng, 1200);
 }
 
 static void random_run(uint64_t seed, uint64_t ops)
@@ -1045,22 +1036,24 @@ static void random_run(uint64_t seed, uint64_t ops)
 	struct tc t;
 	uint64_t caps_r[] = { L0 + 4097, 2 * L0 + 1, 2 * L0 + 513, 70000,
 			      3 * L0 - 1 };
-	uint64_t rng = seed, cap, cursor = 0, s = 0, k;
+	uint64_t cap, cursor = 0, s = 0, k;
+	struct rg_rand rng;
 	bool asc = true;
 
-	cap = caps_r[sm_below(&rng, RGT_ARRAY_SIZE(caps_r))] +
-	      (sm_below(&rng, 2) ? 0 : sm_below(&rng, 4096));
+	rg_rand_seed(&rng, seed);
+	cap = caps_r[rg_rand_below(&rng, RGT_ARRAY_SIZE(caps_r))] +
+	      (rg_rand_below(&rng, 2) ? 0 : rg_rand_below(&rng, 4096));
 	tc_init(&t, "random", cap, cap + 8192, seed);
 	t.rng = rng;
 	for (uint64_t op = 0; op < ops; op++) {
-		uint64_t r = sm_below(&t.rng, 100);
+		uint64_t r = rg_rand_below(&t.rng, 100);
 
 		if (r < 14) {
 			unsigned int kind =
-				(unsigned int)sm_below(&t.rng, D_KINDS);
+				(unsigned int)rg_rand_below(&t.rng, D_KINDS);
 
 			/* resizes reallocate: a quarter of their share */
-			if (kind == D_RESIZE && sm_below(&t.rng, 4))
+			if (kind == D_RESIZE && rg_rand_below(&t.rng, 4))
 				kind = D_SMALL;
 			disturb(&t, kind);
 			continue;
@@ -1096,7 +1089,7 @@ static void random_run(uint64_t seed, uint64_t ops)
 			}
 		}
 		k = m_alloc_before(&t.md, cursor,
-				   r < 90 ? 1 + sm_below(&t.rng, MAXREQ) :
+				   r < 90 ? 1 + rg_rand_below(&t.rng, MAXREQ) :
 					    rnd_size(&t));
 		do_free(&t, cursor - k, k);
 		cursor -= k;
