@@ -176,6 +176,18 @@ struct rg_hbitmap {
 };
 
 /*
+ * True if block b holds part of the deferred run: its stored summary is
+ * the one from before the run.
+ */
+static inline bool hb_in_chain(const struct rg_hbitmap *hb, uint64_t b)
+{
+	uint64_t bs = b << HB_BLOCK_SHIFT;
+
+	return hb->chain_s != HB_NONE && bs < hb->chain_e &&
+	       bs + HB_BLOCK_BITS > hb->chain_s;
+}
+
+/*
  * Entries of the change list for @nblocks blocks: a quarter of the block
  * count (at least 64), where replaying the list still costs less than
  * rebuilding every summary.
@@ -286,6 +298,8 @@ static inline void hb_mask_set(struct hb_node *nd, unsigned i,
  * computations (the hot paths keep their inlining).
  */
 void rgi_hb_geometry(uint64_t capacity, struct hb_geom *g) RGI_HIDDEN;
+/* Set (set) or clear the bits of [s, e), s < e (hb_bits()). */
+void rgi_hb_bits(uint64_t *w, uint64_t s, uint64_t e, bool set) RGI_HIDDEN;
 /* True if every bit of [s, e) equals set. */
 bool rgi_hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e,
 		     bool set) RGI_HIDDEN;

@@ -527,6 +527,12 @@ static inline unsigned hb_group_len(uint64_t m, unsigned i)
 	return g ? (unsigned)__builtin_ctzll(g) : 64 - i;
 }
 
+/* Bits c0 .. c1 of a node's child mask, c0 <= c1 <= 63. */
+static inline uint64_t hb_span_mask(unsigned c0, unsigned c1)
+{
+	return (c1 == 63 ? ~0ULL : (2ULL << c1) - 1) & (~0ULL << c0);
+}
+
 static inline uint64_t hb_clear_below(uint64_t m, unsigned end)
 {
 	return end >= 64 ? 0 : m & (~0ULL << end);
@@ -897,9 +903,9 @@ static uint64_t hb_search_plain(const struct rg_hbitmap *hb,
  * summaries against.
  */
 static struct hb_sum hb_node_compute_masks(const struct rg_hbitmap *hb,
-					   unsigned k, uint64_t idx,
-					   uint64_t any, uint64_t all)
+					   unsigned k, uint64_t idx)
 {
+	uint64_t any = hb->lv[k][idx].any, all = hb->lv[k][idx].all;
 	unsigned csh = hb_child_shift(k);
 	uint64_t csz = 1ULL << csh, size = csz << HB_FAN_SHIFT;
 	uint64_t rs = 0, pos = 0, p = 0, best = 0, m = any;
@@ -1033,7 +1039,7 @@ static struct hb_sum hb_node_update_span(struct rg_hbitmap *hb, unsigned k,
 {
 	struct hb_node *nd = &hb->lv[k][idx];
 	unsigned csh = hb_child_shift(k), j = c0, u1 = c1, f, l;
-	uint64_t span = (c1 == 63 ? ~0ULL : (2ULL << c1) - 1) & (~0ULL << c0);
+	uint64_t span = hb_span_mask(c0, c1);
 	uint64_t lm, rm, nf, rs = 0, csz = 1ULL << csh, omax = 0, nmax = 0;
 	int16_t *g = hb->gv[k] + (idx << HB_FAN_SHIFT);
 	struct hb_sum out, x;
@@ -2801,10 +2807,7 @@ uint64_t rg_hbitmap_free_units(const struct rg_hbitmap *hb)
  */
 static struct hb_sum hb_live_block(const struct rg_hbitmap *hb, uint64_t b)
 {
-	uint64_t bs = b << HB_BLOCK_SHIFT;
-
-	if (b == hb->pend || (hb->chain_s != HB_NONE && bs < hb->chain_e &&
-			      bs + HB_BLOCK_BITS > hb->chain_s))
+	if (b == hb->pend || hb_in_chain(hb, b))
 		return hb_unpack(
 			hb_block_compute(hb->words + b * HB_BLOCK_WORDS, 0));
 	return hb_unpack(hb->bsum[b]);
@@ -2944,9 +2947,7 @@ uint64_t rgi_hb_g_exact(const struct rg_hbitmap *hb, unsigned k, uint64_t idx,
 struct hb_sum rgi_hb_node_compute(const struct rg_hbitmap *hb, unsigned k,
 				  uint64_t idx)
 {
-	const struct hb_node *nd = &hb->lv[k][idx];
-
-	return hb_node_compute_masks(hb, k, idx, nd->any, nd->all);
+	return hb_node_compute_masks(hb, k, idx);
 }
 
 struct hb_sum rgi_hb_node_sum(const struct rg_hbitmap *hb, unsigned k,
@@ -2963,6 +2964,11 @@ struct hb_sum rgi_hb_live_root(const struct rg_hbitmap *hb)
 void rgi_hb_geometry(uint64_t capacity, struct hb_geom *g)
 {
 	hb_geometry(capacity, g);
+}
+
+void rgi_hb_bits(uint64_t *w, uint64_t s, uint64_t e, bool set)
+{
+	hb_bits(w, s, e, set);
 }
 
 bool rgi_hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e, bool set)
@@ -3296,9 +3302,9 @@ static uint64_t hb_walk_mask(const struct rg_hbitmap *hb, unsigned k,
 		uint64_t c0 = hb->chain_s >> sh, c1 = (hb->chain_e - 1) >> sh;
 
 		if (c0 <= first + 63 && c1 >= first)
-			m |= (c1 >= first + 63 ? ~0ULL :
-						 (2ULL << (c1 - first)) - 1) &
-			     (c0 <= first ? ~0ULL : ~0ULL << (c0 - first));
+			m |= hb_span_mask(
+				c0 <= first ? 0 : (unsigned)(c0 - first),
+				c1 >= first + 63 ? 63 : (unsigned)(c1 - first));
 	}
 	return m;
 }

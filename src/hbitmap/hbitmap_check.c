@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hb_internal.h"
 #include "rg_internal.h"
@@ -89,15 +90,11 @@ static int hb_validate_chain(const struct rg_hbitmap *hb, const char **reason)
 	for (uint64_t b = b0; b <= b1; b++) {
 		uint64_t w[HB_BLOCK_WORDS], bs = b << HB_BLOCK_SHIFT;
 
-		for (unsigned j = 0; j < HB_BLOCK_WORDS; j++) {
-			uint64_t wb = bs + 64 * j, m = ~0ULL;
-
-			if (s > wb)
-				m &= s - wb >= 64 ? 0 : ~0ULL << (s - wb);
-			if (e < wb + 64)
-				m &= e <= wb ? 0 : ~0ULL >> (wb + 64 - e);
-			w[j] = hb->words[b * HB_BLOCK_WORDS + j] ^ m;
-		}
+		/* the block's words with its part of the run undone */
+		memcpy(w, hb->words + b * HB_BLOCK_WORDS, sizeof(w));
+		rgi_hb_bits(w, RGI_MAX(s, bs) - bs,
+			    RGI_MIN(e, bs + HB_BLOCK_BITS) - bs,
+			    !hb->chain_set);
 		if (hb->bsum[b] != hb_block_compute_ref(w))
 			HB_FAIL("deferred block's summary is not its summary "
 				"before the run");
@@ -133,10 +130,7 @@ static int hb_validate_core(const struct rg_hbitmap *hb, const char **reason)
 	for (uint64_t b = 0; b < hb->nblocks; b++) {
 		const uint64_t *w = hb->words + b * HB_BLOCK_WORDS;
 
-		if (b == hb->pend ||
-		    (hb->chain_s != HB_NONE &&
-		     b >= hb->chain_s >> HB_BLOCK_SHIFT &&
-		     b <= (hb->chain_e - 1) >> HB_BLOCK_SHIFT)) {
+		if (b == hb->pend || hb_in_chain(hb, b)) {
 			/* stale by design; the fast method must still agree */
 			if (rgi_hb_block_compute(w) != hb_block_compute_ref(w))
 				HB_FAIL("block summary methods disagree");
