@@ -395,6 +395,15 @@ static int alloc_done(struct tc *t, const char *op, int rc, bool fit,
 	return rc;
 }
 
+/* A call the model rejects: its documented error, and nothing changed. */
+static int bad_done(struct tc *t, const char *op, int rc, int want)
+{
+	EXPECT_EQ(t, rc, want);
+	after_call(t, op, t->lo, t->hi);
+	check_deep(t);
+	return rc;
+}
+
 static bool bad_alloc(const struct tc *t, uint64_t n, uint64_t align)
 {
 	return n == 0 || n > t->md.cap || !pow2(align);
@@ -405,12 +414,8 @@ static int do_alloc(struct tc *t, uint64_t n, uint64_t align, uint64_t *start)
 	uint64_t want = 0, got = UINT64_MAX;
 	int rc = rg_hbitmap_alloc(t->hb, n, align, &got);
 
-	if (bad_alloc(t, n, align)) {
-		EXPECT_EQ(t, rc, -EINVAL);
-		after_call(t, "alloc (bad)", t->lo, t->hi);
-		check_deep(t);
-		return rc;
-	}
+	if (bad_alloc(t, n, align))
+		return bad_done(t, "alloc (bad)", rc, -EINVAL);
 	rc = alloc_done(t, "alloc", rc, m_first_fit(&t->md, n, align, &want),
 			&want, got, n);
 	if (start && rc == 0)
@@ -424,12 +429,8 @@ static int do_alloc_range(struct tc *t, uint64_t n, uint64_t align,
 	uint64_t want = 0, got = UINT64_MAX;
 	int rc = rg_hbitmap_alloc_range(t->hb, n, align, min, max, &got);
 
-	if (bad_alloc(t, n, align) || min > max) {
-		EXPECT_EQ(t, rc, -EINVAL);
-		after_call(t, "alloc_range (bad)", t->lo, t->hi);
-		check_deep(t);
-		return rc;
-	}
+	if (bad_alloc(t, n, align) || min > max)
+		return bad_done(t, "alloc_range (bad)", rc, -EINVAL);
 	return alloc_done(
 		t, "alloc_range", rc,
 		m_find(&t->md, n, align, min, max, 0, RG_HBITMAP_LOWEST, &want),
@@ -441,12 +442,8 @@ static int do_alloc_rev(struct tc *t, uint64_t n, uint64_t align)
 	uint64_t want = 0, got = UINT64_MAX;
 	int rc = rg_hbitmap_alloc_rev(t->hb, n, align, &got);
 
-	if (bad_alloc(t, n, align)) {
-		EXPECT_EQ(t, rc, -EINVAL);
-		after_call(t, "alloc_rev (bad)", t->lo, t->hi);
-		check_deep(t);
-		return rc;
-	}
+	if (bad_alloc(t, n, align))
+		return bad_done(t, "alloc_rev (bad)", rc, -EINVAL);
 	return alloc_done(t, "alloc_rev", rc,
 			  m_find(&t->md, n, align, 0, UINT64_MAX, 0,
 				 RG_HBITMAP_HIGHEST, &want),
@@ -461,12 +458,8 @@ static int do_window(struct tc *t, uint64_t n, uint64_t align, uint64_t min,
 					 &got);
 
 	if (bad_alloc(t, n, align) || min > max ||
-	    (bnd && (!pow2(bnd) || bnd < n)) || place > RG_HBITMAP_HIGHEST) {
-		EXPECT_EQ(t, rc, -EINVAL);
-		after_call(t, "alloc_window (bad)", t->lo, t->hi);
-		check_deep(t);
-		return rc;
-	}
+	    (bnd && (!pow2(bnd) || bnd < n)) || place > RG_HBITMAP_HIGHEST)
+		return bad_done(t, "alloc_window (bad)", rc, -EINVAL);
 	return alloc_done(t, "alloc_window", rc,
 			  m_find(&t->md, n, align, min, max, bnd, place, &want),
 			  &want, got, n);
@@ -484,13 +477,10 @@ static int do_change(struct tc *t, uint64_t s, uint64_t n, int set)
 		want = -EINVAL;
 	else if (!m_range_is(&t->md, s, n, !set))
 		want = set ? -EBUSY : -ENOENT;
-	EXPECT_EQ(t, rc, want);
-	if (want) {
-		after_call(t, set ? "reserve (bad)" : "free (bad)", t->lo,
-			   t->hi);
-		check_deep(t);
-		return rc;
-	}
+	if (want)
+		return bad_done(t, set ? "reserve (bad)" : "free (bad)", rc,
+				want);
+	EXPECT_EQ(t, rc, 0);
 	m_set(&t->md, s, n, set);
 	after_call(t, op, s, s + n);
 	return rc;
@@ -517,16 +507,14 @@ static int do_resize(struct tc *t, uint64_t c)
 		want = -EINVAL;
 	else if (c < md->cap && m_next(md, c, 1, &a, &len))
 		want = -EBUSY;
-	EXPECT_EQ(t, rc, want);
-	if (!want) {
-		assert_true(c <= md->maxcap);
-		md->cap = c;
-		if (md->lowfree > c)
-			md->lowfree = c;
-	}
-	after_call(t, want ? "resize (bad)" : "resize", t->lo, t->hi);
 	if (want)
-		check_deep(t);
+		return bad_done(t, "resize (bad)", rc, want);
+	EXPECT_EQ(t, rc, 0);
+	assert_true(c <= md->maxcap);
+	md->cap = c;
+	if (md->lowfree > c)
+		md->lowfree = c;
+	after_call(t, "resize", t->lo, t->hi);
 	return rc;
 }
 
