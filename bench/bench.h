@@ -257,8 +257,8 @@ void rb_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  *   @x; one bar per @series value (for @y[0]), or per @y column when
  *   @series is NULL.
  * Cells that are missing ("-") are left out; lines of the series named in
- * @dashed are drawn dashed (one that would hide another). Log axes get a tick at every
- * power of 10, labelled 10^k; the title names the seed, runs and date.
+ * @dashed are drawn dashed (one that would hide another). Log axes get a tick
+ * at every power of 10, labelled 10^k; the title names the seed, runs and date.
  */
 struct rb_plot {
 	const char *file; /* file name without extension */

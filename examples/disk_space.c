@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * disk_space: the free-space map of a storage engine. A 1 GiB volume of
- * 4 KiB blocks (262,144 units) is managed by an hbitmap instance: files get
- * extents, some files are deleted, and the map is reported (free runs, their
- * lengths, fragmentation). At "shutdown" the map is saved to a file; at
- * "restart" it is loaded into another backend (the plain bitmap, which
- * offers the same best-fit policy), checked to hold exactly the same
- * extents, and the engine goes on allocating with the same placements. Exits 0 when every check passed.
+ * disk_space: the free-space map of a storage engine. A 1 GiB volume of 4 KiB
+ * blocks (262,144 units) is managed by an hbitmap instance: files get extents,
+ * some files are deleted, and the map is reported (free runs, their lengths,
+ * fragmentation). At "shutdown" the map is saved to a file; at "restart" it is
+ * loaded into another backend (the plain bitmap, which offers the same best-fit
+ * policy), checked to hold exactly the same extents, and the engine goes on
+ * allocating with the same placements. Exits 0 when every check passed.
  *
  * Usage: disk_space [FILE]	(default: an anonymous temporary file)
  */

@@ -32,9 +32,9 @@
  * operations (aligned requests may take longer, see rg_hbitmap_alloc()).
  * Nothing allocates memory after rg_hbitmap_create() except
  * rg_hbitmap_resize() and, on best-fit instances, the index of free runs
- * (see rg_hbitmap_create_flags()). The structure is not thread-safe: callers serialise
- * every call on one bitmap (read-only calls may run concurrently with each
- * other).
+ * (see rg_hbitmap_create_flags()). The structure is not thread-safe:
+ * callers serialise every call on one bitmap (read-only calls may run
+ * concurrently with each other).
  */
 #ifndef REGION_HBITMAP_H
 #define REGION_HBITMAP_H
@@ -90,12 +90,12 @@ RG_API struct rg_hbitmap *rg_hbitmap_create(uint64_t capacity);
  * (O(capacity / 64)), which is the only call that can then return -ENOMEM
  * (also when more than 2^29 long runs would need indexing).
  * rg_hbitmap_resize() drops it the same way, and the rebuild then
- * allocates start sets for the new capacity. Such an instance does not keep the first-fit
- * summaries current: best fit, top-down, free and reserve change only the
- * bits and the index, and rg_hbitmap_alloc() or rg_hbitmap_alloc_range()
- * rebuild the summaries first when they are behind (O(capacity / 64));
- * the largest free run comes from the index. Without the flag nothing of
- * it exists.
+ * allocates start sets for the new capacity. Such an instance does not
+ * keep the first-fit summaries current: best fit, top-down, free and
+ * reserve change only the bits and the index, and rg_hbitmap_alloc() or
+ * rg_hbitmap_alloc_range() rebuild the summaries first when they are
+ * behind (O(capacity / 64)); the largest free run comes from the index.
+ * Without the flag nothing of it exists.
  *
  * Context: any thread.
  * Return: the new allocator, or NULL with errno set to EINVAL (@capacity is

@@ -390,7 +390,7 @@ static uint32_t lookup(const struct rgi_hb_runs *ix, uint64_t key)
 	return i == UINT32_MAX ? 0 : ix->tab[i] >> 1;
 }
 
-/* ---- runs in and out ------------------------------------------------------ */
+/* ---- runs in and out ----------------------------------------------------- */
 
 static inline void class_mark(struct rgi_hb_runs *ix, unsigned c)
 {
@@ -872,7 +872,7 @@ static inline void short_del(struct rgi_hb_runs *ix, const uint64_t *w,
 		class_mark_short(ix, len, false);
 }
 
-/* ---- dropping and rebuilding ----------------------------------------------- */
+/* ---- dropping and rebuilding --------------------------------------------- */
 
 static void drop(struct rgi_hb_runs *ix)
 {

@@ -59,7 +59,7 @@ retry:
 	return e;
 }
 
-/* ---- the advanced API's cursor (the tree's lock or RCU read lock held) ---- */
+/* ---- the advanced API's cursor (the tree's lock or RCU read lock held) --- */
 
 /* Walk @mas to @index, active on the range found; return its entry. */
 RGI_HIDDEN void *rgi_mas_walk_to(struct rg_ma_state *mas, unsigned long index,

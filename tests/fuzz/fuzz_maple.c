@@ -3,22 +3,22 @@
  * Fuzz target: the Maple Tree, normal and advanced API, against a sorted
  * array of ranges.
  *
- * Input: a flags byte (allocation tree, no vacancy, RCU mode), then
- * operations: store_range, insert_range, store, insert, erase, erase_err,
- * the advanced store (rg_mas_store(), rg_mas_store_gfp()), preallocated
- * store, preallocation given back unused, erase, alloc_range /
- * alloc_rrange and their _aligned forms, alloc_cyclic (normal and
- * advanced), gap searches (rg_mas_empty_area*(), aligned too), load,
- * find, walk, chains of rg_mas_find() / find_range() / prev_range() / next
- * / prev / next_range with pauses and resets, stores through an iterating
- * state, reads under the RCU read lock alone, NULL arguments. Indices favour a small window (so ranges
+ * Input: a flags byte (allocation tree, no vacancy, RCU mode), then operations:
+ * store_range, insert_range, store, insert, erase, erase_err, the advanced
+ * store (rg_mas_store(), rg_mas_store_gfp()), preallocated store, preallocation
+ * given back unused, erase, alloc_range / alloc_rrange and their _aligned
+ * forms, alloc_cyclic (normal and advanced), gap searches
+ * (rg_mas_empty_area*(), aligned too), load, find, walk, chains of
+ * rg_mas_find() / find_range() / prev_range() / next / prev / next_range with
+ * pauses and resets, stores through an iterating state, reads under the RCU
+ * read lock alone, NULL arguments. Indices favour a small window (so ranges
  * collide) and the edges of the index space (0, ULONG_MAX, powers of two).
- * Every result is compared with the model; after every operation the tree
- * is validated, rg_mtree_empty() is compared and, when the model is empty,
- * the tree must hold no node. Every 16 operations, after every fired fault
- * and at the end, the whole tree is iterated forwards and backwards and
- * compared range by range (the tree never merges non-empty ranges, so the
- * ranges must match exactly).
+ * Every result is compared with the model; after every operation the tree is
+ * validated, rg_mtree_empty() is compared and, when the model is empty, the
+ * tree must hold no node. Every 16 operations, after every fired fault and at
+ * the end, the whole tree is iterated forwards and backwards and compared range
+ * by range (the tree never merges non-empty ranges, so the ranges must match
+ * exactly).
  */
 #include <urcu/urcu-memb.h>
 

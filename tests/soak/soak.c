@@ -760,7 +760,7 @@ static size_t node_cache_bytes(void)
 	return n;
 }
 
-/* Make every page of fresh zeroed memory resident (a memset would be elided). */
+/* Make every page of fresh zeroed memory resident (memset would be elided). */
 static void touch(void *p, size_t n)
 {
 	volatile unsigned char *c = p;
