@@ -28,6 +28,8 @@
 #include "rg_test.h"
 #include "region/hbitmap.h"
 
+#include "hb_unit_model.h"
+
 #define BLK 512u /* units per block */
 #define L0 32768u /* units per level-0 node */
 #define MAXREQ 4096u /* the usual largest region of a run */
@@ -35,186 +37,36 @@
 
 /* ---------------------------------------------------------------- model */
 
-/*
- * One byte per unit, 1 = allocated, room for maxcap units (bytes at or
- * past cap are 0). Every unit below lowfree is allocated (a hint that only
- * shortens the searches).
- */
-struct model {
-	uint8_t *m;
-	uint64_t cap, maxcap, used, lowfree;
-};
-
-static uint64_t rup(uint64_t x, uint64_t align)
-{
-	return (x + align - 1) & ~(align - 1);
-}
+/* The model is hb_unit_model.h's; here what only this test needs. */
 
 static bool pow2(uint64_t x)
 {
 	return x && !(x & (x - 1));
 }
 
-/* The run of units in @state starting at or after @from, if any. */
-static bool m_next(const struct model *md, uint64_t from, int state,
-		   uint64_t *start, uint64_t *n)
-{
-	const uint8_t *p, *q;
-
-	if (from >= md->cap)
-		return false;
-	p = memchr(md->m + from, state, md->cap - from);
-	if (!p)
-		return false;
-	*start = (uint64_t)(p - md->m);
-	q = memchr(p, !state, md->cap - *start);
-	*n = (q ? (uint64_t)(q - md->m) : md->cap) - *start;
-	return true;
-}
-
-static bool m_range_is(const struct model *md, uint64_t s, uint64_t n,
-		       int state)
-{
-	return !memchr(md->m + s, !state, n);
-}
-
-static void m_set(struct model *md, uint64_t s, uint64_t n, int state)
-{
-	memset(md->m + s, state, n);
-	if (state) {
-		md->used += n;
-		if (s <= md->lowfree && md->lowfree < s + n) {
-			uint64_t a, len;
-
-			md->lowfree =
-				m_next(md, s + n, 0, &a, &len) ? a : md->cap;
-		}
-	} else {
-		md->used -= n;
-		if (s < md->lowfree)
-			md->lowfree = s;
-	}
-}
-
-/* Lowest aligned start in [a, b) of n units crossing no multiple of bnd. */
-static bool fit_low(uint64_t a, uint64_t b, uint64_t n, uint64_t align,
-		    uint64_t bnd, uint64_t *out)
-{
-	for (uint64_t s = rup(a, align); s < b && b - s >= n;) {
-		if (!bnd || s / bnd == (s + n - 1) / bnd) {
-			*out = s;
-			return true;
-		}
-		s = rup((s / bnd + 1) * bnd, align);
-	}
-	return false;
-}
-
-/* Highest such start. */
-static bool fit_high(uint64_t a, uint64_t b, uint64_t n, uint64_t align,
-		     uint64_t bnd, uint64_t *out)
-{
-	uint64_t s, k;
-
-	if (b - a < n)
-		return false;
-	for (s = (b - n) & ~(align - 1); s >= a;) {
-		if (!bnd || s / bnd == (s + n - 1) / bnd) {
-			*out = s;
-			return true;
-		}
-		k = (s + n - 1) / bnd * bnd; /* the boundary crossed */
-		if (k < n)
-			return false;
-		s = (k - n) & ~(align - 1);
-	}
-	return false;
-}
-
-/*
- * The start a search of @place finds for n units aligned to @align inside
- * the window [lo, hi] (hi at or past the capacity: the last unit) crossing
- * no multiple of bnd (0: none), by visiting every free run in the window.
- */
-static bool m_find(const struct model *md, uint64_t n, uint64_t align,
-		   uint64_t lo, uint64_t hi, uint64_t bnd, unsigned int place,
-		   uint64_t *out)
-{
-	uint64_t end = hi >= md->cap ? md->cap : hi + 1;
-	uint64_t from = lo, a, len, s, best_len = UINT64_MAX;
-	bool found = false;
-
-	if (place == RG_HBITMAP_LOWEST && md->lowfree > from)
-		from = md->lowfree;
-	while (from < end && m_next(md, from, 0, &a, &len) && a < end) {
-		uint64_t b = a + len < end ? a + len : end;
-		uint64_t whole = len, ca = a > lo ? a : lo;
-
-		from = a + len;
-		if (place == RG_HBITMAP_HIGHEST) {
-			if (fit_high(ca, b, n, align, bnd, &s)) {
-				*out = s;
-				found = true;
-			}
-			continue;
-		}
-		if (!fit_low(ca, b, n, align, bnd, &s))
-			continue;
-		if (place == RG_HBITMAP_LOWEST) {
-			*out = s;
-			return true;
-		}
-		/* BEST: the run measured whole, also below the window */
-		for (uint64_t u = a; u > 0 && !md->m[u - 1]; u--)
-			whole++;
-		if (whole < best_len) {
-			best_len = whole;
-			*out = s;
-			found = true;
-		}
-	}
-	return found;
-}
-
-static bool m_first_fit(const struct model *md, uint64_t n, uint64_t align,
-			uint64_t *out)
-{
-	return m_find(md, n, align, 0, UINT64_MAX, 0, RG_HBITMAP_LOWEST, out);
-}
-
-static uint64_t m_largest(const struct model *md)
-{
-	uint64_t from = 0, a, len, best = 0;
-
-	while (m_next(md, from, 0, &a, &len)) {
-		best = len > best ? len : best;
-		from = a + len;
-	}
-	return best;
-}
-
 /* Length of the allocated run ending at unit e - 1, at most max. */
-static uint64_t m_alloc_before(const struct model *md, uint64_t e, uint64_t max)
+static uint64_t m_alloc_before(const struct hbm_model *md, uint64_t e,
+			       uint64_t max)
 {
 	uint64_t k = 0;
 
-	while (k < max && e > k && md->m[e - k - 1])
+	while (k < max && e > k && md->unit[e - k - 1])
 		k++;
 	return k;
 }
 
 /* One past the highest allocated unit below e (0 if none). */
-static uint64_t m_alloc_end_below(const struct model *md, uint64_t e)
+static uint64_t m_alloc_end_below(const struct hbm_model *md, uint64_t e)
 {
 	uint64_t w = 0;
 
 	while (e >= 8) {
-		memcpy(&w, md->m + e - 8, 8);
+		memcpy(&w, md->unit + e - 8, 8);
 		if (w)
 			break;
 		e -= 8;
 	}
-	while (e > 0 && !md->m[e - 1])
+	while (e > 0 && !md->unit[e - 1])
 		e--;
 	return e;
 }
@@ -227,7 +79,7 @@ struct reg {
 
 struct tc {
 	struct rg_hbitmap *hb;
-	struct model md;
+	struct hbm_model md;
 	struct rg_rand rng; /* every random choice (rg_rand.h) */
 	uint64_t seed, calls;
 	const char *name, *op;
@@ -279,10 +131,8 @@ static void tc_init(struct tc *t, const char *name, uint64_t cap,
 	t->seed = seed;
 	rg_rand_seed(&t->rng, seed);
 	t->origcap = cap;
-	t->md.cap = cap;
-	t->md.maxcap = maxcap;
-	t->md.m = tc_live.m = calloc(maxcap, 1);
-	assert_non_null(t->md.m);
+	hbm_init(&t->md, cap, maxcap);
+	tc_live.m = t->md.unit;
 	t->maxregs = maxcap / 16 + 4096;
 	t->regs = tc_live.regs = calloc(t->maxregs, sizeof(*t->regs));
 	assert_non_null(t->regs);
@@ -315,7 +165,7 @@ static void check_walk(const struct tc *t, int state)
 
 	for (;;) {
 		rc = rg_hbitmap_next_run(t->hb, from, state, &s, &n);
-		if (!m_next(&t->md, from, state, &ms, &mn)) {
+		if (!hbm_next(&t->md, from, state, &ms, &mn)) {
 			EXPECT_EQ(t, rc, -ENOENT);
 			return;
 		}
@@ -334,7 +184,7 @@ static void check_probe(const struct tc *t, uint64_t from)
 	for (int state = 0; state < 2; state++) {
 		int rc = rg_hbitmap_next_run(t->hb, from, state, &s, &n);
 
-		if (m_next(&t->md, from, state, &ms, &mn)) {
+		if (hbm_next(&t->md, from, state, &ms, &mn)) {
 			EXPECT_EQ(t, rc, 0);
 			EXPECT_EQ(t, s, ms);
 			EXPECT_EQ(t, n, mn);
@@ -343,12 +193,12 @@ static void check_probe(const struct tc *t, uint64_t from)
 		}
 	}
 	EXPECT_EQ(t, rg_hbitmap_test(t->hb, from),
-		  from < t->md.cap ? t->md.m[from] : -EINVAL);
+		  from < t->md.cap ? t->md.unit[from] : -EINVAL);
 }
 
 static void check_deep(const struct tc *t)
 {
-	EXPECT_EQ(t, rg_hbitmap_largest_free_run(t->hb), m_largest(&t->md));
+	EXPECT_EQ(t, rg_hbitmap_largest_free_run(t->hb), hbm_largest(&t->md));
 	check_walk(t, 1);
 	check_walk(t, 0);
 }
@@ -386,7 +236,7 @@ static int alloc_done(struct tc *t, const char *op, int rc, bool fit,
 	if (fit) {
 		EXPECT_EQ(t, rc, 0);
 		EXPECT_EQ(t, got, *want);
-		m_set(&t->md, got, n, 1);
+		hbm_set(&t->md, got, n, 1);
 		after_call(t, op, got, got + n);
 	} else {
 		EXPECT_EQ(t, rc, -ENOSPC);
@@ -416,7 +266,7 @@ static int do_alloc(struct tc *t, uint64_t n, uint64_t align, uint64_t *start)
 
 	if (bad_alloc(t, n, align))
 		return bad_done(t, "alloc (bad)", rc, -EINVAL);
-	rc = alloc_done(t, "alloc", rc, m_first_fit(&t->md, n, align, &want),
+	rc = alloc_done(t, "alloc", rc, hbm_first_fit(&t->md, n, align, &want),
 			&want, got, n);
 	if (start && rc == 0)
 		*start = got;
@@ -431,10 +281,10 @@ static int do_alloc_range(struct tc *t, uint64_t n, uint64_t align,
 
 	if (bad_alloc(t, n, align) || min > max)
 		return bad_done(t, "alloc_range (bad)", rc, -EINVAL);
-	return alloc_done(
-		t, "alloc_range", rc,
-		m_find(&t->md, n, align, min, max, 0, RG_HBITMAP_LOWEST, &want),
-		&want, got, n);
+	return alloc_done(t, "alloc_range", rc,
+			  hbm_find(&t->md, n, align, min, max, 0,
+				   RG_HBITMAP_LOWEST, &want),
+			  &want, got, n);
 }
 
 static int do_alloc_rev(struct tc *t, uint64_t n, uint64_t align)
@@ -445,8 +295,8 @@ static int do_alloc_rev(struct tc *t, uint64_t n, uint64_t align)
 	if (bad_alloc(t, n, align))
 		return bad_done(t, "alloc_rev (bad)", rc, -EINVAL);
 	return alloc_done(t, "alloc_rev", rc,
-			  m_find(&t->md, n, align, 0, UINT64_MAX, 0,
-				 RG_HBITMAP_HIGHEST, &want),
+			  hbm_find(&t->md, n, align, 0, UINT64_MAX, 0,
+				   RG_HBITMAP_HIGHEST, &want),
 			  &want, got, n);
 }
 
@@ -460,9 +310,10 @@ static int do_window(struct tc *t, uint64_t n, uint64_t align, uint64_t min,
 	if (bad_alloc(t, n, align) || min > max ||
 	    (bnd && (!pow2(bnd) || bnd < n)) || place > RG_HBITMAP_HIGHEST)
 		return bad_done(t, "alloc_window (bad)", rc, -EINVAL);
-	return alloc_done(t, "alloc_window", rc,
-			  m_find(&t->md, n, align, min, max, bnd, place, &want),
-			  &want, got, n);
+	return alloc_done(
+		t, "alloc_window", rc,
+		hbm_find(&t->md, n, align, min, max, bnd, place, &want), &want,
+		got, n);
 }
 
 /* free (set 0) or reserve (set 1) [s, s + n), checked against the model. */
@@ -475,13 +326,13 @@ static int do_change(struct tc *t, uint64_t s, uint64_t n, int set)
 
 	if (n == 0 || s > UINT64_MAX - n || s + n > t->md.cap)
 		want = -EINVAL;
-	else if (!m_range_is(&t->md, s, n, !set))
+	else if (!hbm_range_is(&t->md, s, n, !set))
 		want = set ? -EBUSY : -ENOENT;
 	if (want)
 		return bad_done(t, set ? "reserve (bad)" : "free (bad)", rc,
 				want);
 	EXPECT_EQ(t, rc, 0);
-	m_set(&t->md, s, n, set);
+	hbm_set(&t->md, s, n, set);
 	after_call(t, op, s, s + n);
 	return rc;
 }
@@ -498,22 +349,20 @@ static int do_reserve(struct tc *t, uint64_t s, uint64_t n)
 
 static int do_resize(struct tc *t, uint64_t c)
 {
-	struct model *md = &t->md;
+	struct hbm_model *md = &t->md;
 	int rc = rg_hbitmap_resize(t->hb, c);
 	uint64_t a, len;
 	int want = 0;
 
 	if (c == 0 || c > RG_HBITMAP_MAX_CAPACITY)
 		want = -EINVAL;
-	else if (c < md->cap && m_next(md, c, 1, &a, &len))
+	else if (c < md->cap && hbm_next(md, c, 1, &a, &len))
 		want = -EBUSY;
 	if (want)
 		return bad_done(t, "resize (bad)", rc, want);
 	EXPECT_EQ(t, rc, 0);
-	assert_true(c <= md->maxcap);
-	md->cap = c;
-	if (md->lowfree > c)
-		md->lowfree = c;
+	assert_true(c <= md->maxcap); /* the array stays (tc_live.m) */
+	hbm_resize(md, c);
 	after_call(t, "resize", t->lo, t->hi);
 	return rc;
 }
@@ -576,7 +425,7 @@ static uint64_t rnd_align(struct tc *t)
 
 static void disturb_resize(struct tc *t)
 {
-	struct model *md = &t->md;
+	struct hbm_model *md = &t->md;
 	uint64_t top = 0, from = 0, a, len;
 
 	if (md->cap < t->origcap || rg_rand_below(&t->rng, 4) == 0) {
@@ -588,7 +437,7 @@ static void disturb_resize(struct tc *t)
 				  md->cap + 1 + rg_rand_below(&t->rng, room));
 		return;
 	}
-	while (m_next(md, from, 1, &a, &len)) {
+	while (hbm_next(md, from, 1, &a, &len)) {
 		top = a + len;
 		from = top;
 	}
@@ -605,7 +454,7 @@ static void disturb_resize(struct tc *t)
 /* A free of allocated units around a node boundary, if any is there. */
 static void disturb_free_node(struct tc *t)
 {
-	struct model *md = &t->md;
+	struct hbm_model *md = &t->md;
 	uint64_t nodes = md->cap / L0, k, b, below, above;
 
 	if (nodes == 0)
@@ -613,11 +462,12 @@ static void disturb_free_node(struct tc *t)
 	k = 1 + rg_rand_below(&t->rng, nodes);
 	for (uint64_t i = 0; i < nodes; i++, k = k % nodes + 1) {
 		b = k * L0;
-		if (b >= md->cap || !md->m[b - 1] || !md->m[b])
+		if (b >= md->cap || !md->unit[b - 1] || !md->unit[b])
 			continue;
 		below = m_alloc_before(md, b, 1 + rg_rand_below(&t->rng, 3000));
 		above = 0;
-		while (above < 3000 && b + above < md->cap && md->m[b + above])
+		while (above < 3000 && b + above < md->cap &&
+		       md->unit[b + above])
 			above++;
 		above = 1 + rg_rand_below(&t->rng, above);
 		do_free(t, b - below, below + above);
@@ -627,16 +477,16 @@ static void disturb_free_node(struct tc *t)
 
 static void disturb_bad(struct tc *t)
 {
-	struct model *md = &t->md;
+	struct hbm_model *md = &t->md;
 	uint64_t cap = md->cap, u = rg_rand_below(&t->rng, cap), s, n;
 
 	switch (rg_rand_below(&t->rng, 8)) {
 	case 0: /* free of units not allocated (or past the end) */
-		if (m_next(md, u, 0, &s, &n))
+		if (hbm_next(md, u, 0, &s, &n))
 			do_free(t, s, 1 + rg_rand_below(&t->rng, n + 3));
 		break;
 	case 1: /* reserve over allocated units */
-		if (m_next(md, u, 1, &s, &n))
+		if (hbm_next(md, u, 1, &s, &n))
 			do_reserve(t, s + rg_rand_below(&t->rng, n), 1 + n);
 		break;
 	case 2:
@@ -662,7 +512,7 @@ static void disturb_bad(struct tc *t)
 
 static void disturb(struct tc *t, unsigned int kind)
 {
-	struct model *md = &t->md;
+	struct hbm_model *md = &t->md;
 	uint64_t cap = md->cap, s, n, lo, w, align;
 
 	switch (kind) {
@@ -675,7 +525,7 @@ static void disturb(struct tc *t, unsigned int kind)
 				&t->regs[rg_rand_below(&t->rng, t->nregs)];
 			uint64_t e = r->s + r->n < cap ? r->s + r->n : cap;
 
-			if (r->s < e && m_next(md, r->s, 1, &s, &n) && s < e)
+			if (r->s < e && hbm_next(md, r->s, 1, &s, &n) && s < e)
 				do_free(t, s, (s + n < e ? s + n : e) - s);
 		}
 		break;
@@ -697,7 +547,7 @@ static void disturb(struct tc *t, unsigned int kind)
 			     rg_rand_below(&t->rng, 2) ? 1 : rnd_align(t));
 		break;
 	case D_RESERVE:
-		if (m_next(md, rg_rand_below(&t->rng, cap), 0, &s, &n)) {
+		if (hbm_next(md, rg_rand_below(&t->rng, cap), 0, &s, &n)) {
 			uint64_t off = rg_rand_below(&t->rng, n);
 			uint64_t k = n - off < MAXREQ ? n - off : MAXREQ;
 
@@ -713,7 +563,7 @@ static void disturb(struct tc *t, unsigned int kind)
 	case D_TO_BOUNDARY: {
 		uint64_t b = rg_rand_below(&t->rng, 2) ? BLK : L0;
 
-		do_alloc(t, rup(t->hi + 1, b) - t->hi, 1, NULL);
+		do_alloc(t, hbm_round_up(t->hi + 1, b) - t->hi, 1, NULL);
 		break;
 	}
 	case D_WINDOW: {
@@ -854,10 +704,10 @@ static void fill_boundaries(uint64_t cap, uint64_t off, uint64_t align,
 			sizes[rg_rand_below(&t.rng, RGT_ARRAY_SIZE(sizes))];
 
 		if (align > 1)
-			n = rup(n, align);
+			n = hbm_round_up(n, align);
 		if (do_alloc(&t, n, align, &s)) {
 			/* the tail: the largest piece that still fits */
-			uint64_t l = m_largest(&t.md);
+			uint64_t l = hbm_largest(&t.md);
 
 			if (!l || (align > 1 && l < align))
 				break;
@@ -867,7 +717,7 @@ static void fill_boundaries(uint64_t cap, uint64_t off, uint64_t align,
 		}
 		push_reg(&t, s, n);
 	}
-	EXPECT_EQ(&t, rg_hbitmap_largest_free_run(t.hb), m_largest(&t.md));
+	EXPECT_EQ(&t, rg_hbitmap_largest_free_run(t.hb), hbm_largest(&t.md));
 	while (t.nregs) {
 		struct reg r = t.regs[--t.nregs];
 
@@ -905,22 +755,22 @@ static void test_fill_boundaries(void **state)
 /* Every kind of bad input, with the state checked after each. */
 static void bad_calls(struct tc *t, uint64_t last_s, uint64_t last_n)
 {
-	struct model *md = &t->md;
+	struct hbm_model *md = &t->md;
 	uint64_t cap = md->cap, s, n;
 
 	/* units never allocated */
-	assert_true(m_next(md, 0, 0, &s, &n));
+	assert_true(hbm_next(md, 0, 0, &s, &n));
 	do_free(t, s, 1);
 	do_free(t, s + n - 1, 1);
 	do_free(t, s > 0 ? s - 1 : s, 2); /* one taken, one free */
 	/* a double free, when the last call freed [last_s, +last_n) */
-	if (last_n && m_range_is(md, last_s, last_n, 0)) {
+	if (last_n && hbm_range_is(md, last_s, last_n, 0)) {
 		do_free(t, last_s, last_n);
 		do_free(t, last_s + last_n / 2, 1);
 		do_free(t, last_s - 1, last_n + 1);
 	}
 	/* long ranges allocated but for their first or their last unit */
-	for (uint64_t from = 0; m_next(md, from, 1, &s, &n); from = s + n) {
+	for (uint64_t from = 0; hbm_next(md, from, 1, &s, &n); from = s + n) {
 		uint64_t k = n < 700 ? n : 700;
 
 		if (s > 0)
@@ -931,7 +781,7 @@ static void bad_calls(struct tc *t, uint64_t last_s, uint64_t last_n)
 			break;
 	}
 	/* reserve over allocated units */
-	if (m_next(md, 0, 1, &s, &n)) {
+	if (hbm_next(md, 0, 1, &s, &n)) {
 		do_reserve(t, s + n - 1, 2);
 		do_reserve(t, s, n);
 	}
@@ -958,7 +808,7 @@ static void bad_calls(struct tc *t, uint64_t last_s, uint64_t last_n)
 	do_window(t, 8, 1, 0, cap, 0, 7);
 	do_resize(t, 0);
 	do_resize(t, RG_HBITMAP_MAX_CAPACITY + 1);
-	if (m_next(md, 0, 1, &s, &n))
+	if (hbm_next(md, 0, 1, &s, &n))
 		do_resize(t, s + n - 1); /* cuts an allocated unit */
 	EXPECT_EQ(t, rg_hbitmap_next_run(t->hb, 0, 1, NULL, &n), -EINVAL);
 	EXPECT_EQ(t, rg_hbitmap_next_run(t->hb, 0, 0, &s, NULL), -EINVAL);
@@ -1051,7 +901,7 @@ static void random_run(uint64_t seed, uint64_t ops)
 
 			if (r < 20) { /* aligned, sizes keeping the run */
 				align = rnd_align(&t);
-				n = rup(n, align);
+				n = hbm_round_up(n, align);
 			}
 			if (t.nregs + 1 >= t.maxregs)
 				t.nregs = 0;
@@ -1068,7 +918,7 @@ static void random_run(uint64_t seed, uint64_t ops)
 		/* descending: free what ends where the last free started */
 		if (cursor > t.md.cap)
 			cursor = t.md.cap;
-		if (cursor == 0 || !t.md.m[cursor - 1]) {
+		if (cursor == 0 || !t.md.unit[cursor - 1]) {
 			cursor = m_alloc_end_below(&t.md, cursor);
 			if (cursor == 0 || r == 99 ||
 			    (t.md.used * 10 < t.md.cap * 2 && r < 60)) {
