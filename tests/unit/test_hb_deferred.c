@@ -17,58 +17,14 @@
 #include "rg_test.h"
 #include "region/hbitmap.h"
 
-#define NONE UINT64_MAX
+#include "hb_unit_model.h"
 
-struct model {
-	uint64_t cap;
-	uint8_t *bit; /* 1 = allocated */
-};
-
-static void m_init(struct model *m, uint64_t cap)
+/* The first unit at or after u (u <= cap) in state, or cap if none. */
+static uint64_t m_next_unit(const struct hbm_model *m, uint64_t u, int state)
 {
-	m->cap = cap;
-	m->bit = calloc(cap, 1);
-	assert_non_null(m->bit);
-}
+	uint64_t s, n;
 
-static void m_resize(struct model *m, uint64_t cap)
-{
-	m->bit = realloc(m->bit, cap);
-	assert_non_null(m->bit);
-	if (cap > m->cap)
-		memset(m->bit + m->cap, 0, cap - m->cap);
-	m->cap = cap;
-}
-
-static uint64_t m_first_fit(const struct model *m, uint64_t n)
-{
-	uint64_t run = 0;
-
-	for (uint64_t u = 0; u < m->cap; u++) {
-		run = m->bit[u] ? 0 : run + 1;
-		if (run == n)
-			return u + 1 - n;
-	}
-	return NONE;
-}
-
-static uint64_t m_largest(const struct model *m)
-{
-	uint64_t run = 0, best = 0;
-
-	for (uint64_t u = 0; u < m->cap; u++) {
-		run = m->bit[u] ? 0 : run + 1;
-		best = run > best ? run : best;
-	}
-	return best;
-}
-
-/* First unit at or after u whose bit is used, or cap. */
-static uint64_t m_next(const struct model *m, uint64_t u, int used)
-{
-	while (u < m->cap && m->bit[u] != used)
-		u++;
-	return u;
+	return hbm_next(m, u, state, &s, &n) ? s : m->cap;
 }
 
 /*
@@ -76,14 +32,14 @@ static uint64_t m_next(const struct model *m, uint64_t u, int used)
  * of both kinds from every 61st unit and from both sides of every block
  * boundary, against the next unit of each kind (nx, from the end).
  */
-static void check_all(struct rg_hbitmap *hb, const struct model *m)
+static void check_all(struct rg_hbitmap *hb, const struct hbm_model *m)
 {
 	uint64_t held = 0, *nx[2];
 
 	RG_ASSERT_VALID(hb);
-	assert_int_equal(rg_hbitmap_largest_free_run(hb), m_largest(m));
+	assert_int_equal(rg_hbitmap_largest_free_run(hb), hbm_largest(m));
 	for (uint64_t u = 0; u < m->cap; u++)
-		held += m->bit[u];
+		held += m->unit[u];
 	assert_int_equal(rg_hbitmap_free_units(hb), m->cap - held);
 	nx[0] = malloc((m->cap + 1) * sizeof(uint64_t));
 	nx[1] = malloc((m->cap + 1) * sizeof(uint64_t));
@@ -91,8 +47,8 @@ static void check_all(struct rg_hbitmap *hb, const struct model *m)
 	assert_non_null(nx[1]);
 	nx[0][m->cap] = nx[1][m->cap] = m->cap;
 	for (uint64_t u = m->cap; u-- > 0;) {
-		nx[0][u] = m->bit[u] ? nx[0][u + 1] : u;
-		nx[1][u] = m->bit[u] ? u : nx[1][u + 1];
+		nx[0][u] = m->unit[u] ? nx[0][u + 1] : u;
+		nx[1][u] = m->unit[u] ? u : nx[1][u + 1];
 	}
 	for (uint64_t f = 0; f < m->cap; f++) {
 		if (f % 61 && f % 512 && f % 512 != 511)
@@ -114,22 +70,22 @@ static void check_all(struct rg_hbitmap *hb, const struct model *m)
 	free(nx[1]);
 }
 
-static void alloc_at(struct rg_hbitmap *hb, struct model *m, uint64_t n)
+static void alloc_at(struct rg_hbitmap *hb, struct hbm_model *m, uint64_t n)
 {
-	uint64_t s, e = m_first_fit(m, n);
+	uint64_t s, e;
 
-	assert_int_not_equal(e, NONE);
+	assert_true(hbm_first_fit(m, n, 1, &e));
 	assert_int_equal(rg_hbitmap_alloc(hb, n, 1, &s), 0);
 	assert_int_equal(s, e);
-	memset(m->bit + s, 1, n);
+	hbm_set(m, s, n, 1);
 	RG_ASSERT_VALID(hb);
 }
 
-static void free_at(struct rg_hbitmap *hb, struct model *m, uint64_t s,
+static void free_at(struct rg_hbitmap *hb, struct hbm_model *m, uint64_t s,
 		    uint64_t n)
 {
 	assert_int_equal(rg_hbitmap_free(hb, s, n), 0);
-	memset(m->bit + s, 0, n);
+	hbm_set(m, s, n, 0);
 	RG_ASSERT_VALID(hb);
 }
 
@@ -141,11 +97,11 @@ static void free_at(struct rg_hbitmap *hb, struct model *m, uint64_t s,
 static void fill_leaving(uint64_t cap, uint64_t left, uint64_t step)
 {
 	struct rg_hbitmap *hb = rg_hbitmap_create(cap);
-	struct model m;
+	struct hbm_model m;
 	uint64_t done = 0;
 
 	assert_non_null(hb);
-	m_init(&m, cap);
+	hbm_init(&m, cap, cap);
 	while (done < cap - left) {
 		uint64_t n =
 			cap - left - done < step ? cap - left - done : step;
@@ -170,7 +126,7 @@ static void fill_leaving(uint64_t cap, uint64_t left, uint64_t step)
 	alloc_at(hb, &m, 3 * step); /* the emptied space, from unit 0 */
 	check_all(hb, &m);
 	rg_hbitmap_destroy(hb);
-	free(m.bit);
+	hbm_fini(&m);
 }
 
 static void test_fill_leaving_few(void **state)
@@ -210,10 +166,10 @@ static void break_run(enum breaker br)
 {
 	uint64_t cap = 250000, s, n;
 	struct rg_hbitmap *hb = rg_hbitmap_create(cap);
-	struct model m;
+	struct hbm_model m;
 
 	assert_non_null(hb);
-	m_init(&m, cap);
+	hbm_init(&m, cap, cap);
 	for (int i = 0; i < 40; i++)
 		alloc_at(hb, &m, 1000 + 97 * (uint64_t)i); /* ~114,000 units */
 	check_all(hb, &m);
@@ -230,23 +186,23 @@ static void break_run(enum breaker br)
 			rg_hbitmap_alloc_range(hb, 700, 1, 200000, 230000, &s),
 			0);
 		assert_int_equal(s, 200000);
-		memset(m.bit + s, 1, 700);
+		hbm_set(&m, s, 700, 1);
 		break;
 	case BR_REV:
 		assert_int_equal(rg_hbitmap_alloc_rev(hb, 900, 1, &s), 0);
 		assert_int_equal(s, cap - 900);
-		memset(m.bit + s, 1, 900);
+		hbm_set(&m, s, 900, 1);
 		break;
 	case BR_RESERVE:
 		assert_int_equal(rg_hbitmap_reserve(hb, 150000, 33000), 0);
-		memset(m.bit + 150000, 1, 33000);
+		hbm_set(&m, 150000, 33000, 1);
 		break;
 	case BR_RESIZE:
 		assert_int_equal(rg_hbitmap_resize(hb, cap + 40000), 0);
-		m_resize(&m, cap + 40000);
+		hbm_resize(&m, cap + 40000);
 		break;
 	case BR_BAD_FREE:
-		n = m_next(&m, 0, 0);
+		n = m_next_unit(&m, 0, 0);
 		assert_int_equal(rg_hbitmap_free(hb, n - 10, 600), -ENOENT);
 		assert_int_equal(rg_hbitmap_free(hb, n, 0), -EINVAL);
 		assert_int_equal(rg_hbitmap_free(hb, n, m.cap), -EINVAL);
@@ -259,8 +215,8 @@ static void break_run(enum breaker br)
 	for (int i = 0; i < 30; i++)
 		alloc_at(hb, &m, 1500 + 31 * (uint64_t)i);
 	check_all(hb, &m);
-	s = m_next(&m, 0, 0);
-	while (s > 2000 && m.bit[s - 1]) {
+	s = m_next_unit(&m, 0, 0);
+	while (s > 2000 && m.unit[s - 1]) {
 		n = 1999;
 		free_at(hb, &m, s - n, n);
 		s -= n;
@@ -269,7 +225,7 @@ static void break_run(enum breaker br)
 	}
 	check_all(hb, &m);
 	rg_hbitmap_destroy(hb);
-	free(m.bit);
+	hbm_fini(&m);
 }
 
 static void test_breakers(void **state)
@@ -288,11 +244,11 @@ static void test_free_run_broken(void **state)
 {
 	uint64_t cap = 180000, top;
 	struct rg_hbitmap *hb = rg_hbitmap_create(cap);
-	struct model m;
+	struct hbm_model m;
 
 	(void)state;
 	assert_non_null(hb);
-	m_init(&m, cap);
+	hbm_init(&m, cap, cap);
 	for (int i = 0; i < 60; i++)
 		alloc_at(hb, &m, 2900);
 	top = 60 * 2900;
@@ -311,7 +267,7 @@ static void test_free_run_broken(void **state)
 	alloc_at(hb, &m, 5000); /* the emptied top */
 	check_all(hb, &m);
 	rg_hbitmap_destroy(hb);
-	free(m.bit);
+	hbm_fini(&m);
 }
 
 /*
@@ -324,11 +280,11 @@ static void test_gap_below_start(void **state)
 {
 	uint64_t cap = 100000;
 	struct rg_hbitmap *hb = rg_hbitmap_create(cap);
-	struct model m;
+	struct hbm_model m;
 
 	(void)state;
 	assert_non_null(hb);
-	m_init(&m, cap);
+	hbm_init(&m, cap, cap);
 	alloc_at(hb, &m, 1100); /* [0, 1100) */
 	alloc_at(hb, &m, 20); /* [1100, 1120) */
 	alloc_at(hb, &m, 50); /* [1120, 1170) */
@@ -341,7 +297,7 @@ static void test_gap_below_start(void **state)
 	alloc_at(hb, &m, 3000);
 	check_all(hb, &m);
 	rg_hbitmap_destroy(hb);
-	free(m.bit);
+	hbm_fini(&m);
 }
 
 /*
@@ -354,11 +310,11 @@ static void test_free_after_fill(void **state)
 {
 	uint64_t cap = 120000, top = 0;
 	struct rg_hbitmap *hb = rg_hbitmap_create(cap);
-	struct model m;
+	struct hbm_model m;
 
 	(void)state;
 	assert_non_null(hb);
-	m_init(&m, cap);
+	hbm_init(&m, cap, cap);
 	for (int i = 0; i < 20; i++) {
 		alloc_at(hb, &m, 3000);
 		top += 3000;
@@ -374,7 +330,7 @@ static void test_free_after_fill(void **state)
 	alloc_at(hb, &m, 100);
 	check_all(hb, &m);
 	rg_hbitmap_destroy(hb);
-	free(m.bit);
+	hbm_fini(&m);
 }
 
 int main(void)
