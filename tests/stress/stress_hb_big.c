@@ -17,72 +17,33 @@
 #include "rg_test.h"
 #include "region/hbitmap.h"
 
+#include "hb_unit_model.h"
+
 #define NONE UINT64_MAX
 
+/* The model (hb_unit_model.h) and the regions live in it. */
 struct big_model {
-	uint64_t cap, used, lo; /* units below lo are allocated */
-	uint8_t *bit;
+	struct hbm_model md;
 	uint64_t *start, *len; /* live regions */
 	size_t nlive, max;
 };
 
 static void bm_init(struct big_model *m, uint64_t cap)
 {
-	m->cap = cap;
-	m->used = 0;
-	m->lo = 0;
-	m->bit = calloc(cap, 1);
+	hbm_init(&m->md, cap, cap);
 	m->max = cap + 1;
 	m->start = malloc(m->max * sizeof(uint64_t));
 	m->len = malloc(m->max * sizeof(uint64_t));
 	m->nlive = 0;
-	assert_non_null(m->bit);
 	assert_non_null(m->start);
 	assert_non_null(m->len);
 }
 
 static void bm_fini(struct big_model *m)
 {
-	free(m->bit);
+	hbm_fini(&m->md);
 	free(m->start);
 	free(m->len);
-}
-
-/* Lowest start a with a % align == 0 and [a, a + n) free, or NONE. */
-static uint64_t bm_find(const struct big_model *m, uint64_t n, uint64_t align)
-{
-	uint64_t run = 0, rs = 0;
-
-	for (uint64_t u = m->lo; u < m->cap; u++) {
-		if (m->bit[u]) {
-			run = 0;
-			continue;
-		}
-		if (run == 0)
-			rs = u;
-		run++;
-		{
-			uint64_t a = (rs + align - 1) & ~(align - 1);
-
-			if (a + n <= u + 1)
-				return a;
-		}
-	}
-	return NONE;
-}
-
-static void bm_set(struct big_model *m, uint64_t s, uint64_t n, uint8_t v)
-{
-	memset(m->bit + s, v, n);
-	if (v) {
-		m->used += n;
-		while (m->lo < m->cap && m->bit[m->lo])
-			m->lo++;
-	} else {
-		m->used -= n;
-		if (s < m->lo)
-			m->lo = s;
-	}
 }
 
 static void check(struct rg_hbitmap *hb, const struct big_model *m,
@@ -90,17 +51,18 @@ static void check(struct rg_hbitmap *hb, const struct big_model *m,
 {
 	if (validate)
 		RG_ASSERT_VALID(hb);
-	assert_int_equal(rg_hbitmap_free_units(hb), m->cap - m->used);
+	assert_int_equal(rg_hbitmap_free_units(hb), m->md.cap - m->md.used);
 }
 
 /* Allocate n (align) on both; the starts must agree. */
 static bool big_alloc(struct rg_hbitmap *hb, struct big_model *m, uint64_t n,
 		      uint64_t align, bool validate)
 {
-	uint64_t want = bm_find(m, n, align), got = NONE;
+	uint64_t want = NONE, got = NONE;
+	bool fit = hbm_first_fit(&m->md, n, align, &want);
 	int err = rg_hbitmap_alloc(hb, n, align, &got);
 
-	if (want == NONE) {
+	if (!fit) {
 		assert_int_equal(err, -ENOSPC);
 		check(hb, m, validate);
 		return false;
@@ -115,7 +77,7 @@ static bool big_alloc(struct rg_hbitmap *hb, struct big_model *m, uint64_t n,
 	}
 	assert_int_equal(err, 0);
 	assert_int_equal(got, want);
-	bm_set(m, got, n, 1);
+	hbm_set(&m->md, got, n, 1);
 	m->start[m->nlive] = got;
 	m->len[m->nlive++] = n;
 	check(hb, m, validate);
@@ -131,7 +93,7 @@ static void big_free(struct rg_hbitmap *hb, struct big_model *m, size_t i,
 	assert_int_equal(rg_hbitmap_free(hb, s, n), 0);
 	/* freeing it again fails and changes nothing */
 	assert_int_equal(rg_hbitmap_free(hb, s, n), -ENOENT);
-	bm_set(m, s, n, 0);
+	hbm_set(&m->md, s, n, 0);
 	m->start[i] = m->start[m->nlive - 1];
 	m->len[i] = m->len[--m->nlive];
 	check(hb, m, validate);
