@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * hbitmap randomized tests against a reference model: a plain byte array
- * (1 = allocated) searched linearly for the lowest aligned start whose n
- * units are free. Every operation's result, start addresses included, must
- * match the model; sanitizer builds validate after every mutation.
+ * hbitmap randomized tests against a reference model: the byte array of
+ * hb_unit_model.h (1 = allocated), searched linearly for the lowest aligned
+ * start whose n units are free. Every operation's result, start addresses
+ * included, must match the model; sanitizer builds validate after every
+ * mutation.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
 
 #include "rg_test.h"
 #include "region/hbitmap.h"
+
+#include "hb_unit_model.h"
 
 #define NONE UINT64_MAX
 
@@ -18,28 +20,25 @@ struct region {
 	uint64_t start, n;
 };
 
+/* The units (hb_unit_model.h) and the live regions, to free at random. */
 struct model {
-	uint64_t cap, used_units;
-	uint8_t *used;
+	struct hbm_model u;
 	struct region *live;
 	size_t nlive, maxlive;
 };
 
 static void model_init(struct model *m, uint64_t cap)
 {
-	m->cap = cap;
-	m->used_units = 0;
-	m->used = calloc(cap, 1);
+	hbm_init(&m->u, cap, cap);
 	m->maxlive = 1024;
 	m->nlive = 0;
 	m->live = malloc(m->maxlive * sizeof(*m->live));
-	assert_non_null(m->used);
 	assert_non_null(m->live);
 }
 
 static void model_fini(struct model *m)
 {
-	free(m->used);
+	hbm_fini(&m->u);
 	free(m->live);
 }
 
@@ -55,60 +54,10 @@ static void model_push(struct model *m, uint64_t start, uint64_t n)
 	m->nlive++;
 }
 
-static uint64_t round_up(uint64_t x, uint64_t align)
-{
-	return (x + align - 1) & ~(align - 1);
-}
-
-/* Linear first fit: lowest aligned s in [lo, hi - n] with n free units. */
-static uint64_t model_find(const struct model *m, uint64_t n, uint64_t align,
-			   uint64_t lo, uint64_t hi)
-{
-	uint64_t s = round_up(lo, align);
-
-	while (s < hi && n <= hi - s) {
-		const uint8_t *u = memrchr(m->used + s, 1, n);
-
-		if (!u)
-			return s;
-		s = round_up((uint64_t)(u - m->used) + 1, align);
-	}
-	return NONE;
-}
-
-static bool model_all(const struct model *m, uint64_t s, uint64_t n, int v)
-{
-	for (uint64_t i = s; i < s + n; i++)
-		if (m->used[i] != v)
-			return false;
-	return true;
-}
-
-static void model_set(struct model *m, uint64_t s, uint64_t n, int v)
-{
-	memset(m->used + s, v, n);
-	if (v)
-		m->used_units += n;
-	else
-		m->used_units -= n;
-}
-
-static uint64_t model_largest(const struct model *m)
-{
-	uint64_t best = 0, run = 0;
-
-	for (uint64_t i = 0; i < m->cap; i++) {
-		run = m->used[i] ? 0 : run + 1;
-		if (run > best)
-			best = run;
-	}
-	return best;
-}
-
 static void check_stats(const struct rg_hbitmap *hb, const struct model *m)
 {
-	assert_int_equal(rg_hbitmap_free_units(hb), m->cap - m->used_units);
-	assert_int_equal(rg_hbitmap_largest_free_run(hb), model_largest(m));
+	assert_int_equal(rg_hbitmap_free_units(hb), m->u.cap - m->u.used);
+	assert_int_equal(rg_hbitmap_largest_free_run(hb), hbm_largest(&m->u));
 }
 
 static uint64_t rand_size(struct rg_rand *r, uint64_t cap)
@@ -150,25 +99,25 @@ static void do_alloc(struct rg_hbitmap *hb, struct model *m, struct rg_rand *r,
 		     uint64_t n, uint64_t align, bool ranged,
 		     struct stress_stats *st)
 {
-	uint64_t lo = 0, hi = m->cap, want, got = NONE;
+	uint64_t lo = 0, hi = m->u.cap, want, got = NONE;
 	int err;
 
 	if (ranged) {
-		uint64_t a = rg_rand_below(r, m->cap),
-			 b = rg_rand_below(r, m->cap);
+		uint64_t a = rg_rand_below(r, m->u.cap),
+			 b = rg_rand_below(r, m->u.cap);
 
 		lo = a < b ? a : b;
 		hi = (a < b ? b : a) + 1;
 		if (rg_rand_below(r, 8) == 0)
-			hi = m->cap;
-		err = rg_hbitmap_alloc_range(hb, n, align, lo,
-					     hi == m->cap ? UINT64_MAX : hi - 1,
-					     &got);
+			hi = m->u.cap;
+		err = rg_hbitmap_alloc_range(
+			hb, n, align, lo, hi == m->u.cap ? UINT64_MAX : hi - 1,
+			&got);
 	} else {
 		err = rg_hbitmap_alloc(hb, n, align, &got);
 	}
-	want = model_find(m, n, align, lo, hi);
-	if (want == NONE) {
+	if (!hbm_find(&m->u, n, align, lo, hi == m->u.cap ? UINT64_MAX : hi - 1,
+		      0, RG_HBITMAP_LOWEST, &want)) {
 		if (err != -ENOSPC)
 			fprintf(stderr,
 				"alloc n %llu align %llu [%llu,%llu): err %d "
@@ -192,7 +141,7 @@ static void do_alloc(struct rg_hbitmap *hb, struct model *m, struct rg_rand *r,
 	}
 	assert_int_equal(err, 0);
 	assert_int_equal(got, want);
-	model_set(m, got, n, 1);
+	hbm_set(&m->u, got, n, 1);
 	model_push(m, got, n);
 	st->allocs++;
 }
@@ -210,7 +159,7 @@ static void do_free(struct rg_hbitmap *hb, struct model *m, struct rg_rand *r,
 		b = rg_rand_range(r, a + 1, g.n);
 	}
 	assert_int_equal(rg_hbitmap_free(hb, g.start + a, b - a), 0);
-	model_set(m, g.start + a, b - a, 0);
+	hbm_set(&m->u, g.start + a, b - a, 0);
 	m->live[i] = m->live[--m->nlive];
 	if (a > 0)
 		model_push(m, g.start, a);
@@ -222,13 +171,13 @@ static void do_free(struct rg_hbitmap *hb, struct model *m, struct rg_rand *r,
 static void do_reserve(struct rg_hbitmap *hb, struct model *m,
 		       struct rg_rand *r, struct stress_stats *st)
 {
-	uint64_t n = rand_size(r, m->cap);
-	uint64_t s = rg_rand_below(r, m->cap - n + 1);
+	uint64_t n = rand_size(r, m->u.cap);
+	uint64_t s = rg_rand_below(r, m->u.cap - n + 1);
 	int err = rg_hbitmap_reserve(hb, s, n);
 
-	if (model_all(m, s, n, 0)) {
+	if (hbm_range_is(&m->u, s, n, 0)) {
 		assert_int_equal(err, 0);
-		model_set(m, s, n, 1);
+		hbm_set(&m->u, s, n, 1);
 		model_push(m, s, n);
 		st->reserves++;
 	} else {
@@ -241,8 +190,8 @@ static void do_reserve(struct rg_hbitmap *hb, struct model *m,
 static void do_bad_free(struct rg_hbitmap *hb, struct model *m,
 			struct rg_rand *r, struct stress_stats *st)
 {
-	uint64_t n = rand_size(r, m->cap);
-	uint64_t s = rg_rand_below(r, m->cap - n + 1);
+	uint64_t n = rand_size(r, m->u.cap);
+	uint64_t s = rg_rand_below(r, m->u.cap - n + 1);
 
 	if (m->nlive && rg_rand_below(r, 2)) {
 		/* a live region grown by one unit on one side */
@@ -253,11 +202,11 @@ static void do_bad_free(struct rg_hbitmap *hb, struct model *m,
 		if (rg_rand_below(r, 2) && s > 0) {
 			s--;
 			n++;
-		} else if (s + n < m->cap) {
+		} else if (s + n < m->u.cap) {
 			n++;
 		}
 	}
-	if (model_all(m, s, n, 1))
+	if (hbm_range_is(&m->u, s, n, 1))
 		return;
 	assert_int_equal(rg_hbitmap_free(hb, s, n), -ENOENT);
 	st->enoent++;
@@ -277,7 +226,7 @@ static void stress_run(uint64_t cap, uint64_t ops, uint64_t seed,
 	rg_rand_seed(&r, seed ^ cap);
 	for (uint64_t op = 0; op < ops; op++) {
 		uint64_t kind = rg_rand_below(&r, 100);
-		uint64_t occ = m.used_units * 100 / cap;
+		uint64_t occ = m.u.used * 100 / cap;
 
 		if (op % 4096 == 0) {
 			target = rg_rand_range(&r, 10, 100);

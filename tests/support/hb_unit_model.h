@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A brute-force model of an hbitmap for the tests that run one in lockstep
- * with it (test_hb_seq.c, test_hb_deferred.c, stress_hb_big.c): one byte
- * per unit (1 = allocated), the free count, and the start every placement
- * of rg_hbitmap_alloc*() must return, found by visiting the free runs.
+ * with it (test_hb_seq.c, test_hb_deferred.c, stress_hb_big.c,
+ * stress_hbitmap.c): one byte per unit (1 = allocated), the free count,
+ * and the start every placement of rg_hbitmap_alloc*() must return, found
+ * by visiting the free runs.
  * It is only as fast as memchr(): meant for capacities of a few million
  * units at most (hb_zone_model.h models larger ones).
  *
