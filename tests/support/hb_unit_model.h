@@ -240,6 +240,35 @@ static inline bool hbm_fit_high(uint64_t a, uint64_t b, uint64_t n,
 }
 
 /**
+ * hbm_last_used() - the highest allocated unit of a range.
+ * @md: the model.
+ * @s: the range's first unit.
+ * @n: its length; [@s, @s + @n) lies below @md->maxcap.
+ *
+ * Reads eight units at a time from the top (little-endian: the last of
+ * the eight is the most significant byte), else one at a time.
+ *
+ * Return: that unit, or UINT64_MAX if all of [@s, @s + @n) is free.
+ */
+static inline uint64_t hbm_last_used(const struct hbm_model *md, uint64_t s,
+				     uint64_t n)
+{
+	uint64_t e = s + n;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (uint64_t w; e - s >= 8; e -= 8) {
+		memcpy(&w, md->unit + e - 8, 8);
+		if (w)
+			return e - 1 - (uint64_t)(__builtin_clzll(w) >> 3);
+	}
+#endif
+	while (e > s)
+		if (md->unit[--e])
+			return e;
+	return UINT64_MAX;
+}
+
+/**
  * hbm_find() - the start rg_hbitmap_alloc_window() must return.
  * @md: the model.
  * @n: the run's length, at least 1.
@@ -253,7 +282,9 @@ static inline bool hbm_fit_high(uint64_t a, uint64_t b, uint64_t n,
  *         @hi), the lowest such run among equals.
  * @out: receives the start.
  *
- * Visits every free run in the window (from @md->lowfree on for LOWEST).
+ * Visits every free run in the window; LOWEST without @bnd instead tries
+ * each aligned start from @md->lowfree on, skipping past the highest
+ * allocated unit of the n it needs (hbm_last_used()).
  * With @lo 0, @hi UINT64_MAX and @bnd 0 it is also what rg_hbitmap_alloc()
  * (LOWEST, see hbm_first_fit()), rg_hbitmap_alloc_rev() (HIGHEST) and
  * rg_hbitmap_alloc_range() (LOWEST, any window) return.
@@ -270,6 +301,20 @@ static inline bool hbm_find(const struct hbm_model *md, uint64_t n,
 
 	if (place == RG_HBITMAP_LOWEST && md->lowfree > from)
 		from = md->lowfree;
+	if (place == RG_HBITMAP_LOWEST && !bnd) {
+		/* each aligned start, past the last allocated unit that
+		 * blocks the one before */
+		for (s = hbm_round_up(from, align); s < end && end - s >= n;) {
+			uint64_t u = hbm_last_used(md, s, n);
+
+			if (u == UINT64_MAX) {
+				*out = s;
+				return true;
+			}
+			s = hbm_round_up(u + 1, align);
+		}
+		return false;
+	}
 	while (from < end && hbm_next(md, from, 0, &a, &len) && a < end) {
 		uint64_t b = a + len < end ? a + len : end;
 		uint64_t whole = len, ca = a > lo ? a : lo;
