@@ -24,9 +24,15 @@
  * reaches UINT_MAX. An IDR initialised with a base (rg_idr_init_base())
  * never hands out an ID below it; a base of 1 is common.
  *
- * Entries: any pointer, NULL included, except those whose two top bits
- * are 10 (on 64-bit x86 and arm64 without address tags no real address
- * has them); those are refused with -EINVAL. An ID holding NULL is
+ * Entries: any pointer, NULL included, whatever its top bits (tagged
+ * pointers such as arm64 Android's top byte 0xb4 or HWASan's tags round-
+ * trip unchanged), at any alignment, and any integer cast to a pointer,
+ * except the 1024 values the xarray reserves for itself: those whose two
+ * low bits are 10 and that are at most 4096, that is 2, 6, 10, ..., 4094
+ * (rg_xa_is_reserved_entry()). No object's address lies in the first 4096
+ * bytes, so only integer cookies can be refused; they get -EINVAL. The
+ * kernel's IDR refuses every pointer whose two low bits are 10; this one
+ * takes those above 4096 too. An ID holding NULL is
  * allocated: rg_idr_find() returns NULL for it as for a free ID, but
  * rg_idr_replace() succeeds and rg_idr_alloc() skips it. The iterators skip
  * IDs that hold NULL.
@@ -104,8 +110,9 @@ RG_API void rg_idr_init(struct rg_idr *idr);
  * Context: takes the xarray's lock; may allocate nodes.
  * Return: 0 with *@nextid set; -ENOSPC if every ID in the range is taken
  * or the range is empty (*@nextid > @max, or @max below the base);
- * -EINVAL if @idr or @nextid is NULL or @ptr has the top bits 10; -ENOMEM.
- * On error nothing changes and *@nextid is not written.
+ * -EINVAL if @idr or @nextid is NULL or @ptr is one of the values the
+ * xarray reserves (two low bits 10 and at most 4096: 2, 6, ..., 4094);
+ * -ENOMEM. On error nothing changes and *@nextid is not written.
  */
 RG_API int rg_idr_alloc_u32(struct rg_idr *idr, void *ptr, uint32_t *nextid,
 			    unsigned long max);
@@ -121,8 +128,9 @@ RG_API int rg_idr_alloc_u32(struct rg_idr *idr, void *ptr, uint32_t *nextid,
  * Context: takes the xarray's lock; may allocate nodes.
  * Return: the new ID (0 .. INT_MAX); -ENOSPC if every ID in [@start, @end)
  * is taken or the range is empty (@start >= @end > 0); -EINVAL if @idr is
- * NULL, @start is negative or @ptr has the top bits 10; -ENOMEM. On error
- * nothing changes.
+ * NULL, @start is negative or @ptr is one of the values the xarray
+ * reserves (two low bits 10 and at most 4096: 2, 6, ..., 4094); -ENOMEM.
+ * On error nothing changes.
  */
 RG_API int rg_idr_alloc(struct rg_idr *idr, void *ptr, int start, int end);
 
@@ -143,8 +151,9 @@ RG_API int rg_idr_alloc(struct rg_idr *idr, void *ptr, int start, int end);
  * serialises cyclic allocations and rg_idr_set_cursor() on one IDR.
  * Return: the new ID (0 .. INT_MAX); -ENOSPC if every ID in [@start, @end)
  * is taken or the range is empty; -EINVAL if @idr is NULL, @start is
- * negative or @ptr has the top bits 10; -ENOMEM. On error nothing changes,
- * the cursor included.
+ * negative or @ptr is one of the values the xarray reserves (two low bits
+ * 10 and at most 4096: 2, 6, ..., 4094); -ENOMEM. On error nothing
+ * changes, the cursor included.
  */
 RG_API int rg_idr_alloc_cyclic(struct rg_idr *idr, void *ptr, int start,
 			       int end);
@@ -179,7 +188,8 @@ RG_API void *rg_idr_remove(struct rg_idr *idr, unsigned long id);
  *
  * Context: takes the xarray's lock; never allocates.
  * Return: 0; -ENOENT if @id is not allocated; -EINVAL if @idr is NULL or
- * @ptr has the top bits 10. On error nothing changes and *@old is not
+ * @ptr is one of the values the xarray reserves (two low bits 10 and at
+ * most 4096: 2, 6, ..., 4094). On error nothing changes and *@old is not
  * written.
  */
 RG_API int rg_idr_replace(struct rg_idr *idr, void *ptr, unsigned long id,

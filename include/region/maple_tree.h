@@ -83,8 +83,15 @@
  * urcu_memb_read_lock() (or the tree lock). Keep the read lock across an
  * iteration, or rg_mas_pause() before dropping it. Writes, gap searches
  * (rg_mas_empty_area*()), validate and dump take the tree lock in every
- * mode. Never wait for the tree lock inside a read-side critical section,
- * and call rg_mtree_clear_rcu() and rg_mtree_rcu_barrier() outside one.
+ * mode. The library never holds the tree lock while it waits for a grace
+ * period, so a normal-API call may wait for the lock inside a read-side
+ * critical section; call rg_mtree_clear_rcu() and rg_mtree_rcu_barrier()
+ * outside one. Switching the mode off under live readers is safe: a state
+ * of the advanced API used in a read-side critical section that began in
+ * RCU mode goes on walking as in RCU mode until rg_mtree_clear_rcu() has
+ * waited for that section. A reader that does not know the mode asks
+ * rg_mtree_in_rcu() inside its read-side critical section and, if false,
+ * takes the tree lock for the advanced API.
  * What a reader sees: each index maps to its entry before or after any
  * concurrent store, never to a range no store made; iteration reports
  * strictly increasing, non-overlapping ranges (a range a concurrent store
@@ -693,12 +700,18 @@ RG_API void rg_mtree_set_rcu(struct rg_maple_tree *mt);
  *
  * Clears RG_MT_FLAGS_USE_RCU (kernel: mt_clear_in_rcu()) and waits for a
  * grace period, so no lock-free reader that started in RCU mode is still
- * walking when the next writer edits a node in place. Afterwards readers
- * take the tree lock (the normal API does so by itself). Nodes retired in
- * RCU mode are still freed by their callbacks.
+ * walking when the next writer edits a node in place. Until the grace
+ * period has passed, writers still replace nodes and readers of the
+ * advanced API that began in RCU mode keep their lock-free walk, so a read
+ * in progress stays correct whatever it was doing when the mode changed.
+ * The wait does not hold the tree lock: writers, and normal-API readers
+ * (which take the lock once the flag is clear), go on meanwhile. Afterwards
+ * readers take the tree lock (the normal API does so by itself). Nodes
+ * retired in RCU mode are still freed by their callbacks.
  *
- * Context: takes the tree lock; may sleep for a grace period; the caller
- * must not be in an RCU read-side critical section.
+ * Context: takes the tree lock twice, not across the wait; may sleep for a
+ * grace period; the caller must not be in an RCU read-side critical
+ * section.
  */
 RG_API void rg_mtree_clear_rcu(struct rg_maple_tree *mt);
 

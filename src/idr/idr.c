@@ -8,22 +8,17 @@
  * IDR's state beyond the xarray is the base (constant) and the cursor of
  * cyclic allocation.
  *
- * Stored words: the xarray refuses entries whose two low bits are 10 and
- * reads a reserved index as NULL, while an IDR must hold any pointer and
- * tell an ID holding NULL from a free one (rg_idr_replace() succeeds on the
- * first, fails on the second). So every pointer is stored as a word:
- *  - a pointer p other than NULL is stored rotated left by two bits, which
- *    moves its two top bits to the bottom; the pointers whose top bits are
- *    10 (non-canonical on 64-bit x86 and arm64) are refused, and every other
- *    pointer gives a word the xarray accepts;
- *  - NULL is stored as the xarray's reservation (RG_XA_ZERO_ENTRY, what
- *    rg_xa_alloc() and a NULL store make in an allocating array): the ID
- *    is allocated, the normal xarray calls read it as NULL and their
- *    searches skip it, and the advanced API sees it, which is how
- *    rg_idr_replace() tells an ID holding NULL from a free one.
- * The rotation stays because the xarray, like the kernel's, takes only
- * pointers whose two low bits are not 10, while an IDR takes any pointer
- * (a char pointer at any offset, a function pointer).
+ * Stored entries: the pointer itself. The IDR takes every entry the
+ * xarray stores (the xarray refuses only its reserved entries, those whose
+ * two low bits are 10 up to 4096, rg_xa_is_reserved_entry()), so any
+ * pointer whatever its top bits (tagged pointers: a top byte of 0xb4 on
+ * arm64 Android, HWASan tags) is stored as it is, and lookups return the
+ * xarray's entry untouched. NULL is stored as the xarray's reservation
+ * (RG_XA_ZERO_ENTRY, what rg_xa_alloc() and a NULL store make in an
+ * allocating array): the ID is allocated, the normal xarray calls read it
+ * as NULL and their searches skip it, and the advanced API (rg_xas_*) sees
+ * it, which is how rg_idr_replace() tells an ID holding NULL from a free
+ * one.
  *
  * Memory: only allocation allocates (the xarray's nodes, all or nothing);
  * an -ENOMEM leaves the IDR, cursor included, as it was. Remove, replace,
@@ -42,36 +37,16 @@
 #include "region/idr.h"
 #include "region/xarray.h"
 
-#define WORD_BITS (sizeof(uintptr_t) * CHAR_BIT)
-
-static uintptr_t rotl2(uintptr_t w)
-{
-	return (w << 2) | (w >> (WORD_BITS - 2));
-}
-
-static uintptr_t rotr2(uintptr_t w)
-{
-	return (w >> 2) | (w << (WORD_BITS - 2));
-}
-
-/* True if @ptr can be stored: its two top bits are not 10. */
+/* True if @ptr can be stored: the xarray does not reserve it. */
 static bool idr_ptr_ok(const void *ptr)
 {
-	return ((uintptr_t)ptr >> (WORD_BITS - 2)) != 2;
+	return !rg_xa_is_reserved_entry(ptr);
 }
 
-/* The stored word of @ptr: NULL stays NULL (a reservation). */
-static void *idr_encode(void *ptr)
+/* The pointer an entry of the advanced API stands for (a reservation: NULL). */
+static void *idr_ptr(void *entry)
 {
-	return (void *)rotl2((uintptr_t)ptr);
-}
-
-/* The pointer a stored word stands for (NULL for none or a reservation). */
-static void *idr_decode(void *word)
-{
-	if (!word || rg_xa_is_zero(word))
-		return NULL;
-	return (void *)rotr2((uintptr_t)word);
+	return rg_xa_is_zero(entry) ? NULL : entry;
 }
 
 void rg_idr_init_base(struct rg_idr *idr, unsigned int base)
@@ -101,7 +76,7 @@ int rg_idr_alloc_u32(struct rg_idr *idr, void *ptr, uint32_t *nextid,
 	lo = *nextid < idr->base ? idr->base : *nextid;
 	if (lo > max)
 		return -ENOSPC;
-	err = rg_xa_alloc(&idr->xa, &index, idr_encode(ptr), lo - idr->base,
+	err = rg_xa_alloc(&idr->xa, &index, ptr, lo - idr->base,
 			  max - idr->base);
 	if (err == -EBUSY)
 		return -ENOSPC;
@@ -154,22 +129,16 @@ int rg_idr_alloc_cyclic(struct rg_idr *idr, void *ptr, int start, int end)
 
 void *rg_idr_find(struct rg_idr *idr, unsigned long id)
 {
-	void *word;
-
 	if (!idr || id < idr->base)
 		return NULL;
-	word = rg_xa_load(&idr->xa, id - idr->base);
-	return word ? idr_decode(word) : NULL;
+	return rg_xa_load(&idr->xa, id - idr->base); /* a reservation: NULL */
 }
 
 void *rg_idr_remove(struct rg_idr *idr, unsigned long id)
 {
-	void *word;
-
 	if (!idr || id < idr->base)
 		return NULL;
-	word = rg_xa_erase(&idr->xa, id - idr->base);
-	return word ? idr_decode(word) : NULL;
+	return rg_xa_erase(&idr->xa, id - idr->base); /* a reservation: NULL */
 }
 
 int rg_idr_replace(struct rg_idr *idr, void *ptr, unsigned long id, void **old)
@@ -188,27 +157,27 @@ int rg_idr_replace(struct rg_idr *idr, void *ptr, unsigned long id, void **old)
 		return -ENOENT;
 	}
 	/* On the walked slot: no allocation, no failure; marks stay. */
-	rg_xas_store(&xas, ptr ? idr_encode(ptr) : RG_XA_ZERO_ENTRY);
+	rg_xas_store(&xas, ptr ? ptr : RG_XA_ZERO_ENTRY);
 	rg_xa_unlock(&idr->xa);
 	if (old)
-		*old = idr_decode(cur);
+		*old = idr_ptr(cur);
 	return 0;
 }
 
 void *rg_idr_get_next_ul(struct rg_idr *idr, unsigned long *nextid)
 {
 	unsigned long index;
-	void *word;
+	void *ptr;
 
 	if (!idr || !nextid)
 		return NULL;
 	index = *nextid < idr->base ? 0 : *nextid - idr->base;
 	/* IDs holding NULL are reservations, which the search skips. */
-	word = rg_xa_find(&idr->xa, &index, ULONG_MAX, RG_XA_PRESENT);
-	if (!word)
+	ptr = rg_xa_find(&idr->xa, &index, ULONG_MAX, RG_XA_PRESENT);
+	if (!ptr)
 		return NULL;
 	*nextid = index + idr->base;
-	return idr_decode(word);
+	return ptr;
 }
 
 void *rg_idr_get_next(struct rg_idr *idr, int *nextid)
@@ -318,6 +287,6 @@ void rg_idr_dump(struct rg_idr *idr, FILE *f)
 	rg_xa_lock(&idr->xa);
 	rg_xas_for_each(&xas, word, ULONG_MAX) /* IDs holding NULL too */
 		fprintf(f, "  id %lu: %p\n", xas.xa_index + idr->base,
-			idr_decode(word));
+			idr_ptr(word));
 	rg_xa_unlock(&idr->xa);
 }

@@ -56,12 +56,14 @@ void rg_mtree_unlock(struct rg_maple_tree *mt)
 
 void rg_mtree_destroy(struct rg_maple_tree *mt)
 {
+	void *dead = NULL;
+
 	if (!mt)
 		return;
 	mt_lock(mt);
 	if (mt_root_is_node(mt->root)) {
 		if (mt_in_rcu(mt)) {
-			rgi_mt_destroy_rcu(mt);
+			dead = rgi_mt_destroy_rcu(mt);
 		} else {
 			rgi_mt_free_subtree(mt, mt->root);
 			mt_set_height(mt, 0);
@@ -69,6 +71,9 @@ void rg_mtree_destroy(struct rg_maple_tree *mt)
 	}
 	__atomic_store_n(&mt->root, NULL, __ATOMIC_RELEASE);
 	mt_unlock(mt);
+	/* never wait for a grace period holding the lock (see clear_rcu) */
+	if (dead)
+		rgi_mt_free_dead(dead);
 }
 
 /* ---- RCU mode ---- */
@@ -88,15 +93,26 @@ void rg_mtree_clear_rcu(struct rg_maple_tree *mt)
 	if (!mt)
 		return;
 	mt_lock(mt);
-	if (mt_in_rcu(mt)) {
-		__atomic_store_n(&mt->flags, mt->flags & ~RG_MT_FLAGS_USE_RCU,
-				 __ATOMIC_RELEASE);
-		/*
-		 * Lock-free readers that saw the flag may still be walking:
-		 * writers (this lock) edit nodes in place only after them.
-		 */
-		rgi_mt_synchronize();
+	if (!mt_in_rcu(mt)) {
+		mt_unlock(mt);
+		return;
 	}
+	/*
+	 * Lock-free readers that saw the flag may still be walking: until a
+	 * grace period has passed, writers go on replacing nodes (the drain
+	 * count) and the advanced API's readers keep the RCU walk. The wait
+	 * is outside the lock: a reader in its read-side critical section
+	 * may need the lock (a normal-API read once the flag is clear).
+	 */
+	__atomic_store_n(&mt->flags,
+			 (mt->flags & ~RG_MT_FLAGS_USE_RCU) +
+				 MT_FLAGS_RCU_DRAIN_ONE,
+			 __ATOMIC_RELEASE);
+	mt_unlock(mt);
+	rgi_mt_synchronize();
+	mt_lock(mt);
+	__atomic_store_n(&mt->flags, mt->flags - MT_FLAGS_RCU_DRAIN_ONE,
+			 __ATOMIC_RELEASE);
 	mt_unlock(mt);
 }
 
@@ -462,7 +478,7 @@ void *rg_mas_walk(struct rg_ma_state *mas)
 
 	if (unlikely(!mas_ok(mas)))
 		return NULL;
-	e = rgi_mas_walk_to(mas, mas->index, mt_rcu_readers(mas->tree));
+	e = rgi_mas_walk_to(mas, mas->index, mt_rcu_walks(mas->tree));
 	mt_rcu_read_done();
 	return e;
 }

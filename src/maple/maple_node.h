@@ -77,6 +77,15 @@ _Static_assert(sizeof(struct mt_node) == 256, "maple node is 256 bytes");
  */
 #define MT_FLAGS_ALLOC_WRAPPED 0x100u
 
+/*
+ * Internal tree flags: the number of rg_mtree_clear_rcu() calls waiting
+ * for their grace period (bits 16..31). While it is not 0 writers still
+ * write as in RCU mode (lock-free readers that saw the mode may be
+ * walking) and the advanced API's readers take the RCU walk.
+ */
+#define MT_FLAGS_RCU_DRAIN_ONE 0x10000u
+#define MT_FLAGS_RCU_DRAIN_MASK 0xffff0000u
+
 static inline void *mt_mk_enode(struct mt_node *n, enum mt_type t)
 {
 	return (void *)((uintptr_t)n | ((uintptr_t)t << 3) | MT_TAG);
@@ -165,14 +174,28 @@ static inline void **mt_slots(struct mt_node *n, enum mt_type t)
 	return t == MT_ARANGE ? n->a.slot : n->r.slot;
 }
 
-static inline bool mt_is_alloc(const struct rg_maple_tree *mt)
+/*
+ * The flags word changes under the tree lock with atomic stores while
+ * lock-free readers run, so every read of it is atomic too.
+ */
+static inline unsigned int mt_flags(const struct rg_maple_tree *mt)
 {
-	return (mt->flags & RG_MT_FLAGS_ALLOC_RANGE) != 0;
+	return __atomic_load_n(&mt->flags, __ATOMIC_RELAXED);
 }
 
+static inline bool mt_is_alloc(const struct rg_maple_tree *mt)
+{
+	return (mt_flags(mt) & RG_MT_FLAGS_ALLOC_RANGE) != 0;
+}
+
+/*
+ * Do writers write as in RCU mode (replace nodes, defer frees)? Also while
+ * an rg_mtree_clear_rcu() waits for its grace period.
+ */
 static inline bool mt_in_rcu(const struct rg_maple_tree *mt)
 {
-	return (mt->flags & RG_MT_FLAGS_USE_RCU) != 0;
+	return (mt_flags(mt) &
+		(RG_MT_FLAGS_USE_RCU | MT_FLAGS_RCU_DRAIN_MASK)) != 0;
 }
 
 static inline enum mt_type mt_itype(const struct rg_maple_tree *mt)

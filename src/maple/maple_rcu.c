@@ -37,6 +37,19 @@
  *   it again inside the critical section: rg_mtree_clear_rcu() waits for a
  *   grace period after clearing it, so no lock-free reader overlaps an
  *   in-place write. rg_mas_* readers run under the caller's read lock.
+ *
+ * Leaving RCU mode
+ *   rg_mtree_clear_rcu() clears the flag and adds one to a drain count in
+ *   the flags word, drops the lock, waits for a grace period, and takes one
+ *   off. While the count is not 0 writers still write as in RCU mode, and
+ *   the advanced API's readers take the RCU walk: a caller whose read-side
+ *   section began in RCU mode may be in the middle of an iteration, on a
+ *   node a writer replaced, and the grace period waits for that section.
+ *   The normal API's readers ask for the flag alone inside their own
+ *   section (one that begins later is not waited for) and otherwise take
+ *   the lock, which nobody holds across a grace period, so a normal-API
+ *   read inside a caller's read-side section cannot deadlock against
+ *   rg_mtree_clear_rcu().
  *   Readers load the root, slots and parent words with acquire and read
  *   pivots plainly. A walk down needs no check on the way: a node, live or
  *   retired (frozen from its death), describes one moment of the tree, and
@@ -176,9 +189,10 @@ unsigned long rgi_mt_kill_mark(void *enode)
 
 /*
  * rg_mtree_destroy() in RCU mode: unlink everything, free it after a grace
- * period (at once after waiting for one if no batch can be had).
+ * period. If no batch can be had, return the root: the caller frees it with
+ * rgi_mt_free_dead() once it has dropped the lock.
  */
-void rgi_mt_destroy_rcu(struct rg_maple_tree *mt)
+void *rgi_mt_destroy_rcu(struct rg_maple_tree *mt)
 {
 	void *root = mt->root;
 	struct mt_rcu_batch *b = rgi_mt_batch_alloc(1);
@@ -186,22 +200,24 @@ void rgi_mt_destroy_rcu(struct rg_maple_tree *mt)
 	__atomic_store_n(&mt->root, NULL, __ATOMIC_RELEASE);
 	mt_set_height(mt, 0);
 	mt_nodes_add(mt, -(long)rgi_mt_kill_mark(root));
-	if (b) {
-		b->item[b->n++] = (uintptr_t)root | MT_ITEM_SUBTREE;
-		rgi_mt_batch_defer(b);
-		return;
-	}
-	rgi_mt_synchronize();
-	{
-		struct mt_bulk bk;
+	if (!b)
+		return root;
+	b->item[b->n++] = (uintptr_t)root | MT_ITEM_SUBTREE;
+	rgi_mt_batch_defer(b);
+	return NULL;
+}
 
-		bk.cache = atomic_load_explicit(&rgi_mt_node_cache,
-						memory_order_acquire);
-		bk.n = 0;
-		bulk_add_subtree(&bk, root);
-		if (bk.n)
-			rg_slab_free_bulk(bk.cache, bk.n, bk.p);
-	}
+void rgi_mt_free_dead(void *root)
+{
+	struct mt_bulk bk;
+
+	rgi_mt_synchronize();
+	bk.cache =
+		atomic_load_explicit(&rgi_mt_node_cache, memory_order_acquire);
+	bk.n = 0;
+	bulk_add_subtree(&bk, root);
+	if (bk.n)
+		rg_slab_free_bulk(bk.cache, bk.n, bk.p);
 }
 
 void rgi_mt_rcu_barrier(void)

@@ -34,11 +34,27 @@ static inline bool mt_pword_dead(uintptr_t w, const struct mt_node *n)
 	return (struct mt_node *)(w & MT_PARENT_MASK) == n;
 }
 
-/* Do lock-free readers apply (the tree is in RCU mode)? */
+/*
+ * May a lock-free reader start (the tree is in RCU mode)? The normal API's
+ * readers ask inside their own read-side critical section.
+ */
 static inline bool mt_rcu_readers(const struct rg_maple_tree *mt)
 {
 	return (__atomic_load_n(&mt->flags, __ATOMIC_ACQUIRE) &
 		RG_MT_FLAGS_USE_RCU) != 0;
+}
+
+/*
+ * Does a read of the advanced API take the RCU walk? In RCU mode, and
+ * while an rg_mtree_clear_rcu() waits for its grace period: the caller's
+ * read-side critical section may have begun in RCU mode (writers still
+ * replace nodes until then, so the RCU walk is sound). Under the tree
+ * lock the RCU walk is sound in every mode.
+ */
+static inline bool mt_rcu_walks(const struct rg_maple_tree *mt)
+{
+	return (__atomic_load_n(&mt->flags, __ATOMIC_ACQUIRE) &
+		(RG_MT_FLAGS_USE_RCU | MT_FLAGS_RCU_DRAIN_MASK)) != 0;
 }
 
 /*
@@ -144,7 +160,13 @@ RGI_HIDDEN void rgi_mt_batch_free(void *batch);
 RGI_HIDDEN void rgi_mt_batch_defer(struct mt_rcu_batch *b);
 /* Mark every node of a retired subtree dead; return how many it holds. */
 RGI_HIDDEN unsigned long rgi_mt_kill_mark(void *enode);
-/* rg_mtree_destroy() of an RCU-mode tree whose root is a node (lock held). */
-RGI_HIDDEN void rgi_mt_destroy_rcu(struct rg_maple_tree *mt);
+/*
+ * rg_mtree_destroy() of an RCU-mode tree whose root is a node (lock held):
+ * NULL once its frees are deferred, else the root to hand to
+ * rgi_mt_free_dead() after dropping the lock.
+ */
+RGI_HIDDEN void *rgi_mt_destroy_rcu(struct rg_maple_tree *mt);
+/* Wait for a grace period, then free a dead subtree (lock not held). */
+RGI_HIDDEN void rgi_mt_free_dead(void *root);
 
 #endif /* RG_MAPLE_RCU_H */

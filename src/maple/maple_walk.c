@@ -622,28 +622,28 @@ active:
 
 void *rgi_mas_next(struct rg_ma_state *mas, unsigned long max, bool any)
 {
-	if (mt_rcu_readers(mas->tree))
+	if (mt_rcu_walks(mas->tree))
 		return mas_dir_gen(mas, max, true, any, true);
 	return mas_dir_gen(mas, max, true, any, false);
 }
 
 void *rgi_mas_prev(struct rg_ma_state *mas, unsigned long min, bool any)
 {
-	if (mt_rcu_readers(mas->tree))
+	if (mt_rcu_walks(mas->tree))
 		return mas_dir_gen(mas, min, false, any, true);
 	return mas_dir_gen(mas, min, false, any, false);
 }
 
 void *rgi_mas_find(struct rg_ma_state *mas, unsigned long max, bool any)
 {
-	if (mt_rcu_readers(mas->tree))
+	if (mt_rcu_walks(mas->tree))
 		return mas_find_gen(mas, max, any, true);
 	return mas_find_gen(mas, max, any, false);
 }
 
 void *rgi_mas_find_rev(struct rg_ma_state *mas, unsigned long min)
 {
-	if (mt_rcu_readers(mas->tree))
+	if (mt_rcu_walks(mas->tree))
 		return mas_find_rev_gen(mas, min, true);
 	return mas_find_rev_gen(mas, min, false);
 }

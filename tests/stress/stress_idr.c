@@ -23,7 +23,9 @@
 #define NWIN 3
 #define W0 2048U
 #define WHI 128U
-#define BAD_PTR ((void *)(((uintptr_t)2 << (sizeof(uintptr_t) * 8 - 2)) | 8))
+/* A value the xarray reserves (low bits 10, at most 4096): refused. */
+#define BAD_PTR ((void *)(uintptr_t)(2 + 4 * rg_rand_below(&rng, 1024)))
+#define IS_BAD(p) (((uintptr_t)(p)&3) == 2 && (uintptr_t)(p) <= 4096)
 
 struct slot {
 	bool used;
@@ -111,6 +113,12 @@ static void *random_ptr(void)
 		return (void *)(uintptr_t)(0 - 1 - rg_rand_below(&rng, 4096));
 	case 3:
 		return (void *)(uintptr_t)(rg_rand_below(&rng, 1 << 20) | 1);
+	case 4: /* tagged: a top byte of 0xb4 (arm64 Android) or any */
+		return (void *)(uintptr_t)(((rg_rand_below(&rng, 2) ?
+						     0xb4 :
+						     rg_rand_below(&rng, 256))
+					    << (sizeof(uintptr_t) * 8 - 8)) |
+					   (rg_rand_below(&rng, 1 << 24) << 2));
 	default:
 		return (void *)(uintptr_t)((rg_rand_below(&rng, 1 << 24) + 1)
 					   << 4);
@@ -199,7 +207,7 @@ static void op_alloc(struct rg_idr *idr)
 		return;
 	}
 	got = rg_idr_alloc(idr, ptr, (int)start, end);
-	if (ptr == BAD_PTR) {
+	if (IS_BAD(ptr)) {
 		assert_int_equal(got, -EINVAL);
 		return;
 	}
@@ -327,7 +335,7 @@ static void one_op(struct rg_idr *idr)
 		p = rg_rand_below(&rng, 40) ? random_ptr() : BAD_PTR;
 		old = &rng;
 		err = rg_idr_replace(idr, p, id, &old);
-		if (p == BAD_PTR) {
+		if (IS_BAD(p)) {
 			assert_int_equal(err, -EINVAL);
 			assert_ptr_equal(old, &rng);
 		} else if (!s || !s->used) {

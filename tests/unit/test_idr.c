@@ -20,8 +20,8 @@
 #include "rg_test.h"
 
 #define P(n) ((void *)(uintptr_t)(((uintptr_t)(n) << 4) | 0x10000))
-/* A pointer the IDR refuses: its two top bits are 10. */
-#define BAD_PTR ((void *)(((uintptr_t)2 << (sizeof(uintptr_t) * 8 - 2)) | 8))
+/* A value the IDR refuses: the xarray reserves it (low bits 10, <= 4096). */
+#define BAD_PTR ((void *)(uintptr_t)4094)
 
 static size_t nodes_in_use(void)
 {
@@ -416,6 +416,116 @@ static void test_any_pointer(void **state)
 	rg_idr_destroy(&idr);
 }
 
+/* A pointer with the top byte @tag (arm64 Android's heap tag is 0xb4). */
+static void *tagged(uintptr_t tag, uintptr_t addr)
+{
+	return (void *)((tag << (sizeof(uintptr_t) * 8 - 8)) | addr);
+}
+
+/*
+ * regress_idr_tagged_pointers: pointers whose two top bits are 10 were
+ * refused with -EINVAL (the IDR rotated entries by two bits to get past
+ * the xarray's reserved low bits), so on arm64 Android every heap pointer
+ * (top byte 0xb4) and under HWASan every tagged one failed. Every pointer
+ * the xarray does not reserve must round-trip through every call and the
+ * kernel names; exactly the reserved values are refused.
+ */
+static void test_regress_idr_tagged_pointers(void **state)
+{
+	const uintptr_t top10 = (uintptr_t)2 << (sizeof(uintptr_t) * 8 - 2);
+	void *ptrs[] = {
+		tagged(0xb4, 0x7fe4a01230), /* arm64 Android heap */
+		tagged(0xb4, 0x7fe4a01238),
+		tagged(0x80, 0x1000), /* top bits 10, every kind */
+		tagged(0xbf, 0xfffffffffffffc),
+		(void *)(top10 | 8),
+		(void *)(top10 | 1), /* odd: a value entry */
+		(void *)(top10 | 2), /* low bits 10 above 4096 */
+		(void *)(uintptr_t)4098,
+		(void *)(uintptr_t)4096,
+		(void *)(uintptr_t)(((uintptr_t)1 << 63) | 0x5a5a), /* cookie */
+	};
+	const size_t n = RGT_ARRAY_SIZE(ptrs);
+	RG_DEFINE_IDR(idr);
+	DEFINE_IDR(k);
+	void *old, *p;
+	uint32_t u;
+	int id;
+
+	(void)state;
+	/* alone at ID 0 first: the xarray holds it in its head */
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(rg_idr_alloc(&idr, ptrs[i], 0, 0), 0);
+		assert_ptr_equal(rg_idr_find(&idr, 0), ptrs[i]);
+		RG_ASSERT_VALID(&idr);
+		assert_ptr_equal(rg_idr_remove(&idr, 0), ptrs[i]);
+		assert_true(rg_idr_is_empty(&idr));
+	}
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(rg_idr_alloc(&idr, ptrs[i], 0, 0), (int)i);
+	u = 1000;
+	assert_int_equal(rg_idr_alloc_u32(&idr, ptrs[0], &u, UINT_MAX), 0);
+	assert_int_equal(u, 1000);
+	assert_int_equal(rg_idr_alloc_cyclic(&idr, ptrs[2], 2000, 0), 2000);
+	RG_ASSERT_VALID(&idr);
+	for (size_t i = 0; i < n; i++)
+		assert_ptr_equal(rg_idr_find(&idr, i), ptrs[i]);
+	assert_ptr_equal(rg_idr_find(&idr, 1000), ptrs[0]);
+	assert_ptr_equal(rg_idr_find(&idr, 2000), ptrs[2]);
+	id = 0;
+	rg_idr_for_each_entry(&idr, p, id)
+	{
+		if (id < (int)n)
+			assert_ptr_equal(p, ptrs[id]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(rg_idr_replace(&idr, ptrs[n - 1 - i], i, &old),
+				 0);
+		assert_ptr_equal(old, ptrs[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		assert_ptr_equal(rg_idr_remove(&idr, i), ptrs[n - 1 - i]);
+	assert_ptr_equal(rg_idr_remove(&idr, 1000), ptrs[0]);
+	assert_ptr_equal(rg_idr_remove(&idr, 2000), ptrs[2]);
+	assert_true(rg_idr_is_empty(&idr));
+
+	/* the kernel names */
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(idr_alloc(&k, ptrs[i], 0, 0, GFP_KERNEL),
+				 (int)i);
+	u = 500;
+	assert_int_equal(idr_alloc_u32(&k, ptrs[1], &u, 600, GFP_KERNEL), 0);
+	assert_int_equal(idr_alloc_cyclic(&k, ptrs[3], 0, 0, GFP_KERNEL),
+			 (int)n);
+	for (size_t i = 0; i < n; i++)
+		assert_ptr_equal(idr_find(&k, i), ptrs[i]);
+	assert_ptr_equal(idr_find(&k, 500), ptrs[1]);
+	assert_ptr_equal(idr_replace(&k, ptrs[4], 0), ptrs[0]);
+	assert_ptr_equal(idr_find(&k, 0), ptrs[4]);
+	assert_ptr_equal(idr_remove(&k, 0), ptrs[4]);
+	assert_ptr_equal(idr_remove(&k, n), ptrs[3]);
+	idr_destroy(&k);
+
+	/* refused: exactly the 1024 values the xarray reserves */
+	for (uintptr_t v = 2; v <= 4094; v += 4) {
+		assert_int_equal(rg_idr_alloc(&idr, (void *)v, 0, 0), -EINVAL);
+		u = 0;
+		assert_int_equal(rg_idr_alloc_u32(&idr, (void *)v, &u, 9),
+				 -EINVAL);
+		assert_int_equal(rg_idr_alloc_cyclic(&idr, (void *)v, 0, 0),
+				 -EINVAL);
+	}
+	assert_true(rg_idr_is_empty(&idr));
+	assert_int_equal(rg_idr_alloc(&idr, (void *)(uintptr_t)4094, 0, 0),
+			 -EINVAL);
+	assert_int_equal(rg_idr_alloc(&idr, ptrs[0], 0, 0), 0);
+	assert_int_equal(rg_idr_replace(&idr, (void *)(uintptr_t)2, 0, &old),
+			 -EINVAL);
+	assert_ptr_equal(rg_idr_find(&idr, 0), ptrs[0]);
+	RG_ASSERT_VALID(&idr);
+	rg_idr_destroy(&idr);
+}
+
 struct walk {
 	int ids[16];
 	int n;
@@ -737,6 +847,7 @@ int main(void)
 		cmocka_unit_test(test_cyclic),
 		cmocka_unit_test(test_null_entries),
 		cmocka_unit_test(test_any_pointer),
+		cmocka_unit_test(test_regress_idr_tagged_pointers),
 		cmocka_unit_test(test_iterators),
 		cmocka_unit_test(test_null_args),
 		cmocka_unit_test(test_validate_catches),

@@ -24,9 +24,12 @@
  * nothing: allocation never depends on the calling context, and, as in
  * the kernel, an allocation after idr_preload() may still fail with
  * -ENOMEM. ERR_PTR(), PTR_ERR() and IS_ERR() are defined here unless the
- * including code defined them first. Differences: pointers whose two top
- * bits are 10 are refused with -EINVAL; calls that take a const IDR in the
- * kernel still take its lock.
+ * including code defined them first. Differences: every pointer is stored
+ * as it is, whatever its top bits (tagged pointers round-trip) and
+ * alignment, except the 1024 values the xarray reserves (two low bits 10
+ * and at most 4096: 2, 6, ..., 4094), refused with -EINVAL, where the
+ * kernel refuses every pointer whose two low bits are 10; calls that take
+ * a const IDR in the kernel still take its lock.
  */
 #ifndef REGION_LINUX_IDR_H
 #define REGION_LINUX_IDR_H
