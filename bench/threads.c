@@ -16,7 +16,11 @@
  * thread makes the structure slower.
  *
  * A structure is one entry of the structs[] table: a name, a legend line,
- * create / destroy of the shared instance, and one batch of operations.
+ * create / destroy of the shared instance, one batch of operations, and
+ * region creation flags. --iterations N replaces the timed run by N
+ * operations per thread, so that callgrind can count instructions per
+ * operation as the difference of two runs (scripts/instructions.sh
+ * sbitmap).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +39,7 @@
 #include "region/ida.h"
 #include "region/idr.h"
 #include "region/region.h"
+#include "region/sbitmap.h"
 #include "region/slab.h"
 #include "region/xarray.h"
 
@@ -47,6 +52,8 @@ struct th_cfg {
 	unsigned long entries; /* xarray / idr: entries loaded from */
 	unsigned long units; /* region: capacity in units */
 	unsigned long max_units; /* region: allocations of 1..max_units */
+	unsigned long tags; /* sbitmap: depth */
+	unsigned long iters; /* operations per thread; 0: run for secs */
 	unsigned int flags; /* region: creation flags of the entry */
 };
 
@@ -216,6 +223,41 @@ static int region_batch(void *inst, const struct th_cfg *cfg, struct rg_rand *r)
 	return 0;
 }
 
+/* ---- sbitmap: rg_sbitmap_queue_get() + rg_sbitmap_queue_clear() ---- */
+
+static void *sbq_create(const struct th_cfg *cfg)
+{
+	struct rg_sbitmap_queue *sbq = rb_xcalloc(1, sizeof(*sbq));
+	int err =
+		rg_sbitmap_queue_init(sbq, (unsigned int)cfg->tags, -1, false);
+
+	if (err) {
+		free(sbq);
+		errno = -err;
+		return NULL;
+	}
+	return sbq;
+}
+
+static void sbq_destroy(void *inst)
+{
+	rg_sbitmap_queue_destroy(inst);
+	free(inst);
+}
+
+static int sbq_batch(void *inst, const struct th_cfg *cfg, struct rg_rand *r)
+{
+	(void)cfg;
+	(void)r;
+	for (int i = 0; i < TH_BATCH; i++) {
+		int tag = rg_sbitmap_queue_get(inst);
+
+		if (tag < 0 || rg_sbitmap_queue_clear(inst, (unsigned int)tag))
+			return -1;
+	}
+	return 0;
+}
+
 /* One entry per row kind; a new structure is one more entry. */
 static const struct th_struct structs[] = {
 	{ "slab", "rg_slab_alloc() + rg_slab_free() of a 256-byte object",
@@ -231,6 +273,10 @@ static const struct th_struct structs[] = {
 	  "rg_region_alloc() + rg_region_free() of 1..--max-units units on an "
 	  "RG_REGION_LOCKED hbitmap instance of --units units",
 	  region_create, region_destroy, region_batch, RG_REGION_LOCKED },
+	{ "sbitmap",
+	  "rg_sbitmap_queue_get() + rg_sbitmap_queue_clear() on a queue of "
+	  "--tags tags",
+	  sbq_create, sbq_destroy, sbq_batch, 0 },
 };
 
 #define NR_STRUCTS (int)(sizeof(structs) / sizeof(structs[0]))
@@ -276,7 +322,8 @@ static void *th_main(void *arg)
 	while (!atomic_load_explicit(&run->go, memory_order_acquire))
 		sched_yield();
 	t0 = rb_now_ns();
-	while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
+	while (!atomic_load_explicit(&run->stop, memory_order_relaxed) &&
+	       (!run->cfg->iters || ops < run->cfg->iters)) {
 		if (run->s->batch(run->inst, run->cfg, &r)) {
 			atomic_store(&run->failed, true);
 			break;
@@ -331,10 +378,12 @@ static double th_once(const struct th_struct *s, const struct th_cfg *cfg,
 	while ((unsigned int)atomic_load(&run.ready) < nthreads)
 		sched_yield();
 	atomic_store_explicit(&run.go, true, memory_order_release);
-	ts.tv_sec = (time_t)secs;
-	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
-	nanosleep(&ts, NULL);
-	atomic_store(&run.stop, true);
+	if (!cfg->iters) {
+		ts.tv_sec = (time_t)secs;
+		ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+		nanosleep(&ts, NULL);
+		atomic_store(&run.stop, true);
+	}
 	for (unsigned int i = 0; i < nthreads; i++) {
 		pthread_join(t[i].tid, NULL);
 		if (t[i].secs > 0)
@@ -351,7 +400,8 @@ static double th_once(const struct th_struct *s, const struct th_cfg *cfg,
 
 static const struct rb_col cols[] = {
 	{ "structure", "structure",
-	  "one shared instance; slab, ida, region_*: alloc+free pairs; "
+	  "one shared instance; slab, ida, region_*, sbitmap: alloc+free "
+	  "pairs; "
 	  "idr_lookup, xarray_load: loads (one operation each)",
 	  RB_STR, 0 },
 	{ "threads", "threads", "threads, pinned round robin over the CPUs",
@@ -389,9 +439,11 @@ static int run_threads(struct rb_ctx *ctx, int argc, char **argv)
 	const char *list = "1,2,4";
 	unsigned long which = ~0UL;
 	double secs = 1.0;
+	unsigned long iters = 0;
 	struct th_cfg cfg = { .entries = 65536,
 			      .units = 1UL << 20,
-			      .max_units = 32 };
+			      .max_units = 32,
+			      .tags = 128 };
 	struct rb_opt opts[] = {
 		RB_OPT_STR("threads", &list, "LIST",
 			   "thread counts, a comma list in 1..256 (default "
@@ -407,6 +459,12 @@ static int run_threads(struct rb_ctx *ctx, int argc, char **argv)
 			    "capacity of region_* instances (default 2^20)"),
 		RB_OPT_UINT("max-units", &cfg.max_units, 1, 1UL << 20, "N",
 			    "region_*: allocations of 1..N units (default 32)"),
+		RB_OPT_UINT("tags", &cfg.tags, 1, 1UL << 24, "N",
+			    "sbitmap: depth of the queue (default 128)"),
+		RB_OPT_UINT("iterations", &iters, 0, 1UL << 40, "N",
+			    "each thread does N operations (rounded up to 64) "
+			    "instead of running for --seconds; 0: timed "
+			    "(callgrind counts use this)"),
 		RB_OPT_END,
 	};
 	unsigned long counts[32];
@@ -416,6 +474,7 @@ static int run_threads(struct rb_ctx *ctx, int argc, char **argv)
 	char shown[32 * 4];
 
 	rb_parse(ctx, opts, argc, argv);
+	cfg.iters = iters;
 	if (ctx->quick && !rb_given(opts, "seconds"))
 		secs = 0.05;
 	if (cfg.max_units > cfg.units)
@@ -437,20 +496,17 @@ static int run_threads(struct rb_ctx *ctx, int argc, char **argv)
 	urcu_memb_register_thread();
 	for (int r = 0; r < runs; r++)
 		for (int s = 0; s < NR_STRUCTS; s++) {
+			struct th_cfg scfg = cfg;
+
 			if (!(which & (1UL << s)))
 				continue;
+			scfg.flags = structs[s].flags;
 			for (int c = 0; c < ncounts; c++)
-				res[s][c][r] = th_once(
-					&structs[s],
-					&(struct th_cfg){
-						.entries = cfg.entries,
-						.units = cfg.units,
-						.max_units = cfg.max_units,
-						.flags = structs[s].flags,
-					},
-					(unsigned int)counts[c], secs,
-					ctx->seed + (uint64_t)r * 7919, cpus,
-					ncpus);
+				res[s][c][r] =
+					th_once(&structs[s], &scfg,
+						(unsigned int)counts[c], secs,
+						ctx->seed + (uint64_t)r * 7919,
+						cpus, ncpus);
 		}
 	urcu_memb_unregister_thread();
 
@@ -464,6 +520,9 @@ static int run_threads(struct rb_ctx *ctx, int argc, char **argv)
 	rb_table_param(t, "entries", "%lu", cfg.entries);
 	rb_table_param(t, "units", "%lu", cfg.units);
 	rb_table_param(t, "max_units", "%lu", cfg.max_units);
+	rb_table_param(t, "tags", "%lu", cfg.tags);
+	if (iters)
+		rb_table_param(t, "iterations", "%lu", iters);
 	rb_table_param(t, "cpus", "%d", ncpus);
 	rb_table_param(t, "runs", "%d", runs);
 	rb_table_param(t, "seed", "%llu", (unsigned long long)ctx->seed);

@@ -117,6 +117,8 @@ expect 2 "regionbench: --max-units: 33 is above --units (32)" threads --units 32
 expect 0 '"threads": "1,2", "seconds": "0.010"' --quick --runs 1 --format json threads --threads 2 --seconds 0.01 --structures ida
 expect 0 '{"structure": "region_locked", "threads": 2,' --quick --runs 1 --format json threads --threads 1,2
 expect 0 '{"structure": "xarray_load", "threads": 1, ' --quick --runs 1 --format json threads --threads 1,2
+expect 0 '"tags": "128", "iterations": "64"' --runs 1 --format json threads --threads 1 --structures sbitmap --iterations 64
+expect 0 '{"structure": "sbitmap", "threads": 2,' --quick --runs 1 --format json threads --threads 2 --structures sbitmap
 # One legend per run: a column shared by three tables is defined once.
 "$rb" --quick --runs 1 maple-prealloc >"$tmp/out" 2>&1
 n=$(grep -c '^  live ranges  ' "$tmp/out")
