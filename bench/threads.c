@@ -297,8 +297,24 @@ struct th_thread {
 	int cpu; /* -1: not pinned */
 	uint64_t seed;
 	unsigned long ops;
-	double secs;
+	double secs; /* wall time of the thread's loop */
+	double cpu_secs; /* CPU time the thread got in it */
 };
+
+/* What one run measured. */
+struct th_result {
+	double ops_per_sec; /* all threads, per wall second */
+	double cpu_share; /* mean over threads of CPU time / wall time */
+	double ops_per_cpu_sec; /* all threads, per second of own CPU time */
+};
+
+static double th_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static void *th_main(void *arg)
 {
@@ -307,6 +323,7 @@ static void *th_main(void *arg)
 	struct rg_rand r;
 	unsigned long ops = 0;
 	uint64_t t0;
+	double c0;
 
 	if (t->cpu >= 0) {
 		cpu_set_t set;
@@ -322,6 +339,7 @@ static void *th_main(void *arg)
 	while (!atomic_load_explicit(&run->go, memory_order_acquire))
 		sched_yield();
 	t0 = rb_now_ns();
+	c0 = th_cpu_now();
 	while (!atomic_load_explicit(&run->stop, memory_order_relaxed) &&
 	       (!run->cfg->iters || ops < run->cfg->iters)) {
 		if (run->s->batch(run->inst, run->cfg, &r)) {
@@ -331,6 +349,7 @@ static void *th_main(void *arg)
 		ops += TH_BATCH;
 	}
 	t->secs = (double)(rb_now_ns() - t0) * 1e-9;
+	t->cpu_secs = th_cpu_now() - c0;
 	t->ops = ops;
 	urcu_memb_unregister_thread();
 	return NULL;
@@ -350,15 +369,16 @@ static int th_cpus(int *cpus, int max)
 	return n;
 }
 
-/* One run: @nthreads threads on one fresh instance. Ops per second. */
-static double th_once(const struct th_struct *s, const struct th_cfg *cfg,
-		      unsigned int nthreads, double secs, uint64_t seed,
-		      const int *cpus, int ncpus)
+/* One run: @nthreads threads on one fresh instance. */
+static struct th_result th_once(const struct th_struct *s,
+				const struct th_cfg *cfg, unsigned int nthreads,
+				double secs, uint64_t seed, const int *cpus,
+				int ncpus)
 {
 	struct th_thread *t = rb_xcalloc(nthreads, sizeof(*t));
 	struct th_run run = { .s = s, .cfg = cfg };
 	struct timespec ts;
-	double sum = 0;
+	struct th_result res = { 0, 0, 0 };
 
 	run.inst = s->create(cfg);
 	if (!run.inst) {
@@ -386,8 +406,12 @@ static double th_once(const struct th_struct *s, const struct th_cfg *cfg,
 	}
 	for (unsigned int i = 0; i < nthreads; i++) {
 		pthread_join(t[i].tid, NULL);
-		if (t[i].secs > 0)
-			sum += (double)t[i].ops / t[i].secs;
+		if (t[i].secs > 0) {
+			res.ops_per_sec += (double)t[i].ops / t[i].secs;
+			res.cpu_share += t[i].cpu_secs / t[i].secs / nthreads;
+		}
+		if (t[i].cpu_secs > 0)
+			res.ops_per_cpu_sec += (double)t[i].ops / t[i].cpu_secs;
 	}
 	if (atomic_load(&run.failed)) {
 		rb_note("threads: %s: an operation failed", s->name);
@@ -395,7 +419,7 @@ static double th_once(const struct th_struct *s, const struct th_cfg *cfg,
 	}
 	s->destroy(run.inst);
 	free(t);
-	return sum;
+	return res;
 }
 
 static const struct rb_col cols[] = {
@@ -414,6 +438,17 @@ static const struct rb_col cols[] = {
 	{ "vs_1_thread", "vs 1 thread",
 	  "ops_per_sec over the same structure's with 1 thread (2.00 at 2 "
 	  "threads: perfect scaling; below 1.00: slower than one thread)",
+	  RB_NUM, 2 },
+	{ "cpu_share", "cpu",
+	  "CPU time the threads got over the wall time, mean over threads, "
+	  "median of runs (1.00: each thread had a CPU to itself all along; "
+	  "lower: the machine was busy and the ratios above understate "
+	  "scaling)",
+	  RB_NUM, 2 },
+	{ "cpu_vs_1_thread", "vs 1, per CPU s",
+	  "the same ratio from operations per second of each thread's own "
+	  "CPU time: what the threads achieve while they run, which a busy "
+	  "machine does not hide (contention still shows as CPU time)",
 	  RB_NUM, 2 },
 };
 
@@ -470,6 +505,8 @@ static int run_threads(struct rb_ctx *ctx, int argc, char **argv)
 	unsigned long counts[32];
 	int ncounts, runs, cpus[CPU_SETSIZE], ncpus;
 	static double res[NR_STRUCTS][32][TH_MAX_RUNS];
+	static double share[NR_STRUCTS][32][TH_MAX_RUNS];
+	static double percpu[NR_STRUCTS][32][TH_MAX_RUNS];
 	struct rb_table *t;
 	char shown[32 * 4];
 
@@ -501,12 +538,17 @@ static int run_threads(struct rb_ctx *ctx, int argc, char **argv)
 			if (!(which & (1UL << s)))
 				continue;
 			scfg.flags = structs[s].flags;
-			for (int c = 0; c < ncounts; c++)
-				res[s][c][r] =
+			for (int c = 0; c < ncounts; c++) {
+				struct th_result x =
 					th_once(&structs[s], &scfg,
 						(unsigned int)counts[c], secs,
 						ctx->seed + (uint64_t)r * 7919,
 						cpus, ncpus);
+
+				res[s][c][r] = x.ops_per_sec;
+				share[s][c][r] = x.cpu_share;
+				percpu[s][c][r] = x.ops_per_cpu_sec;
+			}
 		}
 	urcu_memb_unregister_thread();
 
@@ -527,15 +569,18 @@ static int run_threads(struct rb_ctx *ctx, int argc, char **argv)
 	rb_table_param(t, "runs", "%d", runs);
 	rb_table_param(t, "seed", "%llu", (unsigned long long)ctx->seed);
 	for (int s = 0; s < NR_STRUCTS; s++) {
-		double base = 0;
+		double base = 0, cbase = 0;
 
 		if (!(which & (1UL << s)))
 			continue;
 		for (int c = 0; c < ncounts; c++) {
 			double med = rb_median(res[s][c], runs);
+			double cmed = rb_median(percpu[s][c], runs);
 
-			if (c == 0)
+			if (c == 0) {
 				base = med;
+				cbase = cmed;
+			}
 			rb_row(t);
 			rb_set_str(t, "structure", "%s", structs[s].name);
 			rb_set_int(t, "threads", (long long)counts[c]);
@@ -543,6 +588,10 @@ static int run_threads(struct rb_ctx *ctx, int argc, char **argv)
 			rb_set_num(t, "ops_per_sec_per_thread",
 				   med / (double)counts[c]);
 			rb_set_num(t, "vs_1_thread", base > 0 ? med / base : 0);
+			rb_set_num(t, "cpu_share",
+				   rb_median(share[s][c], runs));
+			rb_set_num(t, "cpu_vs_1_thread",
+				   cbase > 0 ? cmed / cbase : 0);
 		}
 	}
 	for (int s = 0; s < NR_STRUCTS; s++)
