@@ -221,9 +221,7 @@ static RGI_NOINLINE int sb_get(struct rg_sbitmap *sb, unsigned int shallow)
 	if (nr < 0)
 		return -EAGAIN;
 	nr += (int)(w << sb->shift);
-	if ((unsigned int)nr == hint || rr)
-		h->hint =
-			(unsigned int)nr + 1 < depth ? (unsigned int)nr + 1 : 0;
+	h->hint = (unsigned int)nr + 1 < depth ? (unsigned int)nr + 1 : 0;
 	return nr;
 }
 
