@@ -435,9 +435,11 @@ static void sbq_wake(struct rg_sbitmap_queue *sbq, unsigned int n)
 		struct rg_sbq_wait_state *ws =
 			&sbq->ws[(start + i) % RG_SBQ_WAIT_QUEUES];
 
-		if (n != UINT_MAX &&
-		    !__atomic_load_n(&ws->nr, SB_ATOMIC_RELAXED))
-			continue;
+		/*
+		 * Every queue is looked at under its lock: an unlocked look at
+		 * its count could miss an entry queued just now, and with it
+		 * the wake-up that entry is owed.
+		 */
 		pthread_mutex_lock(&ws->lock);
 		while (n && ws->head) {
 			ws_wake_one(ws, ws->head);
