@@ -22,6 +22,7 @@ PAGES = {
     "idr.h": "idr.md",
     "maple_tree.h": "maple.md",
     "region.h": "region.md",
+    "sbitmap.h": "sbitmap.md",
     "slab.h": "slab.md",
     "xarray.h": "xarray.md",
 }
