@@ -47,6 +47,15 @@
  * of lognormal size, mostly unaligned, oldest freed first, half full.
  * scripts/instructions.sh counts their instructions per operation.
  *
+ * Peers (peers/region_peer.h): in a build configured with -Dpeers=DIR
+ * (make bench-peers PEERS=DIR), OffsetAllocator and TLSF, built from clones
+ * of their repositories, are backends offsetalloc and tlsf of regions and
+ * replay: every workload runs on them through ba_alloc() and ba_free(),
+ * once, in the first policy's pass, with the same mirror checks; notes give
+ * each row's time as a ratio to offsetalloc's, and each adapter's note says
+ * how it aligns and what its bytes count. They take no part in the
+ * placement comparisons among libregion's backends.
+ *
  * --policy LIST runs everything once per placement policy (first, best,
  * top, next), each on the backends that offer it (others are skipped with
  * a note); region counts, start hashes and failures are checked among the
@@ -66,11 +75,14 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "peers/region_peer.h"
 #include "region/bitmap.h"
 #include "region/region.h"
 #include "rg_rand.h"
 
-#define NB RG_REGION_NR_BACKENDS
+/* Backend slots: libregion's backends, then the peers (region_peer.h). */
+#define NLIB RG_REGION_NR_BACKENDS
+#define NB (NLIB + RB_MAX_PEERS)
 #define NP RG_REGION_NR_POLICIES
 #define MAX_CAPS 32
 #define MAX_OCC 24
@@ -209,26 +221,118 @@ static int cmp_ul(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static struct rg_region *xcreate(int b, unsigned long cap)
-{
-	struct rg_region *r = rg_region_create_backend(
-		(enum rg_region_backend)b, cap, RG_REGION_POLICY(cur_policy));
+/* ---- backends and peers ---- */
 
-	if (!r) {
-		fprintf(stderr, "regionbench: cannot create %s of %lu: %s\n",
-			rg_region_backend_name((enum rg_region_backend)b), cap,
-			strerror(errno));
-		exit(2);
-	}
-	return r;
+static const struct rb_region_peer *peers[RB_MAX_PEERS];
+static int npeers;
+/* The first policy selected: the pass in which the peers run. */
+static enum rg_region_policy peer_policy;
+
+void rb_region_peer_register(const struct rb_region_peer *p)
+{
+	if (npeers < RB_MAX_PEERS)
+		peers[npeers++] = p;
 }
 
-static size_t peak_bytes(struct rg_region *r)
+static const struct rb_region_peer *peer_of(int b)
+{
+	return b >= NLIB && b < NLIB + npeers ? peers[b - NLIB] : NULL;
+}
+
+static const char *bname(int b)
+{
+	if (b < NLIB)
+		return rg_region_backend_name((enum rg_region_backend)b);
+	return peer_of(b) ? peer_of(b)->name : "-"; /* an empty slot */
+}
+
+/* Whether slot @b runs under cur_policy: peers once, with their own. */
+static bool has_policy(int b)
+{
+	if (b >= NLIB)
+		return cur_policy == peer_policy;
+	return rg_region_backend_has_policy((enum rg_region_backend)b,
+					    cur_policy);
+}
+
+/* A peer too small for @cap units is skipped, with a note. */
+static bool peer_skip(struct rb_table *t, int b, unsigned long cap)
+{
+	const struct rb_region_peer *p = peer_of(b);
+
+	if (!p || cap <= p->max_capacity)
+		return false;
+	rb_table_note(t, "%s skipped at capacity %lu: it manages at most %lu",
+		      p->name, cap, p->max_capacity);
+	return true;
+}
+
+static const char *policy_of(int b)
+{
+	return b >= NLIB ? peers[b - NLIB]->placement :
+			   rg_region_policy_name(cur_policy);
+}
+
+/* One instance being measured: a libregion region or a peer's. */
+struct ba {
+	struct rg_region *r;
+	const struct rb_region_peer *peer;
+	void *p;
+};
+
+static struct ba xcreate(int b, unsigned long cap)
+{
+	struct ba a = { .peer = peer_of(b) };
+
+	if (a.peer)
+		a.p = a.peer->create(cap);
+	else
+		a.r = rg_region_create_backend((enum rg_region_backend)b, cap,
+					       RG_REGION_POLICY(cur_policy));
+	if (!a.r && !a.p) {
+		fprintf(stderr, "regionbench: cannot create %s of %lu: %s\n",
+			bname(b), cap, strerror(errno));
+		exit(2);
+	}
+	return a;
+}
+
+/* Allocate; *@h is the peer's handle for ba_free (0 for libregion). */
+static inline int ba_alloc(struct ba *a, unsigned long n, unsigned long align,
+			   unsigned long *s, unsigned long *h)
+{
+	if (a->peer)
+		return a->peer->alloc(a->p, n, align ? align : 1, s, h);
+	*h = 0;
+	return rg_region_alloc(a->r, n, align, s);
+}
+
+static inline int ba_free(struct ba *a, unsigned long s, unsigned long n,
+			  unsigned long h)
+{
+	if (!a->peer)
+		return rg_region_free(a->r, s, n);
+	a->peer->free(a->p, s, n, h);
+	return 0;
+}
+
+/* libregion: the peak the instance held; a peer: its bytes now. */
+static size_t peak_bytes(struct ba *a)
 {
 	struct rg_region_stats st;
 
-	rg_region_get_stats(r, &st);
+	if (a->peer)
+		return a->peer->bytes(a->p);
+	rg_region_get_stats(a->r, &st);
 	return st.bytes_held_peak;
+}
+
+static void ba_destroy(struct ba *a)
+{
+	if (a->peer)
+		a->peer->destroy(a->p);
+	else
+		rg_region_destroy(a->r);
 }
 
 static unsigned long max_size_for(enum workload w, unsigned long cap)
@@ -273,23 +377,23 @@ static void make_trace(struct trace *t, uint64_t seed, enum workload w,
 /* One fill + free run; returns false if the trace did not run out. */
 static void fill_run(int b, unsigned long cap, const struct trace *t,
 		     unsigned long align, unsigned long *starts,
-		     struct result *res, double *alloc_ns_total,
-		     double *free_ns_total)
+		     unsigned long *handles, struct result *res,
+		     double *alloc_ns_total, double *free_ns_total)
 {
-	struct rg_region *r = xcreate(b, cap);
+	struct ba r = xcreate(b, cap);
 	unsigned long i, n;
 	uint64_t t0, t1, t2, h = 0;
 
 	t0 = rb_now_ns();
 	for (i = 0; i < t->n; i++)
-		if (rg_region_alloc(r, t->size[i], align, &starts[i]))
+		if (ba_alloc(&r, t->size[i], align, &starts[i], &handles[i]))
 			break;
 	t1 = rb_now_ns();
 	n = i;
-	res->peak_bytes = peak_bytes(r);
+	res->peak_bytes = peak_bytes(&r);
 	t2 = rb_now_ns();
 	for (i = n; i-- > 0;)
-		rg_region_free(r, starts[i], t->size[i]);
+		ba_free(&r, starts[i], t->size[i], handles[i]);
 	*free_ns_total = (double)(rb_now_ns() - t2);
 	*alloc_ns_total = (double)(t1 - t0);
 	for (i = 0; i < n; i++)
@@ -297,7 +401,7 @@ static void fill_run(int b, unsigned long cap, const struct trace *t,
 	res->regions = n;
 	res->hash = h;
 	res->failures = n < t->n;
-	rg_region_destroy(r);
+	ba_destroy(&r);
 }
 
 /*
@@ -342,20 +446,18 @@ static void run_fill(struct rb_ctx *ctx, const struct opts *o,
 	struct result *last[NB] = { 0 };
 
 	for (int c = 0; c < o->ncaps; c++) {
-		unsigned long cap = sorted[c], *starts;
+		unsigned long cap = sorted[c], *starts, *handles;
 		struct trace tr;
 		int ref = -1;
 
 		make_trace(&tr, ctx->seed, o->workload, cap);
 		starts = rb_xcalloc(tr.n, sizeof(*starts));
+		handles = rb_xcalloc(tr.n, sizeof(*handles));
 		for (int b = 0; b < NB; b++) {
 			struct result *r = &res[b][c];
-			const char *name = rg_region_backend_name(
-				(enum rg_region_backend)b);
+			const char *name = bname(b);
 
-			if (!o->use[b] ||
-			    !rg_region_backend_has_policy(
-				    (enum rg_region_backend)b, cur_policy))
+			if (!o->use[b] || !has_policy(b))
 				continue;
 			if (b == RG_REGION_IDA &&
 			    cap > (unsigned long)INT_MAX) {
@@ -365,6 +467,8 @@ static void run_fill(struct rb_ctx *ctx, const struct opts *o,
 					      cap);
 				continue;
 			}
+			if (peer_skip(t, b, cap))
+				continue;
 			if (last[b]) {
 				double p = predict(b, last[b], cap) * ctx->runs;
 
@@ -385,8 +489,8 @@ static void run_fill(struct rb_ctx *ctx, const struct opts *o,
 				}
 			}
 			for (int k = 0; k < ctx->runs; k++)
-				fill_run(b, cap, &tr, o->align, starts, r,
-					 &va[k], &vf[k]);
+				fill_run(b, cap, &tr, o->align, starts, handles,
+					 r, &va[k], &vf[k]);
 			r->capacity = cap;
 			r->alloc_ms = rb_median(va, ctx->runs) / 1e6;
 			r->free_ms = rb_median(vf, ctx->runs) / 1e6;
@@ -400,7 +504,9 @@ static void run_fill(struct rb_ctx *ctx, const struct opts *o,
 				cap, &tr, starts, r->regions, o->align);
 			r->done = true;
 			last[b] = r;
-			if (ref < 0) {
+			if (peer_of(b)) {
+				/* a peer places by its own rules */
+			} else if (ref < 0) {
 				ref = b;
 			} else if (r->regions != res[ref][c].regions ||
 				   r->hash != res[ref][c].hash) {
@@ -411,20 +517,17 @@ static void run_fill(struct rb_ctx *ctx, const struct opts *o,
 					"(hash %016" PRIx64 "), %s placed %lu "
 					"(hash %016" PRIx64 ")\n",
 					cap, name, r->regions, r->hash,
-					rg_region_backend_name(
-						(enum rg_region_backend)ref),
-					res[ref][c].regions, res[ref][c].hash);
-				rb_table_note(
-					t,
-					"MISMATCH at capacity %lu: %s "
-					"and %s placed different "
-					"regions",
-					cap, name,
-					rg_region_backend_name(
-						(enum rg_region_backend)ref));
+					bname(ref), res[ref][c].regions,
+					res[ref][c].hash);
+				rb_table_note(t,
+					      "MISMATCH at capacity %lu: %s "
+					      "and %s placed different "
+					      "regions",
+					      cap, name, bname(ref));
 			}
 		}
 		free(starts);
+		free(handles);
 		free(tr.size);
 	}
 	free(va);
@@ -436,23 +539,25 @@ static void run_fill(struct rb_ctx *ctx, const struct opts *o,
 struct live {
 	unsigned long start;
 	unsigned long n;
+	unsigned long h; /* a peer's handle (ba_alloc) */
 };
 
 /*
  * A churn allocation: rg_region_alloc(), or with --boundary the same
  * request through rg_region_alloc_request() with that boundary.
  */
-static int churn_alloc(struct rg_region *r, unsigned long n,
-		       unsigned long align, unsigned long boundary,
-		       unsigned long *s)
+static int churn_alloc(struct ba *r, unsigned long n, unsigned long align,
+		       unsigned long boundary, unsigned long *s,
+		       unsigned long *h)
 {
 	struct rg_region_request q = RG_REGION_REQUEST(n);
 
 	if (!boundary)
-		return rg_region_alloc(r, n, align, s);
+		return ba_alloc(r, n, align, s, h);
 	q.align = align;
 	q.boundary = boundary;
-	return rg_region_alloc_request(r, &q, s);
+	*h = 0;
+	return rg_region_alloc_request(r->r, &q, s);
 }
 
 static void churn_run(int b, unsigned long cap, unsigned int occ,
@@ -461,13 +566,13 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 		      double *alloc_ns, double *free_ns, double budget_ns,
 		      unsigned long *done_out)
 {
-	struct rg_region *r = xcreate(b, cap);
+	struct ba r = xcreate(b, cap);
 	unsigned long max = max_size_for(W_CHURN, cap), mask, lg = 0;
 	bool aligned = o->workload == W_ALIGNED;
 	unsigned long nlive = 0, used = 0, it = 0;
 	struct live *live = rb_xcalloc(cap, sizeof(*live));
 	struct live victim[64];
-	unsigned long size[64], st[64], *mirror = rg_bitmap_zalloc(cap);
+	unsigned long size[64], st[64], sh[64], *mirror = rg_bitmap_zalloc(cap);
 	int ret[64];
 	uint64_t h = 0, ta = 0, tf = 0, begin;
 	struct rg_rand rng;
@@ -482,11 +587,12 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 	while (used * 100 < (unsigned long)occ * cap) {
 		unsigned long n = aligned ? 1UL << rg_rand_below(&rng, lg + 1) :
 					    rg_rand_range(&rng, 1, max),
-			      s;
+			      s, hd;
 
-		if (churn_alloc(r, n, aligned ? n : o->align, o->boundary, &s))
+		if (churn_alloc(&r, n, aligned ? n : o->align, o->boundary, &s,
+				&hd))
 			break;
-		live[nlive++] = (struct live){ s, n };
+		live[nlive++] = (struct live){ s, n, hd };
 		rg_bitmap_set_range(mirror, s, n);
 		used += n;
 	}
@@ -509,13 +615,13 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 		}
 		t0 = rb_now_ns();
 		for (k = 0; k < bsz; k++)
-			ret[k] =
-				rg_region_free(r, victim[k].start, victim[k].n);
+			ret[k] = ba_free(&r, victim[k].start, victim[k].n,
+					 victim[k].h);
 		t1 = rb_now_ns();
 		for (k = 0; k < bsz; k++)
-			if (churn_alloc(r, size[k],
+			if (churn_alloc(&r, size[k],
 					aligned ? size[k] : o->align,
-					o->boundary, &st[k]))
+					o->boundary, &st[k], &sh[k]))
 				st[k] = ~0UL;
 		t2 = rb_now_ns();
 		tf += t1 - t0;
@@ -526,15 +632,16 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 				fprintf(stderr,
 					"regionbench churn: %s free(%lu, %lu) "
 					"failed: %d\n",
-					rg_region_backend_name(
-						(enum rg_region_backend)b),
-					victim[k].start, victim[k].n, ret[k]);
+					bname(b), victim[k].start, victim[k].n,
+					ret[k]);
 				exit(1);
 			}
 			rg_bitmap_clear_range(mirror, victim[k].start,
 					      victim[k].n);
 		}
 		for (k = 0; k < bsz; k++) {
+			unsigned long al = aligned ? size[k] : mask + 1;
+
 			if (st[k] == ~0UL) {
 				res->failures++;
 				/* (a fit crossing the boundary is no fit) */
@@ -547,18 +654,18 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 				h = hash_step(h, ~0UL);
 				continue;
 			}
-			if (!rg_bitmap_range_is_clear(mirror, st[k], size[k])) {
+			if (st[k] > cap - size[k] || st[k] % al ||
+			    !rg_bitmap_range_is_clear(mirror, st[k], size[k])) {
 				fprintf(stderr,
 					"regionbench churn: %s handed out "
-					"%lu+%lu, which overlaps a live "
+					"%lu+%lu, which is out of range, "
+					"misaligned or overlaps a live "
 					"region\n",
-					rg_region_backend_name(
-						(enum rg_region_backend)b),
-					st[k], size[k]);
+					bname(b), st[k], size[k]);
 				exit(1);
 			}
 			rg_bitmap_set_range(mirror, st[k], size[k]);
-			live[nlive++] = (struct live){ st[k], size[k] };
+			live[nlive++] = (struct live){ st[k], size[k], sh[k] };
 			h = hash_step(h, st[k]);
 		}
 		it += bsz;
@@ -566,7 +673,7 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 			break;
 	}
 	*done_out = it;
-	res->peak_bytes = peak_bytes(r);
+	res->peak_bytes = peak_bytes(&r);
 	res->hash = h;
 	/* Every iteration is one free and one allocation. */
 	res->regions = it - res->failures;
@@ -574,7 +681,7 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 	*free_ns = it ? (double)tf / (double)it : 0;
 	rg_bitmap_free(mirror);
 	free(live);
-	rg_region_destroy(r);
+	ba_destroy(&r);
 }
 
 /* ---- shaped workloads: mix, vram, extents ---- */
@@ -645,14 +752,14 @@ static void mix_run(int b, unsigned long cap, unsigned int occ,
 		    double budget_ns, unsigned long *done_out)
 {
 	const struct mix *m = &o->mix;
-	struct rg_region *r = xcreate(b, cap);
+	struct ba r = xcreate(b, cap);
 	unsigned long ring = cap + 1, head = 0, nlive = 0, used = 0, it = 0;
 	unsigned long nok = 0; /* successful timed allocations */
 	unsigned long target = (unsigned long)((double)cap * occ / 100);
 	struct live *live = rb_xcalloc(ring, sizeof(*live));
 	struct live op[64]; /* free: the victim; alloc: size (start: align) */
 	bool is_free[64];
-	unsigned long st[64], *mirror = rg_bitmap_zalloc(cap);
+	unsigned long st[64], sh[64], *mirror = rg_bitmap_zalloc(cap);
 	int ret[64];
 	uint64_t h = 0, tt = 0, begin;
 	struct rg_rand rng;
@@ -662,13 +769,13 @@ static void mix_run(int b, unsigned long cap, unsigned int occ,
 		exit(2);
 	/* Holding an occupancy: fill to it first, untimed. */
 	while (!m->alloc_share && used < target) {
-		unsigned long n = mix_size(&rng, m, cap), s;
+		unsigned long n = mix_size(&rng, m, cap), s, hd;
 		unsigned long a = pick_weighted(&rng, m->align, m->aw,
 						m->nalign, m->awsum);
 
-		if (rg_region_alloc(r, n, a, &s))
+		if (ba_alloc(&r, n, a, &s, &hd))
 			break;
-		live[(head + nlive++) % ring] = (struct live){ s, n };
+		live[(head + nlive++) % ring] = (struct live){ s, n, hd };
 		rg_bitmap_set_range(mirror, s, n);
 		used += n;
 	}
@@ -708,10 +815,10 @@ static void mix_run(int b, unsigned long cap, unsigned int occ,
 		t0 = rb_now_ns();
 		for (k = 0; k < bsz; k++) {
 			if (is_free[k])
-				ret[k] =
-					rg_region_free(r, op[k].start, op[k].n);
-			else if (rg_region_alloc(r, op[k].n, op[k].start,
-						 &st[k]))
+				ret[k] = ba_free(&r, op[k].start, op[k].n,
+						 op[k].h);
+			else if (ba_alloc(&r, op[k].n, op[k].start, &st[k],
+					  &sh[k]))
 				st[k] = ~0UL;
 		}
 		t1 = rb_now_ns();
@@ -724,10 +831,8 @@ static void mix_run(int b, unsigned long cap, unsigned int occ,
 						"regionbench %s: %s "
 						"free(%lu, %lu) failed: %d\n",
 						workload_names[o->workload],
-						rg_region_backend_name(
-							(enum rg_region_backend)
-								b),
-						op[k].start, op[k].n, ret[k]);
+						bname(b), op[k].start, op[k].n,
+						ret[k]);
 					exit(1);
 				}
 				rg_bitmap_clear_range(mirror, op[k].start,
@@ -744,21 +849,20 @@ static void mix_run(int b, unsigned long cap, unsigned int occ,
 				h = hash_step(h, ~0UL);
 				continue;
 			}
-			if (st[k] % op[k].start ||
+			if (st[k] > cap - op[k].n || st[k] % op[k].start ||
 			    !rg_bitmap_range_is_clear(mirror, st[k], op[k].n)) {
 				fprintf(stderr,
 					"regionbench %s: %s handed out "
-					"%lu+%lu (align %lu), which overlaps "
-					"a live region or is misaligned\n",
-					workload_names[o->workload],
-					rg_region_backend_name(
-						(enum rg_region_backend)b),
+					"%lu+%lu (align %lu), which is out "
+					"of range, misaligned or overlaps a "
+					"live region\n",
+					workload_names[o->workload], bname(b),
 					st[k], op[k].n, op[k].start);
 				exit(1);
 			}
 			rg_bitmap_set_range(mirror, st[k], op[k].n);
 			live[(head + nlive++) % ring] =
-				(struct live){ st[k], op[k].n };
+				(struct live){ st[k], op[k].n, sh[k] };
 			used += op[k].n;
 			nok++;
 			h = hash_step(h, st[k]);
@@ -768,13 +872,13 @@ static void mix_run(int b, unsigned long cap, unsigned int occ,
 			break;
 	}
 	*done_out = it;
-	res->peak_bytes = peak_bytes(r);
+	res->peak_bytes = peak_bytes(&r);
 	res->hash = h;
 	res->regions = nok;
 	*op_ns = it ? (double)tt / (double)it : 0;
 	rg_bitmap_free(mirror);
 	free(live);
-	rg_region_destroy(r);
+	ba_destroy(&r);
 }
 
 static void run_churn(struct rb_ctx *ctx, const struct opts *o,
@@ -805,16 +909,22 @@ static void run_churn(struct rb_ctx *ctx, const struct opts *o,
 
 			for (int b = 0; b < NB; b++) {
 				struct result *r = &res[b][idx];
-				const char *name = rg_region_backend_name(
-					(enum rg_region_backend)b);
+				const char *name = bname(b);
 				unsigned long iters = o->iterations, done;
 				double budget = o->budget_s * 1e9 / ctx->runs;
 
 				if (!o->use[b] || b == RG_REGION_IDA ||
-				    !rg_region_backend_has_policy(
-					    (enum rg_region_backend)b,
-					    cur_policy))
+				    !has_policy(b) || peer_skip(t, b, cap))
 					continue;
+				if (peer_of(b) && o->boundary) {
+					if (!c && !oi)
+						rb_table_note(
+							t,
+							"%s skipped: no "
+							"boundary constraint",
+							name);
+					continue;
+				}
 				for (int k = 0; k < ctx->runs; k++) {
 					vf[k] = 0;
 					if (IS_MIX(o->workload))
@@ -855,7 +965,7 @@ static void run_churn(struct rb_ctx *ctx, const struct opts *o,
 						name, cap, o->occ[oi], iters,
 						o->iterations);
 				}
-				if (r->truncated)
+				if (r->truncated || peer_of(b))
 					continue;
 				if (ref < 0) {
 					ref = b;
@@ -869,17 +979,13 @@ static void run_churn(struct rb_ctx *ctx, const struct opts *o,
 						"%u%%: %s and %s placed "
 						"different regions\n",
 						cap, o->occ[oi], name,
-						rg_region_backend_name(
-							(enum rg_region_backend)
-								ref));
+						bname(ref));
 					rb_table_note(
 						t,
 						"MISMATCH in churn at capacity "
 						"%lu, %u%%: %s and %s differ",
 						cap, o->occ[oi], name,
-						rg_region_backend_name(
-							(enum rg_region_backend)
-								ref));
+						bname(ref));
 				}
 			}
 		}
@@ -895,10 +1001,9 @@ static void add_row(struct rb_table *t, enum workload w, int b,
 {
 	rb_row(t);
 	rb_set_str(t, "workload", "%s", workload_names[w]);
-	rb_set_str(t, "backend", "%s",
-		   rg_region_backend_name((enum rg_region_backend)b));
+	rb_set_str(t, "backend", "%s", bname(b));
 	rb_set_int(t, "capacity", (long long)r->capacity);
-	rb_set_str(t, "policy", "%s", rg_region_policy_name(cur_policy));
+	rb_set_str(t, "policy", "%s", policy_of(b));
 	if (w == W_CHURN || w == W_ALIGNED || IS_MIX(w)) {
 		if (r->occupancy) /* 0: running full */
 			rb_set_int(t, "occupancy", r->occupancy);
@@ -999,6 +1104,104 @@ static void churn_ratios(struct rb_table *t, struct result res[NB][MAX_ROWS],
 				      (hb->alloc_ns + hb->free_ns) /
 					      (mp->alloc_ns + mp->free_ns));
 		}
+}
+
+/* The peers' rows of their pass, for the ratios of every policy's. */
+static struct result peer_res[RB_MAX_PEERS][MAX_ROWS];
+
+/* The peer times are divided by: offsetalloc if present, else the first. */
+static int ratio_peer(void)
+{
+	for (int i = 0; i < npeers; i++)
+		if (!strcmp(peers[i]->name, "offsetalloc"))
+			return i;
+	return 0;
+}
+
+/*
+ * With peers: one note per row (capacity, occupancy) giving each row's
+ * time as a ratio to the reference peer's, measured in the same process:
+ * fill and big allocation and free, churn free+alloc, mix ns/op. The
+ * peers' own ratios are given in their pass only.
+ */
+static void peer_ratios(struct rb_table *t, const struct opts *o,
+			struct result res[NB][MAX_ROWS],
+			const unsigned long *sorted, int nrows_cap)
+{
+	bool churn = o->workload == W_CHURN || o->workload == W_ALIGNED;
+	bool fill = !churn && !IS_MIX(o->workload) && o->workload != W_REPLAY;
+	int rp = ratio_peer(),
+	    nocc = fill || o->workload == W_REPLAY ? 1 : o->nocc;
+
+	if (!npeers)
+		return;
+	if (cur_policy == peer_policy)
+		memcpy(peer_res, &res[NLIB], sizeof(peer_res));
+	for (int i = 0; i < nrows_cap * nocc; i++) {
+		const struct result *ref = &peer_res[rp][i];
+		char buf[1024];
+		size_t len = 0;
+
+		if (!ref->done)
+			continue;
+		buf[0] = 0;
+		for (int b = 0; b < NLIB + npeers; b++) {
+			const struct result *r = &res[b][i];
+
+			if (!r->done || b == NLIB + rp)
+				continue;
+			if (fill)
+				len += (size_t)snprintf(
+					buf + len, sizeof(buf) - len,
+					"%s%s %s alloc %.2fx, free %.2fx",
+					len ? "; " : "", bname(b), policy_of(b),
+					r->alloc_ns / ref->alloc_ns,
+					r->free_ns / ref->free_ns);
+			else
+				len += (size_t)snprintf(
+					buf + len, sizeof(buf) - len,
+					"%s%s %s %.2fx", len ? "; " : "",
+					bname(b), policy_of(b),
+					(r->alloc_ns + r->free_ns) /
+						(ref->alloc_ns + ref->free_ns));
+			if (len >= sizeof(buf))
+				break;
+		}
+		if (!len)
+			continue;
+		if (o->workload == W_REPLAY)
+			rb_table_note(t, "Time / %s's (alloc + free ns): %s.",
+				      peers[rp]->name, buf);
+		else if (fill || !o->occ[i % nocc])
+			rb_table_note(t, "At capacity %lu: time / %s's: %s.",
+				      sorted[i / nocc], peers[rp]->name, buf);
+		else
+			rb_table_note(t,
+				      "At capacity %lu, %u%%: time / %s's: "
+				      "%s.",
+				      sorted[i / nocc], o->occ[i % nocc],
+				      peers[rp]->name, buf);
+	}
+}
+
+/* Once per table with peers: what their rows mean. */
+static void peer_legend(struct rb_table *t, const struct opts *o)
+{
+	bool any = false;
+
+	for (int i = 0; i < npeers; i++)
+		if (o->use[NLIB + i]) {
+			rb_table_note(t, "%s", peers[i]->legend);
+			any = true;
+		}
+	if (any)
+		rb_table_note(t,
+			      "Peers run once, in the %s fit pass, each "
+			      "behind an adapter of one out-of-line call; "
+			      "'good': their own size-class placement. Their "
+			      "false failures are checked on the same mirror "
+			      "bitmap (with the units handed out).",
+			      rg_region_policy_name(peer_policy));
 }
 
 /*
@@ -1418,8 +1621,8 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 	struct rb_opt *opts = replay ? replay_opts : regions_opts;
 
 	memset(o, 0, sizeof(*o));
-	for (int b = 0; b < NB; b++)
-		bnames[b] = rg_region_backend_name((enum rg_region_backend)b);
+	for (int b = 0; b < NLIB + npeers; b++)
+		bnames[b] = bname(b);
 	for (int p = 0; p < NP; p++)
 		pnames[p] = rg_region_policy_name((enum rg_region_policy)p);
 	rb_parse(ctx, opts, argc, argv);
@@ -1429,9 +1632,12 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 		o->pol[p] = policies >> p & 1;
 		o->npol += o->pol[p];
 	}
-	for (int b = 0; b < NB; b++) {
-		bool in_build =
-			rg_region_backend_available((enum rg_region_backend)b);
+	for (int p = NP - 1; p >= 0; p--)
+		if (o->pol[p])
+			peer_policy = (enum rg_region_policy)p;
+	for (int b = 0; b < NLIB + npeers; b++) {
+		bool in_build = b >= NLIB || rg_region_backend_available(
+						     (enum rg_region_backend)b);
 
 		o->use[b] = rb_given(opts, "backends") ? backends >> b & 1 :
 							 in_build;
@@ -1510,12 +1716,10 @@ static const char *policy_list(const struct opts *o)
 /* Note the selected backends that lack the current policy. */
 static void note_lacking(struct rb_table *t, const struct opts *o)
 {
-	for (int b = 0; b < NB; b++)
-		if (o->use[b] && !rg_region_backend_has_policy(
-					 (enum rg_region_backend)b, cur_policy))
+	for (int b = 0; b < NLIB; b++)
+		if (o->use[b] && !has_policy(b))
 			rb_table_note(t, "%s does not offer %s fit: skipped",
-				      rg_region_backend_name(
-					      (enum rg_region_backend)b),
+				      bname(b),
 				      rg_region_policy_name(cur_policy));
 }
 
@@ -1537,7 +1741,7 @@ static void churn_rows(struct rb_table *t, const struct opts *o,
 						&res[b][ci * o->nocc + oi]);
 	}
 	for (int oi = 0; oi < o->nocc; oi++)
-		for (int b = NB - 1; b >= 0; b--) {
+		for (int b = NLIB - 1; b >= 0; b--) {
 			const struct result *r = &res[b][c0 * o->nocc + oi];
 
 			if (!r->done || r->truncated)
@@ -1621,6 +1825,7 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 				   fails_done[p]);
 			if (p == RG_REGION_FIRST_FIT)
 				churn_ratios(t, res, &o2, sorted);
+			peer_ratios(t, &o2, res, sorted, n);
 			continue;
 		}
 		run_fill(ctx, &o2, res, sorted, t);
@@ -1636,7 +1841,9 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 		}
 		if (p == RG_REGION_FIRST_FIT)
 			fill_ratios(t, res, sorted, n);
+		peer_ratios(t, &o2, res, sorted, n);
 	}
+	peer_legend(t, &o);
 	if (IS_MIX(o.workload))
 		rb_table_note(t, "Operations are timed in batches of 64 in "
 				 "their order; a free's victim is a region "
@@ -1916,8 +2123,9 @@ static void replay_run(int b, const struct rtrace *tr, double overhead,
 		       unsigned long *nalloc, unsigned long *nfree,
 		       unsigned long *skipped)
 {
-	struct rg_region *r = xcreate(b, tr->capacity);
+	struct ba r = xcreate(b, tr->capacity);
 	unsigned long *start = rb_xcalloc(tr->nallocs, sizeof(*start));
+	unsigned long *hd = rb_xcalloc(tr->nallocs, sizeof(*hd));
 	unsigned long *mirror = rg_bitmap_zalloc(tr->capacity);
 	unsigned long *freed = rb_xcalloc(tr->nops, sizeof(*freed));
 	unsigned long i = 0, cap = tr->capacity;
@@ -1944,11 +2152,13 @@ static void replay_run(int b, const struct rtrace *tr, double overhead,
 
 				if (tr->ops[k].kind == OP_RESERVE) {
 					start[id] = a->fixed;
-					if (rg_region_reserve(r, a->fixed,
+					/* peers: no fixed placement */
+					if (r.peer ||
+					    rg_region_reserve(r.r, a->fixed,
 							      a->size))
 						start[id] = ~0UL;
-				} else if (rg_region_alloc(r, a->size, a->align,
-							   &start[id])) {
+				} else if (ba_alloc(&r, a->size, a->align,
+						    &start[id], &hd[id])) {
 					start[id] = ~0UL;
 				}
 			}
@@ -1959,16 +2169,13 @@ static void replay_run(int b, const struct rtrace *tr, double overhead,
 				freed[k - i] = start[id];
 				if (start[id] == ~0UL)
 					continue;
-				if (rg_region_free(r, start[id],
-						   tr->a[id].size)) {
+				if (ba_free(&r, start[id], tr->a[id].size,
+					    hd[id])) {
 					fprintf(stderr,
 						"regionbench replay: %s "
 						"refused to free allocation "
 						"%lu\n",
-						rg_region_backend_name(
-							(enum rg_region_backend)
-								b),
-						id);
+						bname(b), id);
 					exit(1);
 				}
 				start[id] = ~0UL;
@@ -2000,7 +2207,8 @@ static void replay_run(int b, const struct rtrace *tr, double overhead,
 					h = hash_step(h, ~0UL);
 					continue;
 				}
-				if (!rg_bitmap_range_is_clear(mirror, start[id],
+				if (start[id] > cap - a->size ||
+				    !rg_bitmap_range_is_clear(mirror, start[id],
 							      a->size) ||
 				    start[id] % a->align) {
 					fprintf(stderr,
@@ -2027,7 +2235,7 @@ static void replay_run(int b, const struct rtrace *tr, double overhead,
 		}
 		i = j;
 	}
-	res->peak_bytes = peak_bytes(r);
+	res->peak_bytes = peak_bytes(&r);
 	res->hash = h;
 	res->regions = *nalloc - res->failures;
 	*ta_out = ta < 0 ? 0 : ta;
@@ -2035,7 +2243,8 @@ static void replay_run(int b, const struct rtrace *tr, double overhead,
 	rg_bitmap_free(mirror);
 	free(freed);
 	free(start);
-	rg_region_destroy(r);
+	ba_destroy(&r);
+	free(hd);
 }
 
 /* Replay @tr on backend @b with the current policy: one row. */
@@ -2049,13 +2258,14 @@ static void replay_backend(struct rb_ctx *ctx, const struct opts *o,
 	uint64_t begin = rb_now_ns();
 	int runs = 0;
 
-	if (!o->use[b] || !rg_region_backend_has_policy(
-				  (enum rg_region_backend)b, cur_policy))
+	if (!o->use[b] || !has_policy(b))
 		return;
 	if (b == RG_REGION_IDA && tr->capacity > (unsigned long)INT_MAX) {
 		rb_table_note(t, "ida skipped: capacity above INT_MAX");
 		return;
 	}
+	if (peer_skip(t, b, tr->capacity))
+		return;
 	while (runs < ctx->runs) {
 		replay_run(b, tr, overhead, r, &va[runs], &vf[runs], &na, &nf,
 			   &skipped);
@@ -2065,8 +2275,7 @@ static void replay_backend(struct rb_ctx *ctx, const struct opts *o,
 	}
 	if (runs < ctx->runs)
 		rb_table_note(t, "%s: time budget reached after %d of %d runs",
-			      rg_region_backend_name((enum rg_region_backend)b),
-			      runs, ctx->runs);
+			      bname(b), runs, ctx->runs);
 	r->capacity = tr->capacity;
 	r->alloc_ms = rb_median(va, runs) / 1e6;
 	r->free_ms = rb_median(vf, runs) / 1e6;
@@ -2074,7 +2283,9 @@ static void replay_backend(struct rb_ctx *ctx, const struct opts *o,
 	r->free_ns = nf ? r->free_ms * 1e6 / (double)nf : 0;
 	r->done = true;
 	add_row(t, W_REPLAY, b, r);
-	if (*ref < 0) {
+	if (peer_of(b)) {
+		/* a peer places by its own rules */
+	} else if (*ref < 0) {
 		*ref = b;
 		rb_table_note(t,
 			      "%s fit: %lu allocations, %lu frees, %lu frees "
@@ -2086,20 +2297,17 @@ static void replay_backend(struct rb_ctx *ctx, const struct opts *o,
 		fprintf(stderr,
 			"regionbench replay: MISMATCH: %s and %s placed "
 			"different regions (%s fit)\n",
-			rg_region_backend_name((enum rg_region_backend)b),
-			rg_region_backend_name((enum rg_region_backend) * ref),
+			bname(b), bname(*ref),
 			rg_region_policy_name(cur_policy));
-		rb_table_note(
-			t, "MISMATCH: %s and %s differ (%s fit)",
-			rg_region_backend_name((enum rg_region_backend)b),
-			rg_region_backend_name((enum rg_region_backend) * ref),
-			rg_region_policy_name(cur_policy));
+		rb_table_note(t, "MISMATCH: %s and %s differ (%s fit)",
+			      bname(b), bname(*ref),
+			      rg_region_policy_name(cur_policy));
 	}
 }
 
 static int run_replay(struct rb_ctx *ctx, int argc, char **argv)
 {
-	static struct result res[NB];
+	static struct result res[NB], rows[NB][MAX_ROWS];
 	struct rtrace tr;
 	struct rb_table *t;
 	struct opts o;
@@ -2130,7 +2338,11 @@ static int run_replay(struct rb_ctx *ctx, int argc, char **argv)
 		for (int b = 0; b < NB; b++)
 			replay_backend(ctx, &o, &tr, overhead, b, res, &ref, va,
 				       vf, t);
+		for (int b = 0; b < NB; b++)
+			rows[b][0] = res[b];
+		peer_ratios(t, &o, rows, NULL, 1);
 	}
+	peer_legend(t, &o);
 	rb_table_note(t,
 		      "Replay times each maximal group of consecutive "
 		      "allocs (or frees) and subtracts the timer's own "
