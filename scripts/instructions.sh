@@ -12,7 +12,9 @@
 #             mix, vram or extents: instructions per operation, an
 #             allocation or a free, failed allocations included
 #             (regionbench regions --workload)
-#   BACKEND   bitmap, ida, maple or hbitmap
+#   BACKEND   bitmap, ida, maple or hbitmap; in a build with peers
+#             (make bench-peers, -C build/peers) also offsetalloc or tlsf,
+#             counted inside their adapters (POLICY is then ignored)
 #   POLICY    first, best, top or next
 #   BOUNDARY  churn, aligned: allocate through rg_region_alloc_request()
 #             with this boundary (regionbench regions --boundary)
@@ -22,8 +24,9 @@
 #             OCCUPANCY 90 (vram: running full, extents: 50; -o holds it)
 #
 # Collection is switched on only inside rg_region_alloc(),
-# rg_region_alloc_request() and rg_region_free() (callees included), so the benchmark's own work is not
-# counted. Churn: regionbench runs the same seeded churn twice, for N1 and
+# rg_region_alloc_request() and rg_region_free() (callees included), or a
+# peer adapter's rbp_NAME_alloc() and rbp_NAME_free(), so the benchmark's
+# own work is not counted. Churn: regionbench runs the same seeded churn twice, for N1 and
 # N2 iterations; the fill and the first N1 iterations are identical in both
 # runs, so (I(N2) - I(N1)) / (N2 - N1) is the cost of one steady-state
 # iteration, one free and one allocation. Fill and big: one fill (until the
@@ -50,11 +53,19 @@ while getopts "C:c:o:b:" opt; do
 done
 shift $((OPTIND - 1))
 if [ $# -lt 3 ]; then
-	sed -n '4,33p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,36p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 WL=$1 BACKEND=$2 POLICY=$3
 shift 3
+# The functions whose instructions count: libregion's calls or a peer's.
+case $BACKEND in
+offsetalloc | tlsf)
+	F_ALLOC=rbp_${BACKEND}_alloc F_REQ=rbp_${BACKEND}_alloc
+	F_FREE=rbp_${BACKEND}_free
+	;;
+*) F_ALLOC=rg_region_alloc F_REQ=rg_region_alloc_request F_FREE=rg_region_free ;;
+esac
 EXTRA=("$@")
 case $WL in
 vram | extents) CAP=${CAP:-2^21} ;;
@@ -84,9 +95,9 @@ churn | aligned)
 	OCC=${OCC:-90}
 	ARGS=(--occupancy "$OCC" ${BND:+--boundary "$BND"})
 	ARGS+=(--iterations "$N1")
-	i1=$(run n1 rg_region_alloc rg_region_alloc_request rg_region_free)
+	i1=$(run n1 "$F_ALLOC" "$F_REQ" "$F_FREE")
 	ARGS[${#ARGS[@]} - 1]=$N2
-	i2=$(run n2 rg_region_alloc rg_region_alloc_request rg_region_free)
+	i2=$(run n2 "$F_ALLOC" "$F_REQ" "$F_FREE")
 	awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" -v w="$WL" \
 		-v be="$BACKEND" -v p="$POLICY" -v c="$CAP" -v o="$OCC" 'BEGIN {
 		printf "%s %s %s fit, capacity %s, %s%%: %.0f instructions per " \
@@ -96,9 +107,9 @@ churn | aligned)
 	;;
 mix | vram | extents)
 	ARGS=(${OCC:+--occupancy "$OCC"} --iterations "$N1")
-	i1=$(run n1 rg_region_alloc rg_region_free)
+	i1=$(run n1 "$F_ALLOC" "$F_FREE")
 	ARGS[${#ARGS[@]} - 1]=$N2
-	i2=$(run n2 rg_region_alloc rg_region_free)
+	i2=$(run n2 "$F_ALLOC" "$F_FREE")
 	fails=$(awk -F, 'NR == 2 { print $14 }' "$tmp/out.n2")
 	awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" -v w="$WL" \
 		-v be="$BACKEND" -v p="$POLICY" -v c="$CAP" -v f="$fails" \
@@ -111,8 +122,8 @@ mix | vram | extents)
 	;;
 fill | big)
 	ARGS=()
-	ia=$(run alloc rg_region_alloc)
-	if=$(run free rg_region_free)
+	ia=$(run alloc "$F_ALLOC")
+	if=$(run free "$F_FREE")
 	regions=$(awk -F, 'NR == 2 { print $7 }' "$tmp/out.alloc")
 	awk -v a="$ia" -v f="$if" -v r="$regions" -v w="$WL" \
 		-v be="$BACKEND" -v p="$POLICY" -v c="$CAP" 'BEGIN {
