@@ -66,7 +66,7 @@ void *rbp_tlsf_create(unsigned long cap)
 	tp->base = (char *)b;
 	/* Fault the pool in now, untimed: no page fault in a timed call. */
 	for (size_t off = 0; off < bytes + 4096; off += 4096)
-		tp->base[off - 8] = 0;
+		(tp->base - 8)[off] = 0;
 	tp->t = tlsf_create(tp->ctl);
 	/* The first block's size field sits 8 bytes before unit 0. */
 	tp->pool = tp->t ? tlsf_add_pool(tp->t, tp->base - 8, bytes + 8) : NULL;
