@@ -1597,7 +1597,8 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 			    "power of 2 at least the largest size (default: "
 			    "rg_region_alloc())"),
 		RB_OPT_CHOICES("backends", &backends, bnames,
-			       "comma list (default all in this build)"),
+			       "comma list (default all in this build; the "
+			       "peers of make bench-peers only when named)"),
 		RB_OPT_CHOICES("policy", &policies, pnames,
 			       "comma list of placement policies, each run on "
 			       "the backends that offer it (default first)"),
@@ -1609,7 +1610,8 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 	};
 	struct rb_opt replay_opts[] = {
 		RB_OPT_CHOICES("backends", &backends, bnames,
-			       "comma list (default all in this build)"),
+			       "comma list (default all in this build; the "
+			       "peers of make bench-peers only when named)"),
 		RB_OPT_CHOICES("policy", &policies, pnames,
 			       "comma list of placement policies, each run on "
 			       "the backends that offer it (default first)"),
@@ -1639,8 +1641,9 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 		bool in_build = b >= NLIB || rg_region_backend_available(
 						     (enum rg_region_backend)b);
 
+		/* Peers run only when named. */
 		o->use[b] = rb_given(opts, "backends") ? backends >> b & 1 :
-							 in_build;
+							 in_build && b < NLIB;
 		if (o->use[b] && !in_build)
 			rb_die("--backends: '%s' is not in this build",
 			       bnames[b]);

@@ -208,7 +208,8 @@ expect 2 "regionbench: --alloc-share and --occupancy: give one" \
 expect 2 "regionbench: --sizes, --aligns, --free-order and --alloc-share shape" \
 	regions --workload churn --free-order oldest
 "$rb" --runs 1 --format json regions --workload vram --capacity 8192 \
-	--iterations 6000 --policy first,best >"$tmp/out" 2>&1
+	--iterations 6000 --policy first,best --backends bitmap,maple,hbitmap \
+	>"$tmp/out" 2>&1
 st=$?
 checks=$((checks + 1))
 if [ $st != 0 ] || ! grep -q '"failures": [1-9]' "$tmp/out" ||
