@@ -12,6 +12,10 @@
 #   own Maple Tree, IDA, xarray and bitmap zero-area search (built from
 #   Debian's linux-source, installed on demand) next to libregion's, in one
 #   run (with FORMAT=csv or json only the results go to stdout);
+#   make bench-peers PEERS=DIR [TRACE=FILE] [RUNS=N]: OffsetAllocator and
+#   TLSF built from your clones of their repositories in DIR (never copied
+#   here) next to libregion's backends on the region workloads, in one
+#   process (scripts/bench-peers.sh); skipped with a note without PEERS;
 #   make test-kernel [KERNEL=6.12|6.1]: the kernel's own test programs
 #   (lib/test_ida.c, lib/test_maple_tree.c, lib/test_bitmap.c,
 #   tools/testing/radix-tree/idr-test.c) built against <region/linux.h>.
@@ -61,6 +65,15 @@ bench-kernel:
 	@$(MAKE) --no-print-directory build >&2
 	@KERNEL=$(KERNEL) FORMAT=$(FORMAT) bash bench/peers/kernel-bench.sh \
 		$(B)/release
+
+# Peers of the region benchmarks, from clones in $(PEERS), in $(B)/peers.
+PEERS ?=
+TRACE ?=
+RUNS ?= 3
+.PHONY: bench-peers
+## bench-peers: OffsetAllocator and TLSF from clones in PEERS=DIR beside ours
+bench-peers: deps-bench
+	@bash scripts/bench-peers.sh $(B)/peers "$(PEERS)" "$(TRACE)" $(RUNS)
 
 # The kernel's own test programs against <region/linux.h> (KERNEL=6.12|6.1).
 ## test-kernel: the kernel's own test programs against <region/linux.h>

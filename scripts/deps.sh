@@ -14,6 +14,8 @@
 #                GLib are optional: skipped with a note when not installable
 #   kernel-peer  the kernel source make bench-kernel builds its peers
 #                from by default (linux-source-6.12)
+#   peers        lib + a C++ compiler and python3: make bench-peers builds
+#                OffsetAllocator (C++) from a clone and converts a trace
 #   kernel-source-VERSION
 #                linux-source-VERSION, whose own test programs make
 #                test-kernel builds against libregion
@@ -42,6 +44,7 @@ for g in "${groups[@]}"; do
 		optional+=(libjemalloc-dev libmimalloc-dev libglib2.0-dev)
 		;;
 	kernel-peer | --kernel-peer) required+=(linux-source-6.12 xz-utils) ;;
+	peers) required+=("${lib[@]}" g++ python3) ;;
 	kernel-source-*)
 		required+=("linux-source-${g#kernel-source-}" xz-utils)
 		;;
@@ -49,7 +52,7 @@ for g in "${groups[@]}"; do
 	qa) required+=(gcovr lcov cppcheck clang-tools clang-format) ;;
 	*)
 		echo "deps.sh: unknown group '$g' (lib, test, bench," \
-			"kernel-peer, kernel-source-VERSION, fuzz, qa)" >&2
+			"kernel-peer, kernel-source-VERSION, peers, fuzz, qa)" >&2
 		exit 2
 		;;
 	esac

@@ -5,16 +5,23 @@
 # by callgrind, so that a figure can be repeated exactly on a noisy machine:
 #
 #   scripts/instructions.sh [-C BUILDDIR] [-c CAPACITY] [-o OCCUPANCY]
-#                           [-b BOUNDARY] WORKLOAD BACKEND POLICY
+#                           [-b BOUNDARY] WORKLOAD BACKEND POLICY [ARG...]
 #
 #   WORKLOAD  churn or aligned: instructions per free+alloc pair;
-#             fill or big: instructions per allocation and per free
+#             fill or big: instructions per allocation and per free;
+#             mix, vram or extents: instructions per operation, an
+#             allocation or a free, failed allocations included
 #             (regionbench regions --workload)
-#   BACKEND   bitmap, ida, maple or hbitmap
+#   BACKEND   bitmap, ida, maple or hbitmap; in a build with peers
+#             (make bench-peers, -C build/peers) also offsetalloc or tlsf,
+#             counted inside their adapters (POLICY is then ignored)
 #   POLICY    first, best, top or next
 #   BOUNDARY  churn, aligned: allocate through rg_region_alloc_request()
 #             with this boundary (regionbench regions --boundary)
-#   defaults: BUILDDIR build/release, CAPACITY 1e6, OCCUPANCY 90
+#   ARG...    more options of regionbench regions, e.g. --sizes SPEC
+#             --aligns MIX --free-order oldest --alloc-share P for mix
+#   defaults: BUILDDIR build/release, CAPACITY 1e6 (vram, extents: 2^21),
+#             OCCUPANCY 90 (vram: running full, extents: 50; -o holds it)
 #
 #   scripts/instructions.sh [-C BUILDDIR] sbitmap
 #             instructions per rg_sbitmap_queue_get() +
@@ -22,19 +29,25 @@
 #             tags (regionbench threads --structures sbitmap --iterations)
 #
 # Collection is switched on only inside rg_region_alloc(),
-# rg_region_alloc_request() and rg_region_free() (callees included), so the benchmark's own work is not
-# counted. Churn: regionbench runs the same seeded churn twice, for N1 and
+# rg_region_alloc_request() and rg_region_free() (callees included), or a
+# peer adapter's rbp_NAME_alloc() and rbp_NAME_free(), so the benchmark's
+# own work is not counted. Churn: regionbench runs the same seeded churn twice, for N1 and
 # N2 iterations; the fill and the first N1 iterations are identical in both
 # runs, so (I(N2) - I(N1)) / (N2 - N1) is the cost of one steady-state
 # iteration, one free and one allocation. Fill and big: one fill (until the
 # first failure) and the frees of every region, counted once with only
 # rg_region_alloc() collected and once with only rg_region_free(), each
-# divided by the number of regions.
+# divided by the number of regions. Mix, vram and extents: as churn, with
+# N1 and N2 operations.
 set -eu
+# The comment block above, from its third line, as the usage text.
+usage() {
+	sed -n '4,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
+}
 cd "$(dirname "$0")/.."
 B=build/release
-CAP=1e6
-OCC=90
+CAP=
+OCC=
 BND=
 N1=${RG_N1:-20000}
 N2=${RG_N2:-120000}
@@ -75,11 +88,25 @@ if [ $# -eq 1 ] && [ "$1" = sbitmap ]; then
 	}'
 	exit 0
 fi
-if [ $# -ne 3 ]; then
-	sed -n '4,32p' "$0" | sed 's/^# \{0,1\}//'
+if [ $# -lt 3 ]; then
+	usage
 	exit 2
 fi
 WL=$1 BACKEND=$2 POLICY=$3
+shift 3
+# The functions whose instructions count: libregion's calls or a peer's.
+case $BACKEND in
+offsetalloc | tlsf)
+	F_ALLOC=rbp_${BACKEND}_alloc F_REQ=rbp_${BACKEND}_alloc
+	F_FREE=rbp_${BACKEND}_free
+	;;
+*) F_ALLOC=rg_region_alloc F_REQ=rg_region_alloc_request F_FREE=rg_region_free ;;
+esac
+EXTRA=("$@")
+case $WL in
+vram | extents) CAP=${CAP:-2^21} ;;
+*) CAP=${CAP:-1e6} ;;
+esac
 command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind" >&2; exit 2; }
 [ -x "$B/bench/regionbench" ] || { echo "instructions.sh: build $B first (make build)" >&2; exit 2; }
 tmp=$(mktemp -d)
@@ -93,18 +120,20 @@ run() { # tag toggle-functions... (regionbench arguments in $ARGS)
 	valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$tag" \
 		"${toggles[@]}" "$B/bench/regionbench" --runs 1 --format csv \
 		regions --workload "$WL" --backends "$BACKEND" --policy "$POLICY" \
-		--capacity "$CAP" "${ARGS[@]}" --budget 86400 \
+		--capacity "$CAP" "${ARGS[@]}" ${EXTRA[@]+"${EXTRA[@]}"} \
+		--budget 86400 \
 		>"$tmp/out.$tag" 2>"$tmp/err.$tag" ||
 		{ cat "$tmp/err.$tag" >&2; exit 1; }
 	awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$tag"
 }
 case $WL in
 churn | aligned)
+	OCC=${OCC:-90}
 	ARGS=(--occupancy "$OCC" ${BND:+--boundary "$BND"})
 	ARGS+=(--iterations "$N1")
-	i1=$(run n1 rg_region_alloc rg_region_alloc_request rg_region_free)
+	i1=$(run n1 "$F_ALLOC" "$F_REQ" "$F_FREE")
 	ARGS[${#ARGS[@]} - 1]=$N2
-	i2=$(run n2 rg_region_alloc rg_region_alloc_request rg_region_free)
+	i2=$(run n2 "$F_ALLOC" "$F_REQ" "$F_FREE")
 	awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" -v w="$WL" \
 		-v be="$BACKEND" -v p="$POLICY" -v c="$CAP" -v o="$OCC" 'BEGIN {
 		printf "%s %s %s fit, capacity %s, %s%%: %.0f instructions per " \
@@ -112,10 +141,25 @@ churn | aligned)
 		       w, be, p, c, o, (b - a) / (n2 - n1), b, a, n2, n1
 	}'
 	;;
+mix | vram | extents)
+	ARGS=(${OCC:+--occupancy "$OCC"} --iterations "$N1")
+	i1=$(run n1 "$F_ALLOC" "$F_FREE")
+	ARGS[${#ARGS[@]} - 1]=$N2
+	i2=$(run n2 "$F_ALLOC" "$F_FREE")
+	fails=$(awk -F, 'NR == 2 { print $14 }' "$tmp/out.n2")
+	awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" -v w="$WL" \
+		-v be="$BACKEND" -v p="$POLICY" -v c="$CAP" -v f="$fails" \
+		-v o="${OCC:+$OCC%}" 'BEGIN {
+		printf "%s %s %s fit, capacity %s%s: %.0f instructions per " \
+		       "operation ((%s - %s) / (%d - %d)); %s failures in " \
+		       "%d operations\n", w, be, p, c, o ? ", " o : "",
+		       (b - a) / (n2 - n1), b, a, n2, n1, f, n2
+	}'
+	;;
 fill | big)
 	ARGS=()
-	ia=$(run alloc rg_region_alloc)
-	if=$(run free rg_region_free)
+	ia=$(run alloc "$F_ALLOC")
+	if=$(run free "$F_FREE")
 	regions=$(awk -F, 'NR == 2 { print $7 }' "$tmp/out.alloc")
 	awk -v a="$ia" -v f="$if" -v r="$regions" -v w="$WL" \
 		-v be="$BACKEND" -v p="$POLICY" -v c="$CAP" 'BEGIN {
@@ -125,7 +169,8 @@ fill | big)
 	}'
 	;;
 *)
-	echo "instructions.sh: workload $WL: churn, aligned, fill or big" >&2
+	echo "instructions.sh: workload $WL: churn, aligned, fill, big, mix," \
+		"vram or extents" >&2
 	exit 2
 	;;
 esac
