@@ -182,9 +182,15 @@ static inline bool take(struct rc_tc *tc, unsigned long n, unsigned long mask,
 
 /* ---- life cycle ------------------------------------------------------- */
 
-/* Give @tc's available entries back to the backend (instance lock held). */
-static void tc_flush(struct rg_region *r, struct rc_tc *tc)
+/*
+ * Give @tc's available entries back to the backend (instance lock held):
+ * false if the backend could not take some (out of memory: maple), which
+ * then stay.
+ */
+static bool tc_flush(struct rg_region *r, struct rc_tc *tc)
 {
+	bool all = true;
+
 	for (unsigned int k = 0; k < RC_SIZES; k++) {
 		unsigned int c = tc->cnt[k], keep = 0;
 
@@ -192,16 +198,19 @@ static void tc_flush(struct rg_region *r, struct rc_tc *tc)
 			if (rgi_region_free_body(r, tc->avail[k][i], k + 1))
 				tc->avail[k][keep++] = tc->avail[k][i];
 		tc->cnt[k] = (unsigned char)keep;
+		all &= !keep;
 	}
+	return all;
 }
 
-void rgi_rcache_flush(struct rg_region *r)
+int rgi_rcache_flush(struct rg_region *r)
 {
 	struct rgi_rcache *rc = r->rc;
+	bool all = true;
 
 	for (struct rc_tc *tc = rc->caches; tc; tc = tc->inext) {
 		tc_lock(tc);
-		tc_flush(r, tc);
+		all &= tc_flush(r, tc);
 		tc_unlock(tc);
 	}
 	for (unsigned int k = 0; k < RC_SIZES; k++) {
@@ -211,7 +220,9 @@ void rgi_rcache_flush(struct rg_region *r)
 			if (rgi_region_free_body(r, rc->depot[k][i], k + 1))
 				rc->depot[k][keep++] = rc->depot[k][i];
 		rc->depot_cnt[k] = keep;
+		all &= !keep;
 	}
+	return all ? 0 : -ENOMEM;
 }
 
 /* Unlink @tc from its live instance's list (instance lock held). */
@@ -350,11 +361,14 @@ static inline struct rc_tc *tc_get(struct rg_region *r)
 static int alloc_backend_retry(struct rg_region *r, unsigned long n,
 			       unsigned long align, unsigned long *start)
 {
-	int err = rgi_region_alloc_body(r, n, align, start);
+	int err = rgi_region_alloc_body(r, n, align, start), flushed;
 
 	if (err == -ENOSPC) {
-		rgi_rcache_flush(r);
+		/* (cached regions the backend could not take back: -ENOMEM) */
+		flushed = rgi_rcache_flush(r);
 		err = rgi_region_alloc_body(r, n, align, start);
+		if (err == -ENOSPC)
+			err = flushed ? flushed : err;
 	}
 	return err;
 }

@@ -228,7 +228,9 @@ static inline bool rgi_req_highest(const struct rgi_req *q, unsigned long a,
  * are cached. rgi_rcache_alloc() and rgi_rcache_free() are rg_region_alloc()
  * and rg_region_free() past their NULL and alignment checks, lock not held;
  * rgi_rcache_flush() gives every cached free region back to the backend
- * and rgi_rcache_check() checks the caches (both with the lock held).
+ * (0, or -ENOMEM if the backend could not take some back, which then stay
+ * cached) and rgi_rcache_check() checks the caches (both with the lock
+ * held).
  */
 #define RGI_RCACHE_SIZES 32
 int rgi_rcache_init(struct rg_region *r) RGI_HIDDEN;
@@ -237,7 +239,7 @@ int rgi_rcache_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 		     unsigned long *start) RGI_HIDDEN;
 int rgi_rcache_free(struct rg_region *r, unsigned long start,
 		    unsigned long n) RGI_HIDDEN;
-void rgi_rcache_flush(struct rg_region *r) RGI_HIDDEN;
+int rgi_rcache_flush(struct rg_region *r) RGI_HIDDEN;
 const char *rgi_rcache_check(struct rg_region *r) RGI_HIDDEN;
 /*
  * rg_region_alloc() and rg_region_free() past the lock, for the caches
@@ -257,8 +259,8 @@ static inline void rgi_region_lock(struct rg_region *r)
 {
 	if (r->flags & RG_REGION_LOCKED) {
 		rgi_lock(&r->lock);
-		if (r->rc)
-			rgi_rcache_flush(r);
+		if (r->rc) /* (what the backend cannot take back stays) */
+			(void)rgi_rcache_flush(r);
 	}
 }
 
