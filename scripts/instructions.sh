@@ -16,6 +16,11 @@
 #             with this boundary (regionbench regions --boundary)
 #   defaults: BUILDDIR build/release, CAPACITY 1e6, OCCUPANCY 90
 #
+#   scripts/instructions.sh [-C BUILDDIR] sbitmap
+#             instructions per rg_sbitmap_queue_get() +
+#             rg_sbitmap_queue_clear() pair, one thread, a queue of 128
+#             tags (regionbench threads --structures sbitmap --iterations)
+#
 # Collection is switched on only inside rg_region_alloc(),
 # rg_region_alloc_request() and rg_region_free() (callees included), so the benchmark's own work is not
 # counted. Churn: regionbench runs the same seeded churn twice, for N1 and
@@ -43,8 +48,35 @@ while getopts "C:c:o:b:" opt; do
 	esac
 done
 shift $((OPTIND - 1))
+if [ $# -eq 1 ] && [ "$1" = sbitmap ]; then
+	command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind" >&2; exit 2; }
+	[ -x "$B/bench/regionbench" ] || { echo "instructions.sh: build $B first (make build)" >&2; exit 2; }
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	sb() { # iterations
+		valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$1" \
+			--toggle-collect=rg_sbitmap_queue_get \
+			--toggle-collect=rg_sbitmap_queue_clear \
+			"$B/bench/regionbench" --runs 1 --format csv threads \
+			--structures sbitmap --threads 1 --tags 128 \
+			--iterations "$1" >"$tmp/out.$1" 2>"$tmp/err.$1" ||
+			{ cat "$tmp/err.$1" >&2; exit 1; }
+		awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$1"
+	}
+	# Multiples of 64: regionbench threads counts in batches of 64.
+	N1=${RG_N1:-25600}
+	N2=${RG_N2:-128000}
+	i1=$(sb "$N1")
+	i2=$(sb "$N2")
+	awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" 'BEGIN {
+		printf "sbitmap, 128 tags, one thread: %.1f instructions per " \
+		       "get+clear pair ((%s - %s) / (%d - %d))\n",
+		       (b - a) / (n2 - n1), b, a, n2, n1
+	}'
+	exit 0
+fi
 if [ $# -ne 3 ]; then
-	sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,32p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 WL=$1 BACKEND=$2 POLICY=$3
