@@ -20,6 +20,10 @@
 #             instructions per rg_sbitmap_queue_get() +
 #             rg_sbitmap_queue_clear() pair, one thread, a queue of 128
 #             tags (regionbench threads --structures sbitmap --iterations)
+#   scripts/instructions.sh [-C BUILDDIR] cached
+#             instructions per rg_region_alloc() + rg_region_free() pair
+#             of 1..32 units, one thread, an RG_REGION_CACHED hbitmap
+#             instance (regionbench threads --structures region_cached)
 #
 # Collection is switched on only inside rg_region_alloc(),
 # rg_region_alloc_request() and rg_region_free() (callees included), so the benchmark's own work is not
@@ -48,6 +52,33 @@ while getopts "C:c:o:b:" opt; do
 	esac
 done
 shift $((OPTIND - 1))
+if [ $# -eq 1 ] && [ "$1" = cached ]; then
+	command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind" >&2; exit 2; }
+	[ -x "$B/bench/regionbench" ] || { echo "instructions.sh: build $B first (make build)" >&2; exit 2; }
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	rc() { # iterations
+		valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$1" \
+			--toggle-collect=rg_region_alloc \
+			--toggle-collect=rg_region_free \
+			"$B/bench/regionbench" --runs 1 --format csv threads \
+			--structures region_cached --threads 1 \
+			--iterations "$1" >"$tmp/out.$1" 2>"$tmp/err.$1" ||
+			{ cat "$tmp/err.$1" >&2; exit 1; }
+		awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$1"
+	}
+	# Multiples of 64: regionbench threads counts in batches of 64.
+	N1=${RG_N1:-25600}
+	N2=${RG_N2:-128000}
+	i1=$(rc "$N1")
+	i2=$(rc "$N2")
+	awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" 'BEGIN {
+		printf "region cached (hbitmap, 1..32 units), one thread: %.1f " \
+		       "instructions per alloc+free pair ((%s - %s) / (%d - %d))\n",
+		       (b - a) / (n2 - n1), b, a, n2, n1
+	}'
+	exit 0
+fi
 if [ $# -eq 1 ] && [ "$1" = sbitmap ]; then
 	command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind" >&2; exit 2; }
 	[ -x "$B/bench/regionbench" ] || { echo "instructions.sh: build $B first (make build)" >&2; exit 2; }
@@ -76,7 +107,7 @@ if [ $# -eq 1 ] && [ "$1" = sbitmap ]; then
 	exit 0
 fi
 if [ $# -ne 3 ]; then
-	sed -n '4,32p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,36p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 WL=$1 BACKEND=$2 POLICY=$3
