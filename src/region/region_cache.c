@@ -93,8 +93,13 @@ static pthread_key_t rc_key;
 static bool rc_key_ok;
 static unsigned long rc_next_id; /* rc_global */
 
+/*
+ * This thread's cache of the instance it called last, or rc_none (whose id,
+ * 0, no instance has), so the fast paths test one id and no NULL.
+ */
+static struct rc_tc rc_none;
 static __thread struct rc_tc *tc_last
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((tls_model("initial-exec"))) = &rc_none;
 static __thread struct rc_tc *tc_list
 	__attribute__((tls_model("initial-exec")));
 
@@ -247,7 +252,7 @@ static void reap_orphans(void)
 		}
 		*p = tc->tnext;
 		if (tc_last == tc)
-			tc_last = NULL;
+			tc_last = &rc_none;
 		rgi_free(tc);
 	}
 }
@@ -281,7 +286,7 @@ static void thread_exit(void *arg)
 		}
 		rgi_free(tc);
 	}
-	tc_last = NULL;
+	tc_last = &rc_none;
 	pthread_mutex_unlock(&rc_global);
 }
 
@@ -350,7 +355,7 @@ static inline struct rc_tc *tc_get(struct rg_region *r)
 {
 	struct rc_tc *tc = tc_last;
 
-	if (likely(tc && tc->id == r->rc_id))
+	if (likely(tc->id == r->rc_id))
 		return tc;
 	return tc_lookup(r);
 }
@@ -463,14 +468,13 @@ int rgi_rcache_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 	unsigned long k = n - 1, s;
 	unsigned int c;
 
-	if (unlikely(k >= RC_SIZES || !tc || tc->id != r->rc_id ||
-		     !tc_trylock(tc)))
+	if (unlikely(k >= RC_SIZES || tc->id != r->rc_id || !tc_trylock(tc)))
 		return alloc_slow(r, n, align, start);
 	c = tc->cnt[k];
 	if (unlikely(!c))
 		goto miss;
 	s = tc->avail[k][c - 1];
-	if (unlikely(s & (align - !!align)))
+	if (unlikely(align > 1 && (s & (align - 1))))
 		goto miss;
 	tc->cnt[k] = (unsigned char)(c - 1);
 	lend(tc, s, n);
@@ -616,7 +620,7 @@ int rgi_rcache_free(struct rg_region *r, unsigned long start, unsigned long n)
 	struct rc_tc *tc = tc_last;
 	unsigned int i = lent_slot(start), k = (unsigned int)n - 1;
 
-	if (unlikely(!tc || tc->id != r->rc_id || !tc_trylock(tc)))
+	if (unlikely(tc->id != r->rc_id || !tc_trylock(tc)))
 		return free_slow_entry(r, start, n);
 	/* (a record's size is 1 .. RC_SIZES, so k is checked by the match) */
 	if (likely(tc->lent[i] == start + 1 && tc->lent_n[i] == n &&
