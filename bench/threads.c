@@ -273,6 +273,10 @@ static const struct th_struct structs[] = {
 	  "rg_region_alloc() + rg_region_free() of 1..--max-units units on an "
 	  "RG_REGION_LOCKED hbitmap instance of --units units",
 	  region_create, region_destroy, region_batch, RG_REGION_LOCKED },
+	{ "region_cached",
+	  "the same on an RG_REGION_CACHED hbitmap instance (per-thread "
+	  "caches of freed regions)",
+	  region_create, region_destroy, region_batch, RG_REGION_CACHED },
 	{ "sbitmap",
 	  "rg_sbitmap_queue_get() + rg_sbitmap_queue_clear() on a queue of "
 	  "--tags tags",

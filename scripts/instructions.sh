@@ -23,10 +23,12 @@
 #   defaults: BUILDDIR build/release, CAPACITY 1e6 (vram, extents: 2^21),
 #             OCCUPANCY 90 (vram: running full, extents: 50; -o holds it)
 #
-#   scripts/instructions.sh [-C BUILDDIR] sbitmap
-#             instructions per rg_sbitmap_queue_get() +
-#             rg_sbitmap_queue_clear() pair, one thread, a queue of 128
-#             tags (regionbench threads --structures sbitmap --iterations)
+#   scripts/instructions.sh [-C BUILDDIR] sbitmap|cached
+#             one thread of regionbench threads --iterations: per
+#             rg_sbitmap_queue_get() + rg_sbitmap_queue_clear() pair
+#             (a queue of 128 tags), or per rg_region_alloc() +
+#             rg_region_free() pair of 1..32 units on an RG_REGION_CACHED
+#             hbitmap instance (--structures region_cached)
 #
 # Collection is switched on only inside rg_region_alloc(),
 # rg_region_alloc_request() and rg_region_free() (callees included), or a
@@ -61,17 +63,31 @@ while getopts "C:c:o:b:" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-if [ $# -eq 1 ] && [ "$1" = sbitmap ]; then
+# One thread of a regionbench threads structure: which calls are counted,
+# and what one iteration is.
+threads_case() { # name -> structure, toggled calls, what one iteration is
+	case $1 in
+	sbitmap) echo "sbitmap rg_sbitmap_queue_get,rg_sbitmap_queue_clear" \
+		"get+clear pair, a queue of 128 tags" ;;
+	cached) echo "region_cached rg_region_alloc,rg_region_free" \
+		"alloc+free pair of 1..32 units, an RG_REGION_CACHED hbitmap" ;;
+	*) return 1 ;;
+	esac
+}
+if [ $# -eq 1 ] && tc=$(threads_case "$1"); then
 	command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind" >&2; exit 2; }
 	[ -x "$B/bench/regionbench" ] || { echo "instructions.sh: build $B first (make build)" >&2; exit 2; }
+	read -r st calls what <<<"$tc"
+	toggles=()
+	for f in ${calls//,/ }; do
+		toggles+=(--toggle-collect="$f")
+	done
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	sb() { # iterations
+	th() { # iterations
 		valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$1" \
-			--toggle-collect=rg_sbitmap_queue_get \
-			--toggle-collect=rg_sbitmap_queue_clear \
-			"$B/bench/regionbench" --runs 1 --format csv threads \
-			--structures sbitmap --threads 1 --tags 128 \
+			"${toggles[@]}" "$B/bench/regionbench" --runs 1 \
+			--format csv threads --structures "$st" --threads 1 \
 			--iterations "$1" >"$tmp/out.$1" 2>"$tmp/err.$1" ||
 			{ cat "$tmp/err.$1" >&2; exit 1; }
 		awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$1"
@@ -79,12 +95,13 @@ if [ $# -eq 1 ] && [ "$1" = sbitmap ]; then
 	# Multiples of 64: regionbench threads counts in batches of 64.
 	N1=${RG_N1:-25600}
 	N2=${RG_N2:-128000}
-	i1=$(sb "$N1")
-	i2=$(sb "$N2")
-	awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" 'BEGIN {
-		printf "sbitmap, 128 tags, one thread: %.1f instructions per " \
-		       "get+clear pair ((%s - %s) / (%d - %d))\n",
-		       (b - a) / (n2 - n1), b, a, n2, n1
+	i1=$(th "$N1")
+	i2=$(th "$N2")
+	awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" -v w="$what" \
+		-v st="$st" 'BEGIN {
+		printf "%s, one thread: %.1f instructions per %s " \
+		       "((%s - %s) / (%d - %d))\n",
+		       st, (b - a) / (n2 - n1), w, b, a, n2, n1
 	}'
 	exit 0
 fi

@@ -117,10 +117,10 @@ int rg_region_backend_lookup(const char *name, enum rg_region_backend *backend)
 	return -ENOENT;
 }
 
+/* (a cached instance's caches are flushed: cached regions read as free) */
 static inline void lock(struct rg_region *r)
 {
-	if (unlikely(r->flags & RG_REGION_LOCKED))
-		rgi_lock(&r->lock);
+	rgi_region_lock(r);
 }
 
 static inline void unlock(struct rg_region *r)
@@ -170,7 +170,8 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 	int err;
 
 	if ((unsigned int)backend >= RG_REGION_NR_BACKENDS || !capacity ||
-	    (flags & ~(RG_REGION_LOCKED | RG_REGION_POLICY_MASK)) ||
+	    (flags &
+	     ~(RG_REGION_LOCKED | RG_REGION_CACHED | RG_REGION_POLICY_MASK)) ||
 	    policy >= RG_REGION_NR_POLICIES) {
 		errno = EINVAL;
 		return NULL;
@@ -189,6 +190,8 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (flags & RG_REGION_CACHED) /* thread-safe: every call locks */
+		flags |= RG_REGION_LOCKED;
 	r->ops = ops;
 	r->backend = backend;
 	r->flags = flags;
@@ -217,6 +220,15 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 		r->alloc_hot = alloc_backend;
 	if (!r->free_hot)
 		r->free_hot = free_backend;
+	if (flags & RG_REGION_CACHED) {
+		err = rgi_rcache_init(r);
+		if (err) {
+			r->ops->fini(r);
+			rgi_free(r);
+			errno = -err;
+			return NULL;
+		}
+	}
 	r->bytes_peak = bytes_held(r);
 	return r;
 }
@@ -238,6 +250,8 @@ void rg_region_destroy(struct rg_region *r)
 {
 	if (!r)
 		return;
+	if (r->rc)
+		rgi_rcache_fini(r);
 	r->ops->fini(r);
 	if (r->flags & RG_REGION_LOCKED)
 		rgi_lock_fini(&r->lock);
@@ -351,7 +365,8 @@ int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 	if (unlikely(!r || (align & (align - 1)) || !start))
 		return -EINVAL; /* (n == 0: in alloc_body()) */
 	if (unlikely(r->flags & RG_REGION_LOCKED))
-		return alloc_locked(r, n, align, start);
+		return r->rc ? rgi_rcache_alloc(r, n, align, start) :
+			       alloc_locked(r, n, align, start);
 	return alloc_body(r, n, align, start);
 }
 
@@ -401,7 +416,20 @@ int rg_region_free(struct rg_region *r, unsigned long start, unsigned long n)
 	if (unlikely(!r))
 		return -EINVAL;
 	if (unlikely(r->flags & RG_REGION_LOCKED))
-		return free_locked(r, start, n);
+		return r->rc ? rgi_rcache_free(r, start, n) :
+			       free_locked(r, start, n);
+	return free_body(r, start, n);
+}
+
+int rgi_region_alloc_body(struct rg_region *r, unsigned long n,
+			  unsigned long align, unsigned long *start)
+{
+	return alloc_body(r, n, align, start);
+}
+
+int rgi_region_free_body(struct rg_region *r, unsigned long start,
+			 unsigned long n)
+{
 	return free_body(r, start, n);
 }
 
@@ -505,6 +533,8 @@ int rg_region_validate(struct rg_region *r, const char **reason)
 	}
 	lock(r);
 	why = inconsistency(r);
+	if (!why && r->rc)
+		why = rgi_rcache_check(r);
 	unlock(r);
 	if (reason)
 		*reason = why;

@@ -128,6 +128,9 @@ struct rg_region {
 	unsigned long free_units;
 	size_t bytes_peak;
 	struct rgi_lock lock; /* RG_REGION_LOCKED only */
+	/* RG_REGION_CACHED (which sets RG_REGION_LOCKED in flags) only: */
+	struct rgi_rcache *rc; /* the depot and the list of caches */
+	unsigned long rc_id; /* unique among instances, never reused */
 };
 
 extern const struct rgi_region_ops rgi_region_bitmap_ops RGI_HIDDEN;
@@ -220,11 +223,45 @@ static inline bool rgi_req_highest(const struct rgi_req *q, unsigned long a,
 	return true;
 }
 
-/* Walking, save and load (region_walk.c): the instance's optional lock. */
+/*
+ * RG_REGION_CACHED (region_cache.c): sizes of 1 .. RGI_RCACHE_SIZES units
+ * are cached. rgi_rcache_alloc() and rgi_rcache_free() are rg_region_alloc()
+ * and rg_region_free() past their NULL and alignment checks, lock not held;
+ * rgi_rcache_flush() gives every cached free region back to the backend
+ * (0, or -ENOMEM if the backend could not take some back, which then stay
+ * cached) and rgi_rcache_check() checks the caches (both with the lock
+ * held).
+ */
+#define RGI_RCACHE_SIZES 32
+int rgi_rcache_init(struct rg_region *r) RGI_HIDDEN;
+void rgi_rcache_fini(struct rg_region *r) RGI_HIDDEN;
+int rgi_rcache_alloc(struct rg_region *r, unsigned long n, unsigned long align,
+		     unsigned long *start) RGI_HIDDEN;
+int rgi_rcache_free(struct rg_region *r, unsigned long start,
+		    unsigned long n) RGI_HIDDEN;
+int rgi_rcache_flush(struct rg_region *r) RGI_HIDDEN;
+const char *rgi_rcache_check(struct rg_region *r) RGI_HIDDEN;
+/*
+ * rg_region_alloc() and rg_region_free() past the lock, for the caches
+ * (region.c): the checks that depend on the capacity, the backend, the
+ * counters. Lock held.
+ */
+int rgi_region_alloc_body(struct rg_region *r, unsigned long n,
+			  unsigned long align, unsigned long *start) RGI_HIDDEN;
+int rgi_region_free_body(struct rg_region *r, unsigned long start,
+			 unsigned long n) RGI_HIDDEN;
+
+/*
+ * Walking, save and load (region_walk.c): the instance's optional lock;
+ * a cached instance's caches are flushed, so cached regions read as free.
+ */
 static inline void rgi_region_lock(struct rg_region *r)
 {
-	if (r->flags & RG_REGION_LOCKED)
+	if (r->flags & RG_REGION_LOCKED) {
 		rgi_lock(&r->lock);
+		if (r->rc) /* (what the backend cannot take back stays) */
+			(void)rgi_rcache_flush(r);
+	}
 }
 
 static inline void rgi_region_unlock(struct rg_region *r)
