@@ -55,7 +55,11 @@
  * any range whose units are all allocated (by one or several rg_region_alloc
  * or rg_region_reserve calls, or part of one), and fails without change if
  * any unit in it is free. Nothing remembers region boundaries, so no memory
- * is spent on them.
+ * is spent on them; a free of the wrong size, or across two allocations,
+ * succeeds and the units it should not have freed are handed out again.
+ * An instance created with RG_REGION_CHECKED records where each
+ * allocation starts (one bit per unit) and refuses, with -EINVAL and no
+ * change, every free that is not exactly one allocation.
  *
  * Errors: every call returns 0 or a negative errno and leaves the instance
  * unchanged on error; rg_region_create() returns NULL with errno set.
@@ -108,6 +112,13 @@ enum rg_region_policy {
 /* rg_region_create() flags. */
 /* Every call takes the instance's own mutex. */
 #define RG_REGION_LOCKED 0x1u
+/*
+ * Checked frees: the instance records where each allocation starts (one
+ * bit per unit, capacity / 8 bytes) and rg_region_free() must name exactly
+ * one allocation, or gets -EINVAL with nothing changed. See
+ * rg_region_free().
+ */
+#define RG_REGION_CHECKED 0x4u
 /* Bits 8..15 of the flags hold the placement policy; 0 is first fit. */
 #define RG_REGION_POLICY_SHIFT 8
 #define RG_REGION_POLICY_MASK (0xffu << RG_REGION_POLICY_SHIFT)
@@ -221,8 +232,13 @@ RG_API bool rg_region_backend_has_policy(enum rg_region_backend backend,
  * @backend: which structure to use.
  * @capacity: number of units, at least 1. The ida backend accepts at most
  *            INT_MAX + 1; the maple backend at most ULONG_MAX.
- * @flags: 0, or RG_REGION_LOCKED and/or RG_REGION_POLICY(policy) or-ed;
- *         without a policy the instance places first fit.
+ * @flags: 0, or RG_REGION_LOCKED, RG_REGION_CHECKED and/or
+ *         RG_REGION_POLICY(policy) or-ed; without a policy the instance
+ *         places first fit.
+ *
+ * With RG_REGION_CHECKED the instance also holds a bitmap of allocation
+ * starts, one bit per unit (capacity / 8 bytes, rounded up to a word,
+ * counted in rg_region_stats.bytes_held).
  *
  * Context: any thread; allocates.
  * Return: the instance, or NULL with errno EINVAL (capacity 0 or too large
@@ -284,15 +300,30 @@ RG_API int rg_region_alloc(struct rg_region *r, unsigned long n,
  * @start: first unit.
  * @n: number of units, at least 1.
  *
- * The units must all be allocated; they may come from one allocation, part
- * of one, or several adjacent ones.
+ * Without RG_REGION_CHECKED the units must all be allocated, and that is
+ * all that is checked: they may come from one allocation, part of one, or
+ * several adjacent ones, so a free of the wrong size, of the middle of a
+ * region or across two allocations succeeds, and its units are handed out
+ * again while their owners still use them.
+ *
+ * With RG_REGION_CHECKED the range must be exactly one allocation: @start
+ * the first unit that rg_region_alloc(), rg_region_alloc_request() or
+ * rg_region_reserve() returned or was given, @n its length. Anything else
+ * (a wrong size, a part of a region, a range across two) is -EINVAL and
+ * changes nothing; partial frees are not offered. A reservation is one
+ * allocation like any other, and an instance from rg_region_load() has
+ * one allocation per saved run (the saved format holds units, not region
+ * boundaries). The check costs a bit test at each end and a scan of the
+ * range's start bits (n / 64 words).
  *
  * Context: caller serialises (or RG_REGION_LOCKED); the maple backend may
  * allocate when it frees part of an entry.
  * Return: 0; -EINVAL if @n is 0 or the range passes the capacity (or
- * overflows); -ENOENT if any unit in it is free (not, or only partly,
- * allocated); -ENOMEM if the backend ran out of memory. On error nothing
- * changes.
+ * overflows), or, on an RG_REGION_CHECKED instance, if @start is allocated
+ * but the range is not exactly the allocation that starts there; -ENOENT
+ * if any unit in it is free (not, or only partly, allocated; on a checked
+ * instance: if unit @start is free); -ENOMEM if the backend ran out of
+ * memory. On error nothing changes.
  */
 RG_API int rg_region_free(struct rg_region *r, unsigned long start,
 			  unsigned long n);

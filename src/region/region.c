@@ -32,6 +32,16 @@
  * tracked: a free of any fully allocated range succeeds, so no backend
  * stores region boundaries beyond what its structure has anyway.
  *
+ * RG_REGION_CHECKED adds one record here, the same for every backend: a
+ * bitmap of allocation starts (r->starts). Every successful alloc, request
+ * and reserve sets the bit of its first unit; a free must find a set bit at
+ * its start, no other set bit inside, and at its end a free unit, a set bit
+ * or the capacity; the backend's own check (every unit allocated) does the
+ * rest, and only then is the bit cleared. Checked instances take the
+ * generic hot paths (alloc_backend(), free_backend()), which test
+ * r->starts; others never reach that test on the hot paths of backends
+ * with their own.
+ *
  * Never allocates after creation except inside backends (maple and ida
  * nodes from slab caches; hbitmap and bitmap allocate only at creation).
  * free_units is checked against the backend by rg_region_validate().
@@ -41,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "region/bitmap.h"
 #include "region_internal.h"
 
 static const struct rgi_region_ops *const backends[RG_REGION_NR_BACKENDS] = {
@@ -129,9 +140,17 @@ static inline void unlock(struct rg_region *r)
 		rgi_unlock(&r->lock);
 }
 
+/* Bytes of the RG_REGION_CHECKED record for @cap units. */
+static inline size_t starts_bytes(unsigned long cap)
+{
+	return (cap / RG_BITS_PER_LONG + !!(cap % RG_BITS_PER_LONG)) *
+	       sizeof(unsigned long);
+}
+
 static inline size_t bytes_held(struct rg_region *r)
 {
-	return sizeof(*r) + r->ops->bytes(r);
+	return sizeof(*r) + r->ops->bytes(r) +
+	       (r->starts ? starts_bytes(r->capacity) : 0);
 }
 
 /* The peak of bytes held: sampled by the front end or kept by the backend. */
@@ -140,7 +159,9 @@ static size_t peak_held(struct rg_region *r)
 	size_t b = bytes_held(r);
 
 	if (r->ops->bytes_peak)
-		b = RGI_MAX(b, sizeof(*r) + r->ops->bytes_peak(r));
+		b = RGI_MAX(
+			b, sizeof(*r) + r->ops->bytes_peak(r) +
+				   (r->starts ? starts_bytes(r->capacity) : 0));
 	return RGI_MAX(r->bytes_peak, b);
 }
 
@@ -170,7 +191,8 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 	int err;
 
 	if ((unsigned int)backend >= RG_REGION_NR_BACKENDS || !capacity ||
-	    (flags & ~(RG_REGION_LOCKED | RG_REGION_POLICY_MASK)) ||
+	    (flags &
+	     ~(RG_REGION_LOCKED | RG_REGION_CHECKED | RG_REGION_POLICY_MASK)) ||
 	    policy >= RG_REGION_NR_POLICIES) {
 		errno = EINVAL;
 		return NULL;
@@ -197,9 +219,18 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 	r->alloc = ops->alloc;
 	r->capacity = capacity;
 	r->free_units = capacity;
+	if (flags & RG_REGION_CHECKED) {
+		r->starts = rgi_calloc(1, starts_bytes(capacity));
+		if (!r->starts) {
+			rgi_free(r);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
 	if (flags & RG_REGION_LOCKED) {
 		err = rgi_lock_init(&r->lock);
 		if (err) {
+			rgi_free(r->starts);
 			rgi_free(r);
 			errno = err;
 			return NULL;
@@ -209,13 +240,14 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 	if (err) {
 		if (flags & RG_REGION_LOCKED)
 			rgi_lock_fini(&r->lock);
+		rgi_free(r->starts);
 		rgi_free(r);
 		errno = -err;
 		return NULL;
 	}
-	if (!r->alloc_hot) /* so the hot calls need not test for them */
+	if (!r->alloc_hot || r->starts) /* so the hot calls need not test */
 		r->alloc_hot = alloc_backend;
-	if (!r->free_hot)
+	if (!r->free_hot || r->starts)
 		r->free_hot = free_backend;
 	r->bytes_peak = bytes_held(r);
 	return r;
@@ -241,7 +273,30 @@ void rg_region_destroy(struct rg_region *r)
 	r->ops->fini(r);
 	if (r->flags & RG_REGION_LOCKED)
 		rgi_lock_fini(&r->lock);
+	rgi_free(r->starts);
 	rgi_free(r);
+}
+
+/*
+ * The RG_REGION_CHECKED record against the backend (lock held): every used
+ * run starts with a set bit and no bit lies on a free unit. NULL if so.
+ */
+static const char *starts_inconsistency(struct rg_region *r)
+{
+	unsigned long from = 0, s, n, inside = 0;
+
+	while (from < r->capacity &&
+	       r->ops->next_run(r, from, true, &s, &n) == 0) {
+		if (!rg_bitmap_test(r->starts, s))
+			return "checked: an allocated run has no start bit";
+		for (unsigned long b = s; b < s + n;
+		     b = rg_bitmap_find_next_bit(r->starts, s + n, b + 1))
+			inside++;
+		from = s + n;
+	}
+	if (rg_bitmap_weight(r->starts, r->capacity) != inside)
+		return "checked: a start bit on a free unit";
+	return NULL;
 }
 
 /* True if [start, start + n) is a non-empty range inside the capacity. */
@@ -263,7 +318,7 @@ static const char *inconsistency(struct rg_region *r)
 		return why ? why : "backend structure is invalid";
 	if (used != r->capacity - r->free_units)
 		return "free-unit count disagrees with the backend";
-	return NULL;
+	return r->starts ? starts_inconsistency(r) : NULL;
 }
 
 static inline bool range_ok(struct rg_region *r, unsigned long start,
@@ -311,6 +366,8 @@ static RGI_NOINLINE int alloc_backend(struct rg_region *r, unsigned long n,
 	RGI_DEBUG_ASSERT(s < r->capacity && n <= r->capacity - s);
 	*start = s;
 	r->free_units -= n;
+	if (unlikely(r->starts))
+		rg_bitmap_set(r->starts, s);
 	if (r->bytes_vary)
 		sample_peak(r);
 	RGI_EXPENSIVE_ASSERT(!inconsistency(r));
@@ -355,14 +412,44 @@ int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 	return alloc_body(r, n, align, start);
 }
 
+/*
+ * RG_REGION_CHECKED: is [start, start + n) (in range) exactly one
+ * allocation, as far as the start bits tell? 0, -ENOENT if unit @start is
+ * free, -EINVAL otherwise. The backend's free checks that every unit of
+ * it is allocated.
+ */
+static int checked_free_check(struct rg_region *r, unsigned long start,
+			      unsigned long n)
+{
+	unsigned long end = start + n;
+
+	if (!rg_bitmap_test(r->starts, start))
+		return r->ops->test(r, start) ? -EINVAL : -ENOENT;
+	if (n > 1 && rg_bitmap_find_next_bit(r->starts, end, start + 1) < end)
+		return -EINVAL;
+	if (end < r->capacity && !rg_bitmap_test(r->starts, end) &&
+	    r->ops->test(r, end))
+		return -EINVAL;
+	return 0;
+}
+
 /* The backend's free, then the counters: free_body() past its checks. */
 static RGI_NOINLINE int free_backend(struct rg_region *r, unsigned long start,
 				     unsigned long n)
 {
-	int err = r->ops->free(r, start, n);
+	int err;
 
+	if (unlikely(r->starts)) {
+		err = checked_free_check(r, start, n);
+		if (err)
+			return err;
+	}
+	err = r->ops->free(r, start, n);
 	if (unlikely(err))
-		return err;
+		/* checked: a free unit inside, so not the allocation's size */
+		return r->starts && err == -ENOENT ? -EINVAL : err;
+	if (unlikely(r->starts))
+		rg_bitmap_clear(r->starts, start);
 	r->free_units += n;
 	if (r->bytes_vary)
 		sample_peak(r);
@@ -377,7 +464,8 @@ static inline int free_body(struct rg_region *r, unsigned long start,
 	if (unlikely(!range_ok(r, start, n)))
 		return -EINVAL;
 	if (unlikely(n > r->capacity - r->free_units))
-		return -ENOENT;
+		/* checked: unit @start allocated, so a wrong size */
+		return r->starts && r->ops->test(r, start) ? -EINVAL : -ENOENT;
 #ifndef RGI_EXPENSIVE_CHECKS
 	return r->free_hot(r, start, n);
 #else
@@ -415,6 +503,8 @@ int rg_region_reserve(struct rg_region *r, unsigned long start, unsigned long n)
 	err = unlikely(!range_ok(r, start, n)) ? -EINVAL :
 	      n > r->free_units		       ? -EBUSY :
 						 r->ops->reserve(r, start, n);
+	if (!err && r->starts)
+		rg_bitmap_set(r->starts, start);
 	return mutation_done(r, err, r->free_units - n);
 }
 
@@ -600,13 +690,15 @@ int rg_region_alloc_request(struct rg_region *r,
 	if (likely(!err)) {
 		RGI_DEBUG_ASSERT(s >= q.lo && s <= q.hi && q.n - 1 <= q.hi - s);
 		*start = s;
+		if (r->starts)
+			rg_bitmap_set(r->starts, s);
 	}
 	return mutation_done(r, err, r->free_units - q.n);
 }
 
 int rg_region_resize(struct rg_region *r, unsigned long capacity)
 {
-	unsigned long old;
+	unsigned long old, *starts = NULL;
 	int err;
 
 	if (!r || !capacity || capacity > r->ops->max_capacity)
@@ -617,7 +709,23 @@ int rg_region_resize(struct rg_region *r, unsigned long capacity)
 		unlock(r);
 		return 0;
 	}
+	if (r->starts) {
+		/* Units past a smaller capacity are free: no bits there. */
+		starts = rgi_calloc(1, starts_bytes(capacity));
+		if (!starts) {
+			unlock(r);
+			return -ENOMEM;
+		}
+		memcpy(starts, r->starts,
+		       RGI_MIN(starts_bytes(capacity), starts_bytes(old)));
+	}
 	err = r->ops->resize(r, capacity);
+	if (err) {
+		rgi_free(starts);
+	} else if (starts) {
+		rgi_free(r->starts);
+		r->starts = starts;
+	}
 	if (!err) {
 		r->capacity = capacity;
 		r->free_units = capacity > old ?

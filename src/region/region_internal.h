@@ -128,6 +128,12 @@ struct rg_region {
 	unsigned long free_units;
 	size_t bytes_peak;
 	struct rgi_lock lock; /* RG_REGION_LOCKED only */
+	/*
+	 * RG_REGION_CHECKED only (else NULL): bit u set if an allocation
+	 * starts at unit u. An allocation [s, e) runs from a set bit s to
+	 * the first unit after it that is free or has its own bit.
+	 */
+	unsigned long *starts;
 };
 
 extern const struct rgi_region_ops rgi_region_bitmap_ops RGI_HIDDEN;
