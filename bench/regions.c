@@ -67,6 +67,8 @@ static const char *const workload_names[] = { "fill", "churn", "big", "aligned",
 
 /* The placement policy of the instances being measured. */
 static enum rg_region_policy cur_policy;
+/* --checked: instances created RG_REGION_CHECKED. */
+static bool checked_frees;
 
 static const struct rb_col cols[] = {
 	{ "workload", "workload", "fill, churn, big, aligned or replay", RB_STR,
@@ -157,7 +159,9 @@ static int cmp_ul(const void *a, const void *b)
 static struct rg_region *xcreate(int b, unsigned long cap)
 {
 	struct rg_region *r = rg_region_create_backend(
-		(enum rg_region_backend)b, cap, RG_REGION_POLICY(cur_policy));
+		(enum rg_region_backend)b, cap,
+		RG_REGION_POLICY(cur_policy) |
+			(checked_frees ? RG_REGION_CHECKED : 0));
 
 	if (!r) {
 		fprintf(stderr, "regionbench: cannot create %s of %lu: %s\n",
@@ -939,6 +943,9 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 		RB_OPT_CHOICES("policy", &policies, pnames,
 			       "comma list of placement policies, each run on "
 			       "the backends that offer it (default first)"),
+		RB_OPT_FLAG("checked", &checked_frees,
+			    "create every instance RG_REGION_CHECKED (frees "
+			    "checked against a record of allocations)"),
 		RB_OPT_NUM("budget", &o->budget_s, 0, 86400, "S",
 			   "seconds per backend and capacity (default 30; "
 			   "--quick: 2); a backend predicted to take longer is "
@@ -1102,6 +1109,8 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 	else
 		rb_table_param(t, "align", "%lu", o.align ? o.align : 1);
 	rb_table_param(t, "policies", "%s", policy_list(&o));
+	if (checked_frees)
+		rb_table_param(t, "flags", "RG_REGION_CHECKED");
 	if (churn) {
 		rb_table_param(t, "iterations", "%lu", o.iterations);
 		if (o.boundary)

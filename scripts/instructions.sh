@@ -5,7 +5,7 @@
 # by callgrind, so that a figure can be repeated exactly on a noisy machine:
 #
 #   scripts/instructions.sh [-C BUILDDIR] [-c CAPACITY] [-o OCCUPANCY]
-#                           [-b BOUNDARY] WORKLOAD BACKEND POLICY
+#                           [-b BOUNDARY] [-k] WORKLOAD BACKEND POLICY
 #
 #   WORKLOAD  churn or aligned: instructions per free+alloc pair;
 #             fill or big: instructions per allocation and per free
@@ -14,6 +14,7 @@
 #   POLICY    first, best, top or next
 #   BOUNDARY  churn, aligned: allocate through rg_region_alloc_request()
 #             with this boundary (regionbench regions --boundary)
+#   -k        instances created RG_REGION_CHECKED (regions --checked)
 #   defaults: BUILDDIR build/release, CAPACITY 1e6, OCCUPANCY 90
 #
 # Collection is switched on only inside rg_region_alloc(),
@@ -31,20 +32,22 @@ B=build/release
 CAP=1e6
 OCC=90
 BND=
+CHK=
 N1=${RG_N1:-20000}
 N2=${RG_N2:-120000}
-while getopts "C:c:o:b:" opt; do
+while getopts "C:c:o:b:k" opt; do
 	case $opt in
 	C) B=$OPTARG ;;
 	c) CAP=$OPTARG ;;
 	o) OCC=$OPTARG ;;
 	b) BND=$OPTARG ;;
+	k) CHK=--checked ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 if [ $# -ne 3 ]; then
-	sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,30p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 WL=$1 BACKEND=$2 POLICY=$3
@@ -61,7 +64,7 @@ run() { # tag toggle-functions... (regionbench arguments in $ARGS)
 	valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$tag" \
 		"${toggles[@]}" "$B/bench/regionbench" --runs 1 --format csv \
 		regions --workload "$WL" --backends "$BACKEND" --policy "$POLICY" \
-		--capacity "$CAP" "${ARGS[@]}" --budget 86400 \
+		--capacity "$CAP" ${CHK} "${ARGS[@]}" --budget 86400 \
 		>"$tmp/out.$tag" 2>"$tmp/err.$tag" ||
 		{ cat "$tmp/err.$tag" >&2; exit 1; }
 	awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$tag"
