@@ -122,7 +122,15 @@ enum rg_region_policy {
 /* Bits 8..15 of the flags hold the placement policy; 0 is first fit. */
 #define RG_REGION_POLICY_SHIFT 8
 #define RG_REGION_POLICY_MASK (0xffu << RG_REGION_POLICY_SHIFT)
-/* The flag bits that select policy @p (an enum rg_region_policy). */
+/**
+ * RG_REGION_POLICY() - the creation flag bits that select a placement policy.
+ * @p: an enum rg_region_policy.
+ *
+ * Or it into the flags of rg_region_create() or rg_region_create_backend();
+ * without it an instance places first fit.
+ *
+ * Context: any; a constant expression.
+ */
 #define RG_REGION_POLICY(p) \
 	(((unsigned int)(p) << RG_REGION_POLICY_SHIFT) & RG_REGION_POLICY_MASK)
 
@@ -456,7 +464,16 @@ struct rg_region_request {
 	int policy;
 };
 
-/* A request for @n units anywhere, with the instance's policy. */
+/**
+ * RG_REGION_REQUEST() - a request for @n_ units anywhere, instance policy.
+ * @n_: the number of units.
+ *
+ * A struct rg_region_request compound literal with no alignment, the
+ * whole capacity as its window, no boundary and RG_REGION_INSTANCE_POLICY;
+ * set the fields to constrain it, then call rg_region_alloc_request().
+ *
+ * Context: any; an expression.
+ */
 #define RG_REGION_REQUEST(n_)                             \
 	((struct rg_region_request){ .n = (n_),           \
 				     .align = 0,          \
@@ -483,7 +500,8 @@ struct rg_region_request {
  * (and not RG_REGION_END), @req->boundary is not 0 or a power of two of at
  * least @req->n, or @req->policy is neither a policy nor
  * RG_REGION_INSTANCE_POLICY; -EOPNOTSUPP if the backend does not answer
- * that policy (see above); -ENOSPC if no start meets the request (also
+ * that policy (ida answers first and next fit, maple all but best fit,
+ * bitmap and hbitmap all four); -ENOSPC if no start meets the request (also
  * when the window is shorter than @req->n, whatever lo + n would give);
  * -ENOMEM if the backend ran out of memory. On error nothing changes and
  * *@start is untouched.
@@ -560,7 +578,14 @@ RG_API int rg_region_resize(struct rg_region *r, unsigned long capacity);
 
 /* Version of the saved format rg_region_save() writes. */
 #define RG_REGION_SAVE_VERSION 1
-/* Bytes of a saved instance with @nruns allocated runs. */
+/**
+ * RG_REGION_SAVE_SIZE() - bytes of a saved instance with @nruns runs.
+ * @nruns: the number of allocated runs.
+ *
+ * 28 + 16 * @nruns, as a size_t: the size rg_region_save() writes.
+ *
+ * Context: any; a constant expression for a constant @nruns.
+ */
 #define RG_REGION_SAVE_SIZE(nruns) (28 + 16 * (size_t)(nruns))
 /* rg_region_load() flag: place by the policy stored in the saved bytes. */
 #define RG_REGION_LOAD_SAVED_POLICY 0x80000000u
@@ -594,10 +619,22 @@ RG_API int rg_region_next_run(struct rg_region *r, unsigned long from,
 			      unsigned int kinds, unsigned long *start,
 			      unsigned long *n);
 
-/*
- * rg_region_for_each_run - visit the runs of @kinds at and after @from in
- * address order: @kind (an int) gets RG_RUN_USED or RG_RUN_FREE, @start
- * and @n (unsigned long) the run. The body must not change the instance.
+/**
+ * rg_region_for_each_run() - visit the runs at and after @from in order.
+ * @r: the instance.
+ * @from: the first unit to look at.
+ * @kinds: RG_RUN_USED, RG_RUN_FREE or both or-ed.
+ * @kind: an int lvalue: RG_RUN_USED or RG_RUN_FREE, the current run's kind.
+ * @start: an unsigned long lvalue: the current run's first unit.
+ * @n: an unsigned long lvalue: the current run's length.
+ *
+ * Each step is one rg_region_next_run() from the end of the previous run.
+ * The body must not change the instance. The loop ends when
+ * rg_region_next_run() returns -ENOENT (or -EINVAL for bad @kinds: no run
+ * is visited).
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED: each step locks);
+ * never allocates.
  */
 #define rg_region_for_each_run(r, from, kinds, kind, start, n)         \
 	for ((start) = (from), (n) = 0;                                \
