@@ -584,7 +584,7 @@ def md_to_roff(text):
                 cells = md_cells(lines[i])
                 out.append(".TP\n%s\n%s\n" % (md_inline(cells[0]),
                                                 md_inline(" \u2014 ".join(
-                                                    cells[1:]))
+                                                    c for c in cells[1:] if c))
                                                 .replace("\u2014", "\\(em")))
                 i += 1
             continue
