@@ -808,6 +808,113 @@ class Pages:
         return text
 
 
+# ---- the kernel's names of region/linux/*.h ----
+#
+# <region/linux/MODULE.h> gives the kernel's names as static inline
+# functions and macros over the rg_ calls, documented where the kernel
+# documents them and, for libregion's differences, in rg_linux(3). Each
+# gets a short page so that "man idr_alloc" answers: its declaration, the
+# rg_ call it stands for (the first documented one its body uses, through
+# other kernel names if need be) and where the differences are listed.
+# Names that end in "_" or start with RG_ are the headers' own helpers.
+
+def linux_names(incdir):
+    """[(name, header, decl, body, kind)] of region/linux/*.h."""
+    out, seen = [], set()
+    for path in sorted(glob.glob(os.path.join(incdir, "region", "linux",
+                                              "*.h"))):
+        rel = os.path.relpath(path, incdir).replace(os.sep, "/")
+        with open(path, encoding="utf-8") as f:
+            src = f.read()
+        for m in re.finditer(r"^(?:static inline|RG_LINUX_INLINE)\b[^;{]*?"
+                             r"(" + IDENT + r")\s*\(", src, re.M):
+            name = m.group(1)
+            decl, end = take_decl(src, m.start())
+            if end != "{":
+                continue
+            i = m.start() + len(decl)
+            depth, j = 0, i
+            while j < len(src):
+                depth += {"{": 1, "}": -1}.get(src[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            body = src[i:j + 1]
+            decl = re.sub(r"\s+", " ", decl).strip()
+            decl = re.sub(r"^(static inline|RG_LINUX_INLINE) ", "", decl)
+            out.append((name, rel, decl + ";", body, "function"))
+        for m in re.finditer(r"^#\s*define\s+(" + IDENT + r")\(([^)]*)\)"
+                             r"((?:.*\\\n)*.*)$", src, re.M):
+            out.append((m.group(1), rel, "#define %s(%s)" %
+                        (m.group(1), m.group(2)), m.group(3), "macro"))
+    res = []
+    for n, h, d, b, k in out:
+        if n.endswith("_") or n.startswith("RG_") or n in seen:
+            continue
+        seen.add(n)
+        res.append((n, h, d, b, k))
+    return res
+
+
+def linux_targets(names, funcs):
+    """name -> the documented rg_ call it stands for, or None."""
+    bodies = {n: b for n, _, _, b, _ in names}
+    memo = {}
+
+    def target(n, depth=0):
+        if n in memo:
+            return memo[n]
+        memo[n] = None
+        idents = re.findall(IDENT, bodies.get(n, ""))
+        # An rg_ function first, then through kernel names, then an RG_
+        # macro (the initialisers).
+        for ident in idents:
+            if ident in funcs and ident.startswith("rg_"):
+                memo[n] = ident
+                return ident
+        for ident in idents:
+            if ident != n and ident in bodies and depth < 8:
+                t = target(ident, depth + 1)
+                if t:
+                    memo[n] = t
+                    return t
+        for ident in idents if n.isupper() else []:
+            if ident in funcs:
+                memo[n] = ident
+                return ident
+        return None
+    return {n: target(n) for n in bodies}
+
+
+def linux_page(pages, name, header, decl, kind, tgt):
+    out = [".\\\" SPDX-License-Identifier: MIT\n"
+           ".\\\" Generated from include/%s by scripts/kdoc2man.py.\n"
+           ".TH %s 3 \"\" \"libregion %s\" \"libregion Manual\"\n.nh\n" %
+           (header, name.upper(), pages.version)]
+    what = "the kernel's name for %s()" % tgt if tgt else \
+        "the kernel's name, in libregion's kernel-name headers"
+    out.append(".SH NAME\n%s \\- %s\n" % (esc(name), esc(what)))
+    out.append(".SH SYNOPSIS\n.nf\n.B #include <%s>\n.PP\n.B %s\n.fi\n"
+               ".PP\nLink with \\fI\\-lregion\\fP "
+               "(\\fBpkg\\-config \\-\\-libs libregion\\fP).\n" %
+               (header, quote(esc(decl))))
+    out.append(".SH DESCRIPTION\n\\fB%s\\fP is a %s of\n.I <%s>\n"
+               "with the Linux kernel's name, argument order and return "
+               "convention%s\n"
+               "Arguments of type gfp_t are accepted and ignored.\n"
+               "The kernel documents what it does; where libregion differs, "
+               "the header and\n.BR rg_linux (3)\nsay so.\n" %
+               (esc(name), "macro" if kind == "macro" else
+                "static inline function", header,
+                (",\nover\n.BR %s (3)." % tgt) if tgt else "."))
+    out.append(".SH NOTES\nThe library exports no symbol of that name.\n")
+    refs = ([(tgt, "3")] if tgt else []) + [("rg_linux", "3"),
+                                            ("libregion", "7")]
+    out.append(".SH SEE ALSO\n" + ",\n".join(".BR %s (%s)" % r
+                                              for r in refs) + "\n")
+    return "".join(out)
+
+
 # ---- regionbench(1) from its own --help texts ----
 
 def help_to_roff(text, skip_common=False):
@@ -1072,6 +1179,14 @@ def main():
             files[d.name + ".3"] = lambda d=d: pages.function_page(d)
         elif d.name in pages.types:
             files[d.name + ".3type"] = lambda d=d: pages.type_page(d)
+    lnames = linux_names(a.incdir)
+    ltgt = linux_targets(lnames, pages.funcs)
+    for n, h, d, _, k in lnames:
+        if n + ".3" in files:
+            problems.append("include/%s: %s has a page already" % (h, n))
+            continue
+        files[n + ".3"] = (lambda n=n, h=h, d=d, k=k: linux_page(
+            pages, n, h, d, k, ltgt[n]))
     headers = {o[2]: h for h, o in overviews.items()}
     for page, section, path, summary in hand:
         name = "%s.%s" % (page, section)
@@ -1094,6 +1209,8 @@ def main():
         ins = [os.path.abspath(__file__)]
         ins += sorted(glob.glob(os.path.join(os.path.abspath(a.incdir),
                                              "region", "*.h")))
+        ins += sorted(glob.glob(os.path.join(os.path.abspath(a.incdir),
+                                             "region", "linux", "*.h")))
         ins += [os.path.abspath(h[2]) for h in hand]
         for f in ins:
             print(f)

@@ -10,7 +10,9 @@ inline function in INCDIR/region/*.h), and the function-like macros (every
 header-private helper), independently of the generator, and fails if one
 of them has no page in PAGEDIR (the build's output), if a page lacks its
 CONTEXT section, or, for a function that returns a value, its RETURN VALUE
-section. It then runs the generator's own --check (arguments
+section. The kernel names of INCDIR/region/linux/*.h (static inline
+functions and function-like macros, but for helpers ending in "_" or
+starting with RG_) must each have a page too. It then runs the generator's own --check (arguments
 against @lines, comments naming the wrong function), installs the pages
 with "meson install --tags man" into a temporary folder, checks that every
 page is there under MANDIR (the configured <prefix>/share/man) with the
@@ -58,6 +60,27 @@ def public_functions(incdir):
     return out
 
 
+def kernel_names(incdir):
+    """(header, line, name) of every kernel name of region/linux/*.h: each
+    static inline function and function-like macro, but for the headers'
+    own helpers (a name ending in "_" or starting with RG_)."""
+    out, seen = [], set()
+    for path in sorted(glob.glob(os.path.join(incdir, "region", "linux",
+                                              "*.h"))):
+        with open(path, encoding="utf-8") as f:
+            src = f.read()
+        for m in re.finditer(r"^(?:(?:static inline|RG_LINUX_INLINE)\b"
+                             r"[^;{]*?(" + IDENT + r")\s*\(|#\s*define\s+(" +
+                             IDENT + r")\()", src, re.M):
+            name = m.group(1) or m.group(2)
+            if name.endswith("_") or name.startswith("RG_") or name in seen:
+                continue
+            seen.add(name)
+            out.append(("linux/" + os.path.basename(path),
+                        src.count("\n", 0, m.start()) + 1, name))
+    return out
+
+
 def main():
     incdir, pagedir, builddir, mandir, kdoc2man = sys.argv[1:6]
     errors = []
@@ -66,6 +89,14 @@ def main():
     if len(funcs) - len(macros) < 100 or len(macros) < 30:
         errors.append("found only %d public functions and %d macros in %s" %
                       (len(funcs) - len(macros), len(macros), incdir))
+    knames = kernel_names(incdir)
+    if len(knames) < 200:
+        errors.append("found only %d kernel names in %s/region/linux" %
+                      (len(knames), incdir))
+    for hdr, line, name in knames:
+        if not os.path.isfile(os.path.join(pagedir, name + ".3")):
+            errors.append("include/region/%s:%d: %s: no man page %s.3" %
+                          (hdr, line, name, name))
     for hdr, line, name, returns, _ in funcs:
         page = os.path.join(pagedir, name + ".3")
         where = "include/region/%s:%d: %s()" % (hdr, line, name)
@@ -101,7 +132,7 @@ def main():
             errors.append("meson install --tags man failed:\n" + r.stdout)
         root = tmp + mandir if os.path.isabs(mandir) else \
             os.path.join(tmp, mandir)
-        for _, _, name, _, _ in funcs:
+        for name in [f[2] for f in funcs] + [k[2] for k in knames]:
             if not os.path.isfile(os.path.join(root, "man3", name + ".3")):
                 errors.append("%s.3 not installed under %s/man3" %
                               (name, mandir))
@@ -134,7 +165,7 @@ def main():
                        PAGER="cat", MAN_DISABLE_SECCOMP="1", LC_ALL="C")
             # man finds every function's and macro's page, and the
             # overview pages.
-            names = [f[2] for f in funcs]
+            names = [f[2] for f in funcs] + [k[2] for k in knames]
             names += [o.rsplit(".", 1)[0] for o in overviews]
             r = subprocess.run([man, "-M", root, "-w"] + names, env=env,
                                stdout=subprocess.PIPE,
@@ -147,6 +178,8 @@ def main():
                      (["rg_region_for_each_run"],
                       "rg_region_for_each_run - visit"),
                      (["rg_idr"], "RG_IDR(3)"),
+                     (["idr_alloc"], "idr_alloc - the kernel's name for "
+                      "rg_idr_alloc()"),
                      (["7", "libregion"], "LIBREGION(7)")]
             if "regionbench.1" in overviews:
                 shown.append((["regionbench"], "REGIONBENCH(1)"))
@@ -165,8 +198,9 @@ def main():
 
     for e in errors:
         print("check_man: " + e)
-    print("check_man: %d public functions, %d macros, %d problems" %
-          (len(funcs) - len(macros), len(macros), len(errors)))
+    print("check_man: %d public functions, %d macros, %d kernel names, "
+          "%d problems" % (len(funcs) - len(macros), len(macros),
+                           len(knames), len(errors)))
     return 1 if errors else 0
 
 
