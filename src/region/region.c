@@ -37,10 +37,9 @@
  * and reserve sets the bit of its first unit; a free must find a set bit at
  * its start, no other set bit inside, and at its end a free unit, a set bit
  * or the capacity; the backend's own check (every unit allocated) does the
- * rest, and only then is the bit cleared. Checked instances take the
- * generic hot paths (alloc_backend(), free_backend()), which test
- * r->starts; others never reach that test on the hot paths of backends
- * with their own.
+ * rest, and only then is the bit cleared. Checked instances take their
+ * own hot paths (alloc_checked(), free_checked(): copies of the generic
+ * ones with the record), so no other instance tests for it.
  *
  * Never allocates after creation except inside backends (maple and ida
  * nodes from slab caches; hbitmap and bitmap allocate only at creation).
@@ -179,6 +178,11 @@ static int alloc_backend(struct rg_region *r, unsigned long n,
 			 unsigned long mask, unsigned long *start);
 static int free_backend(struct rg_region *r, unsigned long start,
 			unsigned long n);
+/* The same for RG_REGION_CHECKED instances. */
+static int alloc_checked(struct rg_region *r, unsigned long n,
+			 unsigned long mask, unsigned long *start);
+static int free_checked(struct rg_region *r, unsigned long start,
+			unsigned long n);
 
 struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 					   unsigned long capacity,
@@ -245,10 +249,14 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 		errno = -err;
 		return NULL;
 	}
-	if (!r->alloc_hot || r->starts) /* so the hot calls need not test */
+	if (!r->alloc_hot) /* so the hot calls need not test for them */
 		r->alloc_hot = alloc_backend;
-	if (!r->free_hot || r->starts)
+	if (!r->free_hot)
 		r->free_hot = free_backend;
+	if (r->starts) { /* the record's own paths, on every backend */
+		r->alloc_hot = alloc_checked;
+		r->free_hot = free_checked;
+	}
 	r->bytes_peak = bytes_held(r);
 	return r;
 }
@@ -354,9 +362,14 @@ static inline int mutation_done(struct rg_region *r, int err,
  * included (not in builds with expensive checks, which take the generic
  * path and check the instance after every call).
  */
-/* The backend's r->alloc, then the counters: alloc_body() past its checks. */
-static RGI_NOINLINE int alloc_backend(struct rg_region *r, unsigned long n,
-				      unsigned long mask, unsigned long *start)
+/*
+ * The backend's r->alloc, then the counters (and with @checked the start
+ * bit): alloc_body() past its checks. Two copies, so that an unchecked
+ * instance's path has no test for the record.
+ */
+static RGI_ALWAYS_INLINE int alloc_generic(struct rg_region *r, unsigned long n,
+					   unsigned long mask,
+					   unsigned long *start, bool checked)
 {
 	unsigned long s;
 	int err = r->alloc(r, n, mask, &s);
@@ -366,12 +379,24 @@ static RGI_NOINLINE int alloc_backend(struct rg_region *r, unsigned long n,
 	RGI_DEBUG_ASSERT(s < r->capacity && n <= r->capacity - s);
 	*start = s;
 	r->free_units -= n;
-	if (unlikely(r->starts))
+	if (checked)
 		rg_bitmap_set(r->starts, s);
 	if (r->bytes_vary)
 		sample_peak(r);
 	RGI_EXPENSIVE_ASSERT(!inconsistency(r));
 	return 0;
+}
+
+static RGI_NOINLINE int alloc_backend(struct rg_region *r, unsigned long n,
+				      unsigned long mask, unsigned long *start)
+{
+	return alloc_generic(r, n, mask, start, false);
+}
+
+static RGI_NOINLINE int alloc_checked(struct rg_region *r, unsigned long n,
+				      unsigned long mask, unsigned long *start)
+{
+	return alloc_generic(r, n, mask, start, true);
 }
 
 static inline int alloc_body(struct rg_region *r, unsigned long n,
@@ -387,7 +412,8 @@ static inline int alloc_body(struct rg_region *r, unsigned long n,
 #ifndef RGI_EXPENSIVE_CHECKS
 	return r->alloc_hot(r, n, align ? align - 1 : 0, start);
 #else
-	return alloc_backend(r, n, align ? align - 1 : 0, start);
+	return (r->starts ? alloc_checked :
+			    alloc_backend)(r, n, align ? align - 1 : 0, start);
 #endif
 }
 
@@ -433,13 +459,18 @@ static int checked_free_check(struct rg_region *r, unsigned long start,
 	return 0;
 }
 
-/* The backend's free, then the counters: free_body() past its checks. */
-static RGI_NOINLINE int free_backend(struct rg_region *r, unsigned long start,
-				     unsigned long n)
+/*
+ * The backend's free, then the counters (and with @checked the record's
+ * check first and its bit after): free_body() past its checks; two
+ * copies, as for alloc.
+ */
+static RGI_ALWAYS_INLINE int free_generic(struct rg_region *r,
+					  unsigned long start, unsigned long n,
+					  bool checked)
 {
 	int err;
 
-	if (unlikely(r->starts)) {
+	if (checked) {
 		err = checked_free_check(r, start, n);
 		if (err)
 			return err;
@@ -447,14 +478,26 @@ static RGI_NOINLINE int free_backend(struct rg_region *r, unsigned long start,
 	err = r->ops->free(r, start, n);
 	if (unlikely(err))
 		/* checked: a free unit inside, so not the allocation's size */
-		return r->starts && err == -ENOENT ? -EINVAL : err;
-	if (unlikely(r->starts))
+		return checked && err == -ENOENT ? -EINVAL : err;
+	if (checked)
 		rg_bitmap_clear(r->starts, start);
 	r->free_units += n;
 	if (r->bytes_vary)
 		sample_peak(r);
 	RGI_EXPENSIVE_ASSERT(!inconsistency(r));
 	return 0;
+}
+
+static RGI_NOINLINE int free_backend(struct rg_region *r, unsigned long start,
+				     unsigned long n)
+{
+	return free_generic(r, start, n, false);
+}
+
+static RGI_NOINLINE int free_checked(struct rg_region *r, unsigned long start,
+				     unsigned long n)
+{
+	return free_generic(r, start, n, true);
 }
 
 static inline int free_body(struct rg_region *r, unsigned long start,
@@ -469,7 +512,7 @@ static inline int free_body(struct rg_region *r, unsigned long start,
 #ifndef RGI_EXPENSIVE_CHECKS
 	return r->free_hot(r, start, n);
 #else
-	return free_backend(r, start, n);
+	return (r->starts ? free_checked : free_backend)(r, start, n);
 #endif
 }
 
