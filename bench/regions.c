@@ -125,6 +125,8 @@ struct mix {
 
 /* The placement policy of the instances being measured. */
 static enum rg_region_policy cur_policy;
+/* --checked: instances created RG_REGION_CHECKED. */
+static bool checked_frees;
 
 static const struct rb_col cols[] = {
 	{ "workload", "workload",
@@ -287,8 +289,10 @@ static struct ba xcreate(int b, unsigned long cap)
 	if (a.peer)
 		a.p = a.peer->create(cap);
 	else
-		a.r = rg_region_create_backend((enum rg_region_backend)b, cap,
-					       RG_REGION_POLICY(cur_policy));
+		a.r = rg_region_create_backend(
+			(enum rg_region_backend)b, cap,
+			RG_REGION_POLICY(cur_policy) |
+				(checked_frees ? RG_REGION_CHECKED : 0));
 	if (!a.r && !a.p) {
 		fprintf(stderr, "regionbench: cannot create %s of %lu: %s\n",
 			bname(b), cap, strerror(errno));
@@ -1602,6 +1606,9 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 		RB_OPT_CHOICES("policy", &policies, pnames,
 			       "comma list of placement policies, each run on "
 			       "the backends that offer it (default first)"),
+		RB_OPT_FLAG("checked", &checked_frees,
+			    "create every instance RG_REGION_CHECKED (frees "
+			    "checked against a record of allocations)"),
 		RB_OPT_NUM("budget", &o->budget_s, 0, 86400, "S",
 			   "seconds per backend and capacity (default 30; "
 			   "--quick: 2); a backend predicted to take longer is "
@@ -1787,6 +1794,8 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 	else
 		rb_table_param(t, "align", "%lu", o.align ? o.align : 1);
 	rb_table_param(t, "policies", "%s", policy_list(&o));
+	if (checked_frees)
+		rb_table_param(t, "flags", "RG_REGION_CHECKED");
 	if (IS_MIX(o.workload)) {
 		rb_table_param(t, "operations", "%lu", o.iterations);
 		rb_table_param(t, "sizes", "%s", o.mix.sizes_spec);

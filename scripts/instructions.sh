@@ -5,7 +5,8 @@
 # by callgrind, so that a figure can be repeated exactly on a noisy machine:
 #
 #   scripts/instructions.sh [-C BUILDDIR] [-c CAPACITY] [-o OCCUPANCY]
-#                           [-b BOUNDARY] WORKLOAD BACKEND POLICY [ARG...]
+#                           [-b BOUNDARY] [-k] WORKLOAD BACKEND POLICY
+#                           [ARG...]
 #
 #   WORKLOAD  churn or aligned: instructions per free+alloc pair;
 #             fill or big: instructions per allocation and per free;
@@ -18,6 +19,7 @@
 #   POLICY    first, best, top or next
 #   BOUNDARY  churn, aligned: allocate through rg_region_alloc_request()
 #             with this boundary (regionbench regions --boundary)
+#   -k        instances created RG_REGION_CHECKED (regions --checked)
 #   ARG...    more options of regionbench regions, e.g. --sizes SPEC
 #             --aligns MIX --free-order oldest --alloc-share P for mix
 #   defaults: BUILDDIR build/release, CAPACITY 1e6 (vram, extents: 2^21),
@@ -51,14 +53,16 @@ B=build/release
 CAP=
 OCC=
 BND=
+CHK=
 N1=${RG_N1:-20000}
 N2=${RG_N2:-120000}
-while getopts "C:c:o:b:" opt; do
+while getopts "C:c:o:b:k" opt; do
 	case $opt in
 	C) B=$OPTARG ;;
 	c) CAP=$OPTARG ;;
 	o) OCC=$OPTARG ;;
 	b) BND=$OPTARG ;;
+	k) CHK=--checked ;;
 	*) exit 2 ;;
 	esac
 done
@@ -137,8 +141,8 @@ run() { # tag toggle-functions... (regionbench arguments in $ARGS)
 	valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$tag" \
 		"${toggles[@]}" "$B/bench/regionbench" --runs 1 --format csv \
 		regions --workload "$WL" --backends "$BACKEND" --policy "$POLICY" \
-		--capacity "$CAP" "${ARGS[@]}" ${EXTRA[@]+"${EXTRA[@]}"} \
-		--budget 86400 \
+		--capacity "$CAP" ${CHK} "${ARGS[@]}" \
+		${EXTRA[@]+"${EXTRA[@]}"} --budget 86400 \
 		>"$tmp/out.$tag" 2>"$tmp/err.$tag" ||
 		{ cat "$tmp/err.$tag" >&2; exit 1; }
 	awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$tag"

@@ -21,16 +21,26 @@ typedef) and document their members with @member lines.
 
 This script writes one section 3 page per documented function (NAME,
 SYNOPSIS, ARGUMENTS, DESCRIPTION, CONTEXT, RETURN VALUE, ERRORS, NOTES, SEE
-ALSO), one section 3type page per documented type, and the hand-written
-overview pages of doc/man with their generated list of calls filled in.
-Each overview page names its header on a line ".\\" header: region/x.h";
-calls of a header without one point to libregion(7).
+ALSO), one section 3type page per documented type, and the overview
+pages with their generated list of calls filled in: those made from a
+doc/api/<module>.md that names its page in a "<!-- man: ... -->" comment
+(the module's one text, read on the web and in man alike), and those still
+hand-written in doc/man, which name their header on a line
+".\\" header: region/x.h". Calls of a header without an overview page
+point to libregion(7). The EXAMPLES of every page can be written out as
+programs (--examples) for the tests to build and run, and regionbench(1)
+is made from the program's own --help texts (--regionbench).
 
 Usage:
     kdoc2man.py [--version V] [--man DIR] [--outdir DIR] --list INCDIR
         print the file names that would be written, one a line
     kdoc2man.py [--version V] [--man DIR] --outdir DIR INCDIR
         write the pages (and warn about problems on stderr)
+    kdoc2man.py [--man DIR] [--api DIR] --list-examples INCDIR
+    kdoc2man.py [--man DIR] [--api DIR] --examples --outdir DIR INCDIR
+        name or write the C programs of every page's EXAMPLES
+    kdoc2man.py --regionbench EXE --summary TEXT --outdir DIR INCDIR
+        write regionbench.1 from EXE --help, --list and COMMAND --help
     kdoc2man.py --check INCDIR
         report every problem and exit 1 if there is one: an RG_API
         function without a comment, a missing Context: or Return: (the
@@ -467,6 +477,135 @@ def sentence(s):
     return capital(s) if s.endswith(".") else capital(s) + "."
 
 
+# ---- doc/api/<module>.md to an overview page ----
+#
+# A module's overview text has one home, doc/api/<module>.md, read on the
+# web as it is; its man page is made from it. The page's name, header and
+# NAME line come from a comment in the file:
+#     <!-- man: rg_idr(3) region/idr.h: an ID-to-pointer map ... -->
+# The markdown is the plain subset those pages use: "#" title (dropped),
+# "##"/"###" headings (subsections of DESCRIPTION; "Examples" becomes the
+# EXAMPLES section, "See also" SEE ALSO), paragraphs, "- " lists, tables
+# (first cell as the tag, the rest as its text), ```c blocks, `code`,
+# **bold**, *italic*, [text](link) and name(N) page references.
+
+MAN_META = re.compile(r"<!--\s*man:\s*(" + IDENT + r")\((\w+)\)\s+(\S+):\s*"
+                      r"(.*?)\s*-->", re.S)
+
+
+def md_meta(path):
+    """(page, section, header, summary) of a doc/api page, or None."""
+    with open(path, encoding="utf-8") as f:
+        m = MAN_META.search(f.read())
+    if not m:
+        return None
+    return m.group(1), m.group(2), m.group(3), re.sub(r"\s+", " ",
+                                                      m.group(4))
+
+
+def md_inline(s):
+    """Inline markdown to roff."""
+    out, pos = [], 0
+    for m in re.finditer(r"`([^`]+)`", s):
+        out.append(md_text(s[pos:m.start()]))
+        out.append("\\fB" + esc(m.group(1)) + "\\fP")
+        pos = m.end()
+    out.append(md_text(s[pos:]))
+    return line_safe("".join(out))
+
+
+def md_text(s):
+    """Markdown text outside code spans to roff."""
+    s = re.sub(r"\[([^\]]+)\]\(([^)]+)\)",
+               lambda m: m.group(1) if m.group(2).endswith(".md") or
+               m.group(2).startswith("#") else
+               "%s <%s>" % (m.group(1), m.group(2)), s)
+    s = esc(s)
+    s = re.sub(r"\*\*([^*]+)\*\*", r"\\fB\1\\fP", s)
+    s = re.sub(r"(?<![*\w])\*([^*\s][^*]*)\*(?![*\w])", r"\\fI\1\\fP", s)
+    s = re.sub(r"\b(" + IDENT + r")\((\d\w*)\)", r"\\fB\1\\fP(\2)", s)
+    s = re.sub(r"\b(" + IDENT + r")\(\)", r"\\fB\1\\fP()", s)
+    return s
+
+
+def md_cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def md_to_roff(text):
+    """The body of a doc/api page as roff sections: a list of
+    (section, roff) with section "DESCRIPTION", "EXAMPLES" or "SEE ALSO"."""
+    text = MAN_META.sub("", text)
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    lines = text.split("\n")
+    sections, cur, out = [], "DESCRIPTION", []
+    para = []
+
+    def flush():
+        nonlocal para
+        if para:
+            out.append(".PP\n" + md_inline(" ".join(para)) + "\n")
+        para = []
+
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        st = line.strip()
+        if line.startswith("```"):
+            flush()
+            code = []
+            i += 1
+            while i < len(lines) and not lines[i].startswith("```"):
+                code.append(lines[i].replace("\t", "        "))
+                i += 1
+            out.append(".PP\n.EX\n" + line_safe(esc("\n".join(code))) +
+                       "\n.EE\n")
+        elif st.startswith("#"):
+            flush()
+            m = re.match(r"^(#+)\s*(.*)$", st)
+            level, title = len(m.group(1)), m.group(2)
+            if level == 1:
+                pass
+            elif title.lower() in ("example", "examples", "see also"):
+                sections.append((cur, "".join(out)))
+                cur, out = title.upper().replace("EXAMPLE", "EXAMPLES")\
+                    .replace("EXAMPLESS", "EXAMPLES"), []
+            else:
+                if cur != "DESCRIPTION":
+                    sections.append((cur, "".join(out)))
+                    cur, out = "DESCRIPTION", []
+                if not (level == 2 and title.lower() == "overview"):
+                    out.append(".SS %s\n" % esc(title))
+        elif st.startswith("|") and i + 1 < len(lines) and \
+                re.match(r"^\|[-| :]+\|$", lines[i + 1].strip()):
+            flush()
+            i += 2
+            while i < len(lines) and lines[i].strip().startswith("|"):
+                cells = md_cells(lines[i])
+                out.append(".TP\n%s\n%s\n" % (md_inline(cells[0]),
+                                                md_inline(" \u2014 ".join(
+                                                    c for c in cells[1:] if c))
+                                                .replace("\u2014", "\\(em")))
+                i += 1
+            continue
+        elif re.match(r"^[-*] ", st):
+            flush()
+            item = [st[2:]]
+            while i + 1 < len(lines) and lines[i + 1].startswith("  ") and \
+                    lines[i + 1].strip():
+                i += 1
+                item.append(lines[i].strip())
+            out.append(".IP \\(bu 2\n" + md_inline(" ".join(item)) + "\n")
+        elif not st:
+            flush()
+        else:
+            para.append(st)
+        i += 1
+    flush()
+    sections.append((cur, "".join(out)))
+    return sections
+
+
 class Pages:
     def __init__(self, docs, overviews, version):
         self.docs = docs
@@ -586,6 +725,62 @@ class Pages:
         out.append(self.see_also(doc, alltext))
         return "".join(out)
 
+    def md_page(self, header, page, section, path, summary):
+        """An overview page made from doc/api/<module>.md."""
+        with open(path, encoding="utf-8") as f:
+            parts = md_to_roff(f.read())
+        src = "doc/api/" + os.path.basename(path)
+        out = [".\\\" SPDX-License-Identifier: MIT\n"
+               ".\\\" Generated from %s by scripts/kdoc2man.py; edit that "
+               "file, not this one.\n"
+               ".TH %s %s \"\" \"libregion %s\" \"libregion Manual\"\n"
+               ".nh\n" % (src, page.upper(), section, self.version)]
+        out.append(".SH NAME\n%s \\- %s\n" % (page, line_safe(esc(summary))))
+        out.append(".SH SYNOPSIS\n.nf\n.B #include <%s>\n.fi\n.PP\n"
+                   "Link with \\fI\\-lregion\\fP "
+                   "(\\fBpkg\\-config \\-\\-libs libregion\\fP).\n" % header)
+        body = {}
+        for sec, roff in parts:
+            body[sec] = body.get(sec, "") + roff
+        out.append(".SH DESCRIPTION\n" + body.get("DESCRIPTION", "")
+                   .replace(".SH DESCRIPTION\n", "", 1))
+        lst = self.calls_list(header, page, section)
+        if lst:
+            out.append(".SH FUNCTIONS\n" + lst + "\n")
+        if body.get("EXAMPLES"):
+            out.append(".SH EXAMPLES\n" + body["EXAMPLES"])
+        see = body.get("SEE ALSO", "")
+        refs = re.findall(r"\\fB(" + IDENT + r")\\fP\((\w+)\)", see)
+        if ("libregion", "7") not in refs:
+            refs.insert(0, ("libregion", "7"))
+        out.append(".SH SEE ALSO\n" + ",\n".join(
+            ".BR %s (%s)" % r for r in refs) + "\n")
+        text = "".join(out)
+        return re.sub(r"\.PP\n(\.S[HS] )", r"\1", text).replace(
+            "\n.SH DESCRIPTION\n.PP\n", "\n.SH DESCRIPTION\n").replace(
+            ".SS", ".SS", 1)
+
+    def calls_list(self, header, page, section):
+        items = [d for d in self.docs if d.header == header or
+                 (page == "libregion" and section == "7" and
+                  d.header not in self.overviews)]
+        lst = []
+        last = None
+        for d in items:
+            if d.kind in ("function", "macro") and d.proto_name:
+                if page == "libregion" and d.header != last:
+                    lst.append(".SS <%s>\n" % d.header)
+                    last = d.header
+                lst.append(".TP\n.BR %s (3)\n%s\n" %
+                           (d.name, inline_markup(sentence(d.summary))))
+        types = [d for d in items if d.name in self.types]
+        if types:
+            lst.append(".SS Types\n")
+        for d in types:
+            lst.append(".TP\n.BR %s (3type)\n%s\n" %
+                       (d.name, inline_markup(sentence(d.summary))))
+        return "".join(lst).rstrip("\n")
+
     def overview_page(self, header, page, section, path):
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -613,15 +808,256 @@ class Pages:
         return text
 
 
-def read_overviews(mandir):
-    """header -> (page, section, path) from the "header:" lines of doc/man."""
+# ---- the kernel's names of region/linux/*.h ----
+#
+# <region/linux/MODULE.h> gives the kernel's names as static inline
+# functions and macros over the rg_ calls, documented where the kernel
+# documents them and, for libregion's differences, in rg_linux(3). Each
+# gets a short page so that "man idr_alloc" answers: its declaration, the
+# rg_ call it stands for (the first documented one its body uses, through
+# other kernel names if need be) and where the differences are listed.
+# Names that end in "_" or start with RG_ are the headers' own helpers.
+
+def linux_names(incdir):
+    """[(name, header, decl, body, kind)] of region/linux/*.h."""
+    out, seen = [], set()
+    for path in sorted(glob.glob(os.path.join(incdir, "region", "linux",
+                                              "*.h"))):
+        rel = os.path.relpath(path, incdir).replace(os.sep, "/")
+        with open(path, encoding="utf-8") as f:
+            src = f.read()
+        for m in re.finditer(r"^(?:static inline|RG_LINUX_INLINE)\b[^;{]*?"
+                             r"(" + IDENT + r")\s*\(", src, re.M):
+            name = m.group(1)
+            decl, end = take_decl(src, m.start())
+            if end != "{":
+                continue
+            i = m.start() + len(decl)
+            depth, j = 0, i
+            while j < len(src):
+                depth += {"{": 1, "}": -1}.get(src[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            body = src[i:j + 1]
+            decl = re.sub(r"\s+", " ", decl).strip()
+            decl = re.sub(r"^(static inline|RG_LINUX_INLINE) ", "", decl)
+            out.append((name, rel, decl + ";", body, "function"))
+        for m in re.finditer(r"^#\s*define\s+(" + IDENT + r")\(([^)]*)\)"
+                             r"((?:.*\\\n)*.*)$", src, re.M):
+            out.append((m.group(1), rel, "#define %s(%s)" %
+                        (m.group(1), m.group(2)), m.group(3), "macro"))
+    res = []
+    for n, h, d, b, k in out:
+        if n.endswith("_") or n.startswith("RG_") or n in seen:
+            continue
+        seen.add(n)
+        res.append((n, h, d, b, k))
+    return res
+
+
+def linux_targets(names, funcs):
+    """name -> the documented rg_ call it stands for, or None."""
+    bodies = {n: b for n, _, _, b, _ in names}
+    memo = {}
+
+    def target(n, depth=0):
+        if n in memo:
+            return memo[n]
+        memo[n] = None
+        idents = re.findall(IDENT, bodies.get(n, ""))
+        # An rg_ function first, then through kernel names, then an RG_
+        # macro (the initialisers).
+        for ident in idents:
+            if ident in funcs and ident.startswith("rg_"):
+                memo[n] = ident
+                return ident
+        for ident in idents:
+            if ident != n and ident in bodies and depth < 8:
+                t = target(ident, depth + 1)
+                if t:
+                    memo[n] = t
+                    return t
+        for ident in idents if n.isupper() else []:
+            if ident in funcs:
+                memo[n] = ident
+                return ident
+        return None
+    return {n: target(n) for n in bodies}
+
+
+def linux_page(pages, name, header, decl, kind, tgt):
+    out = [".\\\" SPDX-License-Identifier: MIT\n"
+           ".\\\" Generated from include/%s by scripts/kdoc2man.py.\n"
+           ".TH %s 3 \"\" \"libregion %s\" \"libregion Manual\"\n.nh\n" %
+           (header, name.upper(), pages.version)]
+    what = "the kernel's name for %s()" % tgt if tgt else \
+        "the kernel's name, in libregion's kernel-name headers"
+    out.append(".SH NAME\n%s \\- %s\n" % (esc(name), esc(what)))
+    out.append(".SH SYNOPSIS\n.nf\n.B #include <%s>\n.PP\n.B %s\n.fi\n"
+               ".PP\nLink with \\fI\\-lregion\\fP "
+               "(\\fBpkg\\-config \\-\\-libs libregion\\fP).\n" %
+               (header, quote(esc(decl))))
+    out.append(".SH DESCRIPTION\n\\fB%s\\fP is a %s of\n.I <%s>\n"
+               "with the Linux kernel's name, argument order and return "
+               "convention%s\n"
+               "Arguments of type gfp_t are accepted and ignored.\n"
+               "The kernel documents what it does; where libregion differs, "
+               "the header and\n.BR rg_linux (3)\nsay so.\n" %
+               (esc(name), "macro" if kind == "macro" else
+                "static inline function", header,
+                (",\nover\n.BR %s (3)." % tgt) if tgt else "."))
+    out.append(".SH NOTES\nThe library exports no symbol of that name.\n")
+    refs = ([(tgt, "3")] if tgt else []) + [("rg_linux", "3"),
+                                            ("libregion", "7")]
+    out.append(".SH SEE ALSO\n" + ",\n".join(".BR %s (%s)" % r
+                                              for r in refs) + "\n")
+    return "".join(out)
+
+
+# ---- regionbench(1) from its own --help texts ----
+
+def help_to_roff(text, skip_common=False):
+    """One --help text as roff: "name:" lines as subsections, two-column
+    option and command lines as tagged paragraphs, the rest as text."""
+    out, tag, body, para = [], None, [], []
+
+    def flush():
+        nonlocal tag, body, para
+        if tag is not None:
+            out.append(".TP\n.B %s\n%s\n" % (esc(tag),
+                                              line_safe(esc(" ".join(body)))))
+        if para:
+            out.append(".PP\n" + line_safe(esc(" ".join(para))) + "\n")
+        tag, body, para = None, [], []
+
+    skipping = False
+    for line in text.split("\n"):
+        if not line.strip():
+            flush()
+            skipping = False
+            continue
+        if skipping:
+            continue
+        if not line.startswith(" "):
+            if tag is not None or not para:
+                flush()
+            if skip_common and line.startswith("common options"):
+                skipping = True
+                continue
+            if line.endswith(":") or re.match(r"^[\w ]+\(.*\):$", line):
+                flush()
+                out.append(".SS %s\n" % esc(capital(line.rstrip(":"))))
+            else:
+                para.append(line.strip())
+            continue
+        m = re.match(r"^  (\S.*?)(?:\s{2,}(\S.*))?$", line)
+        if m and not line.startswith("    "):
+            flush()
+            tag, body = m.group(1), [m.group(2)] if m.group(2) else []
+        elif tag is not None:
+            body.append(line.strip())
+        else:
+            para.append(line.strip())
+    flush()
+    return "".join(out)
+
+
+def regionbench_page(exe, version, summary):
+    """regionbench(1): its --help and each command's --help."""
+    import subprocess
+
+    def run(*args):
+        r = subprocess.run([exe] + list(args), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True)
+        return r.stdout
+    main_help = run("--help")
+    lines = main_help.split("\n")
+    usage = lines[:lines.index("")] if "" in lines else lines[:1]
+    rest = lines[len(usage):]
+    out = [".\\\" SPDX-License-Identifier: MIT\n"
+           ".\\\" Generated from the --help texts of regionbench by "
+           "scripts/kdoc2man.py; edit those, not this file.\n"
+           ".TH REGIONBENCH 1 \"\" \"libregion %s\" \"libregion Manual\"\n"
+           ".nh\n.SH NAME\nregionbench \\- %s\n.SH SYNOPSIS\n.nf\n" %
+           (version, line_safe(esc(summary)))]
+    for u in usage:
+        out.append(line_safe(esc(re.sub(r"^(usage:)?\s+", "", u))) + "\n")
+    out.append(".fi\n.SH DESCRIPTION\n" + help_to_roff("\n".join(rest)))
+    out.append(".SH COMMANDS\n")
+    for cmd in run("--list").split():
+        h = run(cmd, "--help").split("\n")
+        out.append(".SS %s\n.PP\n.nf\n%s\n.fi\n" %
+                   (esc(cmd), line_safe(esc(h[0].replace("usage: ", "")))))
+        out.append(help_to_roff("\n".join(h[1:]), skip_common=True)
+                   .replace(".SS ", ".PP\n.B ").replace("\n.PP\n.PP\n",
+                                                         "\n.PP\n"))
+    out.append(".SH SEE ALSO\n.BR rg_region (3),\n.BR libregion (7)\n")
+    return "".join(out)
+
+
+# ---- the EXAMPLES of the pages, as programs the tests build and run ----
+
+EXAMPLE_HEAD = """/* Made from the EXAMPLES of %s by scripts/kdoc2man.py. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+"""
+
+
+def roff_unescape(s):
+    for a, b in (("\\-", "-"), ("\\(dq", '"'), ("\\(aq", "'"),
+                 ("\\&", ""), ("\\e", "\\")):
+        s = s.replace(a, b)
+    return s
+
+
+def page_examples(name, text):
+    """The C programs of a page's EXAMPLES section: a block with a main()
+    as it is; any other block (its #include lines first) as the body of a
+    function returning int, which main() calls: 0 is success."""
+    m = re.search(r"^\.SH EXAMPLES\n(.*?)(?=^\.SH |\Z)", text, re.M | re.S)
+    if not m:
+        return []
+    out = []
+    for b in re.findall(r"^\.EX\n(.*?)^\.EE\n", m.group(1), re.M | re.S):
+        code = roff_unescape(b)
+        head = EXAMPLE_HEAD % name
+        if re.search(r"\bmain\s*\(", code):
+            out.append(head + code)
+            continue
+        inc = [x for x in code.split("\n") if x.startswith("#include")]
+        body = [x for x in code.split("\n") if not x.startswith("#include")]
+        out.append(head + "".join(x + "\n" for x in inc) +
+                   "#include <libregion.h>\n\nstatic int example(void)\n{\n" +
+                   "".join(("\t" + x if x.strip() else "") + "\n"
+                           for x in body) +
+                   "\treturn 0;\n}\n\nint main(void)\n{\n"
+                   "\treturn example() ? 1 : 0;\n}\n")
+    return out
+
+
+def read_overviews(mandir, apidir=None):
+    """header -> (page, section, path) from the "header:" lines of doc/man
+    and the "man:" comments of doc/api; and every overview page as
+    (page, section, path, summary or None)."""
     out, pages = {}, []
+    for path in sorted(glob.glob(os.path.join(apidir or "", "*.md"))
+                       if apidir else []):
+        meta = md_meta(path)
+        if meta:
+            out[meta[2]] = (meta[0], meta[1], path)
+            pages.append((meta[0], meta[1], path, meta[3]))
     if not mandir:
         return out, pages
     for path in sorted(glob.glob(os.path.join(mandir, "*.[0-9]*"))):
         base = os.path.basename(path)
         page, section = base.rsplit(".", 1)
-        pages.append((page, section, path))
+        pages.append((page, section, path, None))
         with open(path, encoding="utf-8") as f:
             for line in f:
                 m = re.match(r'^\.\\" header: (\S+)', line)
@@ -703,6 +1139,8 @@ def main():
                     "--html the pages to render")
     ap.add_argument("--outdir", help="where to write the pages")
     ap.add_argument("--man", help="folder of the hand-written overview pages")
+    ap.add_argument("--api", help="folder of the doc/api pages, the source "
+                    "of the overview pages they name in a \"man:\" comment")
     ap.add_argument("--version", default="", help="libregion version")
     ap.add_argument("--list", action="store_true",
                     help="print the names of the pages, write nothing")
@@ -710,17 +1148,30 @@ def main():
                     help="report problems; exit 1 if there are any")
     ap.add_argument("--inputs", action="store_true",
                     help="print the files the pages are made from")
+    ap.add_argument("--regionbench", metavar="EXE",
+                    help="write regionbench.1 from EXE's --help texts")
+    ap.add_argument("--summary", default="",
+                    help="with --regionbench: the NAME line")
+    ap.add_argument("--list-examples", action="store_true",
+                    help="print the names of the example programs")
+    ap.add_argument("--examples", action="store_true",
+                    help="write the EXAMPLES of every page as programs")
     ap.add_argument("--html", metavar="MANDOC",
                     help="render the pages given to HTML with this mandoc")
     a = ap.parse_args()
 
+    if a.regionbench:
+        with open(os.path.join(a.outdir or ".", "regionbench.1"), "w",
+                  encoding="utf-8") as f:
+            f.write(regionbench_page(a.regionbench, a.version, a.summary))
+        return 0
     if a.html:
         if not a.outdir:
             ap.error("--html needs --outdir")
         return render_html(a.html, a.paths, a.outdir)
     a.incdir = a.paths[0]
     docs, problems = collect(a.incdir)
-    overviews, hand = read_overviews(a.man)
+    overviews, hand = read_overviews(a.man, a.api)
     pages = Pages(docs, overviews, a.version)
     files = {}
     for d in docs:
@@ -728,11 +1179,25 @@ def main():
             files[d.name + ".3"] = lambda d=d: pages.function_page(d)
         elif d.name in pages.types:
             files[d.name + ".3type"] = lambda d=d: pages.type_page(d)
+    lnames = linux_names(a.incdir)
+    ltgt = linux_targets(lnames, pages.funcs)
+    for n, h, d, _, k in lnames:
+        if n + ".3" in files:
+            problems.append("include/%s: %s has a page already" % (h, n))
+            continue
+        files[n + ".3"] = (lambda n=n, h=h, d=d, k=k: linux_page(
+            pages, n, h, d, k, ltgt[n]))
     headers = {o[2]: h for h, o in overviews.items()}
-    for page, section, path in hand:
-        files["%s.%s" % (page, section)] = (
-            lambda p=page, s=section, path=path: pages.overview_page(
-                headers.get(path), p, s, path))
+    for page, section, path, summary in hand:
+        name = "%s.%s" % (page, section)
+        if name in files:
+            problems.append("%s: page %s made from two files" % (path, name))
+        if summary is None:
+            files[name] = (lambda p=page, s=section, path=path:
+                           pages.overview_page(headers.get(path), p, s, path))
+        else:
+            files[name] = (lambda p=page, s=section, path=path, m=summary:
+                           pages.md_page(headers.get(path), p, s, path, m))
 
     if a.check:
         for p in problems:
@@ -744,13 +1209,26 @@ def main():
         ins = [os.path.abspath(__file__)]
         ins += sorted(glob.glob(os.path.join(os.path.abspath(a.incdir),
                                              "region", "*.h")))
-        ins += [os.path.abspath(p) for _, _, p in hand]
+        ins += sorted(glob.glob(os.path.join(os.path.abspath(a.incdir),
+                                             "region", "linux", "*.h")))
+        ins += [os.path.abspath(h[2]) for h in hand]
         for f in ins:
             print(f)
         return 0
     if a.list:
         for f in sorted(files):
             print(f)
+        return 0
+    if a.list_examples or a.examples:
+        for name, make in sorted(files.items()):
+            for k, prog in enumerate(page_examples(name, make())):
+                fn = "example_%s_%d.c" % (name.replace(".", "_"), k + 1)
+                if a.list_examples:
+                    print(fn)
+                else:
+                    with open(os.path.join(a.outdir, fn), "w",
+                              encoding="utf-8") as f:
+                        f.write(prog)
         return 0
     if not a.outdir:
         ap.error("--outdir is required unless --list or --check")

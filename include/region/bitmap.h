@@ -51,10 +51,27 @@ extern "C" {
 #define RG_BITS_PER_BYTE 8
 /* Bits in one word of a bitmap. */
 #define RG_BITS_PER_LONG (sizeof(unsigned long) * CHAR_BIT)
-/* Words needed for @nbits bits. */
+/**
+ * RG_BITS_TO_LONGS() - the number of words that hold @nbits bits.
+ * @nbits: a number of bits.
+ *
+ * A constant expression when @nbits is one, so it sizes arrays.
+ *
+ * Context: any; evaluated at compile time for constants.
+ */
 #define RG_BITS_TO_LONGS(nbits) \
 	(((nbits) + RG_BITS_PER_LONG - 1) / RG_BITS_PER_LONG)
-/* A bitmap of @nbits bits as an array (zero it before use). */
+/**
+ * RG_DECLARE_BITMAP() - declare a bitmap of @nbits bits as an array.
+ * @name: the array's name.
+ * @nbits: its size in bits, a constant.
+ *
+ * Declares unsigned long @name[RG_BITS_TO_LONGS(@nbits)]. Like any array
+ * it holds garbage unless static or zeroed: rg_bitmap_zero() it, or write
+ * "= { 0 }" after the macro.
+ *
+ * Context: any; a declaration.
+ */
 #define RG_DECLARE_BITMAP(name, nbits) \
 	unsigned long name[RG_BITS_TO_LONGS(nbits)]
 

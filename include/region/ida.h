@@ -69,6 +69,16 @@ struct rg_ida {
 		RG_XARRAY_INIT(RG_XA_FLAGS_ALLOC), 0, 0,                       \
 			{ NULL, 0, 0, 0, 0, 0, RG_XAS_RESTART, NULL, 0 }, NULL \
 	}
+/**
+ * RG_DEFINE_IDA() - define an empty IDA, statically initialised.
+ * @name: the variable's name.
+ *
+ * The same as "struct rg_ida name = RG_IDA_INIT;" and as rg_ida_init() on
+ * it: no memory is held until the first allocation. Give it back with
+ * rg_ida_destroy().
+ *
+ * Context: any; a definition.
+ */
 #define RG_DEFINE_IDA(name) struct rg_ida name = RG_IDA_INIT
 
 /**

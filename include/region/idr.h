@@ -70,12 +70,29 @@ struct rg_idr {
 	unsigned int next;
 };
 
-/* Static initialisers: struct rg_idr idr = RG_IDR_INIT_BASE(1); */
+/**
+ * RG_IDR_INIT_BASE() - static initialiser of an IDR whose IDs start at @base.
+ * @base: the lowest ID the IDR hands out.
+ *
+ * "struct rg_idr idr = RG_IDR_INIT_BASE(1);" is rg_idr_init_base(&idr, 1)
+ * at compile time; RG_IDR_INIT is RG_IDR_INIT_BASE(0).
+ *
+ * Context: any; an initialiser.
+ */
 #define RG_IDR_INIT_BASE(base)                               \
 	{                                                    \
 		RG_XARRAY_INIT(RG_XA_FLAGS_ALLOC), (base), 0 \
 	}
 #define RG_IDR_INIT RG_IDR_INIT_BASE(0)
+/**
+ * RG_DEFINE_IDR() - define an empty IDR with IDs from 0.
+ * @name: the variable's name.
+ *
+ * The same as "struct rg_idr name = RG_IDR_INIT;" and as rg_idr_init() on
+ * it. Give it back with rg_idr_destroy().
+ *
+ * Context: any; a definition.
+ */
 #define RG_DEFINE_IDR(name) struct rg_idr name = RG_IDR_INIT
 
 /**
@@ -317,23 +334,62 @@ RG_API int rg_idr_validate(struct rg_idr *idr, const char **reason);
  */
 RG_API void rg_idr_dump(struct rg_idr *idr, FILE *f);
 
-/*
- * Iterate over the non-NULL pointers in ID order. @id is an int (the _ul
- * forms: an unsigned long, with @tmp an unsigned long that detects the
- * wrap after ULONG_MAX). The _continue forms start at the current @id,
- * included.
+/**
+ * rg_idr_for_each_entry() - loop over the non-NULL pointers in ID order.
+ * @idr: the IDR.
+ * @entry: a pointer lvalue: the current pointer.
+ * @id: an int lvalue: the current ID.
+ *
+ * Starts at ID 0; each step is one rg_idr_get_next() from the ID after
+ * the current one, so the body may remove the current ID or store others.
+ * After the loop @entry is NULL.
+ *
+ * Context: each step takes the xarray's lock (see rg_idr_get_next()).
  */
 #define rg_idr_for_each_entry(idr, entry, id)                     \
 	for ((id) = 0; ((entry) = rg_idr_get_next((idr), &(id))); \
 	     (id) = (int)((unsigned int)(id) + 1U))
+/**
+ * rg_idr_for_each_entry_continue() - loop over the pointers from @id on.
+ * @idr: the IDR.
+ * @entry: a pointer lvalue: the current pointer.
+ * @id: an int lvalue: the first ID to look at (included), then the current.
+ *
+ * rg_idr_for_each_entry() starting at the current value of @id instead of 0.
+ *
+ * Context: each step takes the xarray's lock (see rg_idr_get_next()).
+ */
 #define rg_idr_for_each_entry_continue(idr, entry, id)    \
 	for (; ((entry) = rg_idr_get_next((idr), &(id))); \
 	     (id) = (int)((unsigned int)(id) + 1U))
+/**
+ * rg_idr_for_each_entry_ul() - loop over the pointers, unsigned long IDs.
+ * @idr: the IDR.
+ * @entry: a pointer lvalue: the current pointer.
+ * @tmp: an unsigned long lvalue the loop uses to stop after ULONG_MAX.
+ * @id: an unsigned long lvalue: the current ID.
+ *
+ * rg_idr_for_each_entry() for IDs above INT_MAX, through
+ * rg_idr_get_next_ul().
+ *
+ * Context: each step takes the xarray's lock (see rg_idr_get_next_ul()).
+ */
 #define rg_idr_for_each_entry_ul(idr, entry, tmp, id)                      \
 	for ((tmp) = 0, (id) = 0;                                          \
 	     ((entry) = (tmp) <= (id) ? rg_idr_get_next_ul((idr), &(id)) : \
 					NULL);                             \
 	     (id) += 1UL, (tmp) = (id))
+/**
+ * rg_idr_for_each_entry_continue_ul() - loop from @id on, unsigned long IDs.
+ * @idr: the IDR.
+ * @entry: a pointer lvalue: the current pointer.
+ * @tmp: an unsigned long lvalue the loop uses to stop after ULONG_MAX.
+ * @id: an unsigned long lvalue: the first ID to look at (included).
+ *
+ * rg_idr_for_each_entry_ul() starting at the current value of @id.
+ *
+ * Context: each step takes the xarray's lock (see rg_idr_get_next_ul()).
+ */
 #define rg_idr_for_each_entry_continue_ul(idr, entry, tmp, id)             \
 	for ((tmp) = (id);                                                 \
 	     ((entry) = (tmp) <= (id) ? rg_idr_get_next_ul((idr), &(id)) : \

@@ -266,12 +266,28 @@ struct rg_maple_tree {
 		0        \
 	}
 #endif
-/* Static initialiser: struct rg_maple_tree t = RG_MTREE_INIT(t, flags); */
+/**
+ * RG_MTREE_INIT() - static initialiser of an empty tree.
+ * @name: the variable being initialised (unused; the kernel's form).
+ * @fl: the tree's flags, as rg_mtree_init() takes them.
+ *
+ * "struct rg_maple_tree t = RG_MTREE_INIT(t, flags);" is rg_mtree_init(&t,
+ * flags) at compile time.
+ *
+ * Context: any; an initialiser.
+ */
 #define RG_MTREE_INIT(name, fl)                       \
 	{                                             \
 		0, NULL, (fl), 0, 0, RG_MT_ZERO_INIT_ \
 	}
-/* Define an empty ordinary tree. */
+/**
+ * RG_DEFINE_MTREE() - define an empty ordinary tree (flags 0).
+ * @name: the variable's name.
+ *
+ * Give it back with rg_mtree_destroy().
+ *
+ * Context: any; a definition.
+ */
 #define RG_DEFINE_MTREE(name) struct rg_maple_tree name = RG_MTREE_INIT(name, 0)
 
 /* ---- entries ---- */
@@ -620,7 +636,19 @@ RG_API void *rg_mtree_find(struct rg_maple_tree *mt, unsigned long *index,
 RG_API void *rg_mtree_find_after(struct rg_maple_tree *mt, unsigned long *index,
 				 unsigned long max);
 
-/* Iterate over entries with indices at or after @index, up to @max. */
+/**
+ * rg_mt_for_each() - loop over the entries from @index up to @max.
+ * @mt: the tree.
+ * @entry: a pointer lvalue: the current entry.
+ * @index: an unsigned long lvalue: the first index to look at, then an
+ *         index inside the current entry's range.
+ * @max: the last index to look at.
+ *
+ * Each step is one rg_mtree_find() or rg_mtree_find_after(), so the body
+ * may store and erase. After the loop @entry is NULL.
+ *
+ * Context: each step takes the tree lock (see rg_mtree_find()).
+ */
 #define rg_mt_for_each(mt, entry, index, max)                         \
 	for ((entry) = rg_mtree_find((mt), &(index), (max)); (entry); \
 	     (entry) = rg_mtree_find_after((mt), &(index), (max)))
@@ -892,7 +920,17 @@ struct rg_ma_state {
 	unsigned long reserved[2];
 };
 
-/* Declare a state on @mt positioned at [first, last], walking from the root. */
+/**
+ * RG_MA_STATE() - declare an advanced-API state on a tree.
+ * @name: the struct rg_ma_state variable's name.
+ * @mt: the tree.
+ * @first: the first index of the range the state is set to.
+ * @last: its last index.
+ *
+ * The state is not walked yet: the next rg_mas_* call starts at the root.
+ *
+ * Context: any; a definition (the calls on it need the tree lock).
+ */
 #define RG_MA_STATE(name, mt, first, last)                             \
 	struct rg_ma_state name = { (mt), (first), (last), NULL, 0, 0, \
 				    NULL, 0,	   0,	   0,	 0, { 0, 0 } }
@@ -945,7 +983,7 @@ RG_API void *rg_mas_find(struct rg_ma_state *mas, unsigned long max);
  *
  * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held.
  * Return: the entry of the range (NULL for an empty range); at the end NULL
- * with status RG_MAS_OVERFLOW (see above).
+ * with status RG_MAS_OVERFLOW, as DESCRIPTION says.
  */
 RG_API void *rg_mas_find_range(struct rg_ma_state *mas, unsigned long max);
 
@@ -1005,7 +1043,17 @@ RG_API void *rg_mas_prev(struct rg_ma_state *mas, unsigned long min);
  */
 RG_API void *rg_mas_prev_range(struct rg_ma_state *mas, unsigned long min);
 
-/* Iterate over entries from mas->index up to @max. */
+/**
+ * rg_mas_for_each() - loop over the entries from the state's index to @max.
+ * @mas: the state (struct rg_ma_state).
+ * @entry: a pointer lvalue: the current entry.
+ * @max: the last index to look at.
+ *
+ * Each step is one rg_mas_find(); the state then covers the entry's range.
+ *
+ * Context: the tree lock, or in RCU mode urcu_memb_read_lock(), held for
+ * the whole loop.
+ */
 #define rg_mas_for_each(mas, entry, max) \
 	while (((entry) = rg_mas_find((mas), (max))) != NULL)
 

@@ -55,7 +55,11 @@
  * any range whose units are all allocated (by one or several rg_region_alloc
  * or rg_region_reserve calls, or part of one), and fails without change if
  * any unit in it is free. Nothing remembers region boundaries, so no memory
- * is spent on them.
+ * is spent on them; a free of the wrong size, or across two allocations,
+ * succeeds and the units it should not have freed are handed out again.
+ * An instance created with RG_REGION_CHECKED records where each
+ * allocation starts (one bit per unit) and refuses, with -EINVAL and no
+ * change, every free that is not exactly one allocation.
  *
  * Errors: every call returns 0 or a negative errno and leaves the instance
  * unchanged on error; rg_region_create() returns NULL with errno set.
@@ -143,10 +147,25 @@ enum rg_region_policy {
  * of 1 .. 32 units: see "Per-thread caches" below.
  */
 #define RG_REGION_CACHED 0x2u
+/*
+ * Checked frees: the instance records where each allocation starts (one
+ * bit per unit, capacity / 8 bytes) and rg_region_free() must name exactly
+ * one allocation, or gets -EINVAL with nothing changed. See
+ * rg_region_free().
+ */
+#define RG_REGION_CHECKED 0x4u
 /* Bits 8..15 of the flags hold the placement policy; 0 is first fit. */
 #define RG_REGION_POLICY_SHIFT 8
 #define RG_REGION_POLICY_MASK (0xffu << RG_REGION_POLICY_SHIFT)
-/* The flag bits that select policy @p (an enum rg_region_policy). */
+/**
+ * RG_REGION_POLICY() - the creation flag bits that select a placement policy.
+ * @p: an enum rg_region_policy.
+ *
+ * Or it into the flags of rg_region_create() or rg_region_create_backend();
+ * without it an instance places first fit.
+ *
+ * Context: any; a constant expression.
+ */
 #define RG_REGION_POLICY(p) \
 	(((unsigned int)(p) << RG_REGION_POLICY_SHIFT) & RG_REGION_POLICY_MASK)
 
@@ -256,9 +275,13 @@ RG_API bool rg_region_backend_has_policy(enum rg_region_backend backend,
  * @backend: which structure to use.
  * @capacity: number of units, at least 1. The ida backend accepts at most
  *            INT_MAX + 1; the maple backend at most ULONG_MAX.
- * @flags: 0, or RG_REGION_LOCKED or RG_REGION_CACHED, and/or
- *         RG_REGION_POLICY(policy) or-ed; without a policy the instance
- *         places first fit.
+ * @flags: 0, or RG_REGION_LOCKED or RG_REGION_CACHED, RG_REGION_CHECKED,
+ *         and/or RG_REGION_POLICY(policy) or-ed; without a policy the
+ *         instance places first fit.
+ *
+ * With RG_REGION_CHECKED the instance also holds a bitmap of allocation
+ * starts, one bit per unit (capacity / 8 bytes, rounded up to a word,
+ * counted in rg_region_stats.bytes_held).
  *
  * Context: any thread; allocates.
  * Return: the instance, or NULL with errno EINVAL (capacity 0 or too large
@@ -325,15 +348,30 @@ RG_API int rg_region_alloc(struct rg_region *r, unsigned long n,
  * @start: first unit.
  * @n: number of units, at least 1.
  *
- * The units must all be allocated; they may come from one allocation, part
- * of one, or several adjacent ones.
+ * Without RG_REGION_CHECKED the units must all be allocated, and that is
+ * all that is checked: they may come from one allocation, part of one, or
+ * several adjacent ones, so a free of the wrong size, of the middle of a
+ * region or across two allocations succeeds, and its units are handed out
+ * again while their owners still use them.
+ *
+ * With RG_REGION_CHECKED the range must be exactly one allocation: @start
+ * the first unit that rg_region_alloc(), rg_region_alloc_request() or
+ * rg_region_reserve() returned or was given, @n its length. Anything else
+ * (a wrong size, a part of a region, a range across two) is -EINVAL and
+ * changes nothing; partial frees are not offered. A reservation is one
+ * allocation like any other, and an instance from rg_region_load() has
+ * one allocation per saved run (the saved format holds units, not region
+ * boundaries). The check costs a bit test at each end and a scan of the
+ * range's start bits (n / 64 words).
  *
  * Context: caller serialises (or RG_REGION_LOCKED or RG_REGION_CACHED);
  * the maple backend may allocate when it frees part of an entry.
  * Return: 0; -EINVAL if @n is 0 or the range passes the capacity (or
- * overflows); -ENOENT if any unit in it is free (not, or only partly,
- * allocated); -ENOMEM if the backend ran out of memory. On error nothing
- * changes.
+ * overflows), or, on an RG_REGION_CHECKED instance, if @start is allocated
+ * but the range is not exactly the allocation that starts there; -ENOENT
+ * if any unit in it is free (not, or only partly, allocated; on a checked
+ * instance: if unit @start is free); -ENOMEM if the backend ran out of
+ * memory. On error nothing changes.
  */
 RG_API int rg_region_free(struct rg_region *r, unsigned long start,
 			  unsigned long n);
@@ -481,7 +519,16 @@ struct rg_region_request {
 	int policy;
 };
 
-/* A request for @n units anywhere, with the instance's policy. */
+/**
+ * RG_REGION_REQUEST() - a request for @n_ units anywhere, instance policy.
+ * @n_: the number of units.
+ *
+ * A struct rg_region_request compound literal with no alignment, the
+ * whole capacity as its window, no boundary and RG_REGION_INSTANCE_POLICY;
+ * set the fields to constrain it, then call rg_region_alloc_request().
+ *
+ * Context: any; an expression.
+ */
 #define RG_REGION_REQUEST(n_)                             \
 	((struct rg_region_request){ .n = (n_),           \
 				     .align = 0,          \
@@ -511,7 +558,8 @@ struct rg_region_request {
  * (and not RG_REGION_END), @req->boundary is not 0 or a power of two of at
  * least @req->n, or @req->policy is neither a policy nor
  * RG_REGION_INSTANCE_POLICY; -EOPNOTSUPP if the backend does not answer
- * that policy (see above); -ENOSPC if no start meets the request (also
+ * that policy (ida answers first and next fit, maple all but best fit,
+ * bitmap and hbitmap all four); -ENOSPC if no start meets the request (also
  * when the window is shorter than @req->n, whatever lo + n would give);
  * -ENOMEM if the backend ran out of memory. On error nothing changes and
  * *@start is untouched.
@@ -591,7 +639,14 @@ RG_API int rg_region_resize(struct rg_region *r, unsigned long capacity);
 
 /* Version of the saved format rg_region_save() writes. */
 #define RG_REGION_SAVE_VERSION 1
-/* Bytes of a saved instance with @nruns allocated runs. */
+/**
+ * RG_REGION_SAVE_SIZE() - bytes of a saved instance with @nruns runs.
+ * @nruns: the number of allocated runs.
+ *
+ * 28 + 16 * @nruns, as a size_t: the size rg_region_save() writes.
+ *
+ * Context: any; a constant expression for a constant @nruns.
+ */
 #define RG_REGION_SAVE_SIZE(nruns) (28 + 16 * (size_t)(nruns))
 /* rg_region_load() flag: place by the policy stored in the saved bytes. */
 #define RG_REGION_LOAD_SAVED_POLICY 0x80000000u
@@ -628,10 +683,22 @@ RG_API int rg_region_next_run(struct rg_region *r, unsigned long from,
 			      unsigned int kinds, unsigned long *start,
 			      unsigned long *n);
 
-/*
- * rg_region_for_each_run - visit the runs of @kinds at and after @from in
- * address order: @kind (an int) gets RG_RUN_USED or RG_RUN_FREE, @start
- * and @n (unsigned long) the run. The body must not change the instance.
+/**
+ * rg_region_for_each_run() - visit the runs at and after @from in order.
+ * @r: the instance.
+ * @from: the first unit to look at.
+ * @kinds: RG_RUN_USED, RG_RUN_FREE or both or-ed.
+ * @kind: an int lvalue: RG_RUN_USED or RG_RUN_FREE, the current run's kind.
+ * @start: an unsigned long lvalue: the current run's first unit.
+ * @n: an unsigned long lvalue: the current run's length.
+ *
+ * Each step is one rg_region_next_run() from the end of the previous run.
+ * The body must not change the instance. The loop ends when
+ * rg_region_next_run() returns -ENOENT (or -EINVAL for bad @kinds: no run
+ * is visited).
+ *
+ * Context: caller serialises (or RG_REGION_LOCKED: each step locks);
+ * never allocates.
  */
 #define rg_region_for_each_run(r, from, kinds, kind, start, n)         \
 	for ((start) = (from), (n) = 0;                                \

@@ -31,7 +31,17 @@ extern "C" {
 #define RG_VERSION_PATCH 0
 #define RG_VERSION_STRING "0.1.0"
 
-/* One number per version, ordered as the versions are. */
+/**
+ * RG_VERSION_ENCODE() - one number per version, ordered as the versions are.
+ * @major: the major version.
+ * @minor: the minor version, below 256.
+ * @patch: the patch level, below 256.
+ *
+ * Compare RG_VERSION_NUMBER (the headers) or rg_version_number() (the
+ * library) with it: "#if RG_VERSION_NUMBER >= RG_VERSION_ENCODE(0, 2, 0)".
+ *
+ * Context: any; a constant expression.
+ */
 #define RG_VERSION_ENCODE(major, minor, patch) \
 	(((major) << 16) | ((minor) << 8) | (patch))
 #define RG_VERSION_NUMBER \

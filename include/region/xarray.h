@@ -107,14 +107,46 @@ struct rg_xarray {
 	unsigned long owner;
 };
 
-/* Static initialiser: struct rg_xarray xa = RG_XARRAY_INIT(flags); */
+/**
+ * RG_XARRAY_INIT() - static initialiser of an empty array.
+ * @flags: the array's flags, as rg_xa_init_flags() takes them.
+ *
+ * "struct rg_xarray xa = RG_XARRAY_INIT(flags);" is rg_xa_init_flags(&xa,
+ * flags) at compile time.
+ *
+ * Context: any; an initialiser.
+ */
 #define RG_XARRAY_INIT(flags)                                     \
 	{                                                         \
 		PTHREAD_MUTEX_INITIALIZER, (flags), 0, NULL, 0, 0 \
 	}
+/**
+ * RG_DEFINE_XARRAY() - define an empty array (flags 0).
+ * @name: the variable's name.
+ *
+ * Give it back with rg_xa_destroy().
+ *
+ * Context: any; a definition.
+ */
 #define RG_DEFINE_XARRAY(name) struct rg_xarray name = RG_XARRAY_INIT(0)
+/**
+ * RG_DEFINE_XARRAY_ALLOC() - define an empty allocating array, IDs from 0.
+ * @name: the variable's name.
+ *
+ * Flags RG_XA_FLAGS_ALLOC: rg_xa_alloc() hands out free indices.
+ *
+ * Context: any; a definition.
+ */
 #define RG_DEFINE_XARRAY_ALLOC(name) \
 	struct rg_xarray name = RG_XARRAY_INIT(RG_XA_FLAGS_ALLOC)
+/**
+ * RG_DEFINE_XARRAY_ALLOC1() - define an empty allocating array, IDs from 1.
+ * @name: the variable's name.
+ *
+ * Flags RG_XA_FLAGS_ALLOC1: rg_xa_alloc() never hands out index 0.
+ *
+ * Context: any; a definition.
+ */
 #define RG_DEFINE_XARRAY_ALLOC1(name) \
 	struct rg_xarray name = RG_XARRAY_INIT(RG_XA_FLAGS_ALLOC1)
 
@@ -645,12 +677,33 @@ RG_API int rg_xa_validate(struct rg_xarray *xa, const char **reason);
  */
 RG_API void rg_xa_dump(struct rg_xarray *xa, FILE *f);
 
-/* Iterate over present entries (or those with @filter) in index order. */
+/**
+ * rg_xa_for_each_marked() - loop over the entries with a mark, in order.
+ * @xa: the array.
+ * @index: an unsigned long lvalue: the current index.
+ * @entry: a pointer lvalue: the current entry.
+ * @filter: a mark (RG_XA_MARK_0 .. 2), or RG_XA_PRESENT for every entry.
+ *
+ * Each step is one rg_xa_find() or rg_xa_find_after(), so the body may
+ * store and erase. After the loop @entry is NULL.
+ *
+ * Context: each step takes the array's lock (see rg_xa_find()).
+ */
 #define rg_xa_for_each_marked(xa, index, entry, filter)                \
 	for ((index) = 0,                                              \
 	    (entry) = rg_xa_find((xa), &(index), ULONG_MAX, (filter)); \
 	     (entry);                                                  \
 	     (entry) = rg_xa_find_after((xa), &(index), ULONG_MAX, (filter)))
+/**
+ * rg_xa_for_each() - loop over the present entries in index order.
+ * @xa: the array.
+ * @index: an unsigned long lvalue: the current index.
+ * @entry: a pointer lvalue: the current entry.
+ *
+ * rg_xa_for_each_marked() with RG_XA_PRESENT.
+ *
+ * Context: each step takes the array's lock (see rg_xa_find()).
+ */
 #define rg_xa_for_each(xa, index, entry) \
 	rg_xa_for_each_marked(xa, index, entry, RG_XA_PRESENT)
 
@@ -728,16 +781,32 @@ struct rg_xa_state {
 	unsigned int xa_need;
 };
 
-/* Declare a state named @name on @array at @index, not yet walked. */
+/**
+ * RG_XA_STATE() - declare an advanced-API state on an array.
+ * @name: the struct rg_xa_state variable's name.
+ * @array: the array.
+ * @index: the index the state is set to.
+ *
+ * The state is not walked yet: the next rg_xas_* call starts at the root.
+ *
+ * Context: any; a definition (the calls on it need the array's lock).
+ */
 #define RG_XA_STATE(name, array, index)                                  \
 	struct rg_xa_state name = { (array), (index),	     0,	   0, 0, \
 				    0,	     RG_XAS_RESTART, NULL, 0 }
 
 #define RG_XA_BITS_ ((unsigned int)(sizeof(unsigned long) * 8))
-/*
- * Declare a state of order @order (see rg_xas_set_order(): @index is
- * rounded down to a multiple of 2^@order; an order above BITS_PER_LONG
- * puts -EINVAL in the state).
+/**
+ * RG_XA_STATE_ORDER() - declare a state for a multi-index entry.
+ * @name: the struct rg_xa_state variable's name.
+ * @array: the array.
+ * @index: the index, rounded down to a multiple of 2^@order.
+ * @order: the entry's order: it covers 2^@order indices.
+ *
+ * As rg_xas_set_order() on an RG_XA_STATE(); an order above the bits of
+ * an unsigned long puts -EINVAL in the state.
+ *
+ * Context: any; a definition (the calls on it need the array's lock).
  */
 #define RG_XA_STATE_ORDER(name, array, index, order)       \
 	struct rg_xa_state name = RG_XA_STATE_ORDER_INIT_( \
@@ -1206,11 +1275,30 @@ RG_API void rg_xas_split_alloc(struct rg_xa_state *xas, void *entry,
 RG_API void rg_xas_split(struct rg_xa_state *xas, void *entry,
 			 unsigned int order);
 
-/* Iterate with a state over present entries (raw) up to @max. */
+/**
+ * rg_xas_for_each() - loop with a state over the present entries to @max.
+ * @xas: the state (struct rg_xa_state), set to the first index.
+ * @entry: a pointer lvalue: the current entry, raw.
+ * @max: the last index to look at.
+ *
+ * Each step is one rg_xas_find() or rg_xas_next_entry().
+ *
+ * Context: the caller holds the array's lock for the whole loop.
+ */
 #define rg_xas_for_each(xas, entry, max)                   \
 	for ((entry) = rg_xas_find((xas), (max)); (entry); \
 	     (entry) = rg_xas_next_entry((xas), (max)))
-/* Iterate with a state over the entries with @mark up to @max. */
+/**
+ * rg_xas_for_each_marked() - loop with a state over marked entries to @max.
+ * @xas: the state (struct rg_xa_state), set to the first index.
+ * @entry: a pointer lvalue: the current entry.
+ * @max: the last index to look at.
+ * @mark: the mark, RG_XA_MARK_0 .. 2.
+ *
+ * Each step is one rg_xas_find_marked().
+ *
+ * Context: the caller holds the array's lock for the whole loop.
+ */
 #define rg_xas_for_each_marked(xas, entry, max, mark)                     \
 	for ((entry) = rg_xas_find_marked((xas), (max), (mark)); (entry); \
 	     (entry) = rg_xas_find_marked((xas), (max), (mark)))

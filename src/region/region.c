@@ -32,6 +32,15 @@
  * tracked: a free of any fully allocated range succeeds, so no backend
  * stores region boundaries beyond what its structure has anyway.
  *
+ * RG_REGION_CHECKED adds one record here, the same for every backend: a
+ * bitmap of allocation starts (r->starts). Every successful alloc, request
+ * and reserve sets the bit of its first unit; a free must find a set bit at
+ * its start, no other set bit inside, and at its end a free unit, a set bit
+ * or the capacity; the backend's own check (every unit allocated) does the
+ * rest, and only then is the bit cleared. Checked instances take their
+ * own hot paths (alloc_checked(), free_checked(): copies of the generic
+ * ones with the record), so no other instance tests for it.
+ *
  * Never allocates after creation except inside backends (maple and ida
  * nodes from slab caches; hbitmap and bitmap allocate only at creation).
  * free_units is checked against the backend by rg_region_validate().
@@ -41,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "region/bitmap.h"
 #include "region_internal.h"
 
 static const struct rgi_region_ops *const backends[RG_REGION_NR_BACKENDS] = {
@@ -129,9 +139,17 @@ static inline void unlock(struct rg_region *r)
 		rgi_unlock(&r->lock);
 }
 
+/* Bytes of the RG_REGION_CHECKED record for @cap units. */
+static inline size_t starts_bytes(unsigned long cap)
+{
+	return (cap / RG_BITS_PER_LONG + !!(cap % RG_BITS_PER_LONG)) *
+	       sizeof(unsigned long);
+}
+
 static inline size_t bytes_held(struct rg_region *r)
 {
-	return sizeof(*r) + r->ops->bytes(r);
+	return sizeof(*r) + r->ops->bytes(r) +
+	       (r->starts ? starts_bytes(r->capacity) : 0);
 }
 
 /* The peak of bytes held: sampled by the front end or kept by the backend. */
@@ -140,7 +158,9 @@ static size_t peak_held(struct rg_region *r)
 	size_t b = bytes_held(r);
 
 	if (r->ops->bytes_peak)
-		b = RGI_MAX(b, sizeof(*r) + r->ops->bytes_peak(r));
+		b = RGI_MAX(
+			b, sizeof(*r) + r->ops->bytes_peak(r) +
+				   (r->starts ? starts_bytes(r->capacity) : 0));
 	return RGI_MAX(r->bytes_peak, b);
 }
 
@@ -158,6 +178,11 @@ static int alloc_backend(struct rg_region *r, unsigned long n,
 			 unsigned long mask, unsigned long *start);
 static int free_backend(struct rg_region *r, unsigned long start,
 			unsigned long n);
+/* The same for RG_REGION_CHECKED instances. */
+static int alloc_checked(struct rg_region *r, unsigned long n,
+			 unsigned long mask, unsigned long *start);
+static int free_checked(struct rg_region *r, unsigned long start,
+			unsigned long n);
 
 struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 					   unsigned long capacity,
@@ -171,7 +196,8 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 
 	if ((unsigned int)backend >= RG_REGION_NR_BACKENDS || !capacity ||
 	    (flags &
-	     ~(RG_REGION_LOCKED | RG_REGION_CACHED | RG_REGION_POLICY_MASK)) ||
+	     ~(RG_REGION_LOCKED | RG_REGION_CACHED | RG_REGION_CHECKED |
+	       RG_REGION_POLICY_MASK)) ||
 	    policy >= RG_REGION_NR_POLICIES) {
 		errno = EINVAL;
 		return NULL;
@@ -200,9 +226,18 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 	r->alloc = ops->alloc;
 	r->capacity = capacity;
 	r->free_units = capacity;
+	if (flags & RG_REGION_CHECKED) {
+		r->starts = rgi_calloc(1, starts_bytes(capacity));
+		if (!r->starts) {
+			rgi_free(r);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
 	if (flags & RG_REGION_LOCKED) {
 		err = rgi_lock_init(&r->lock);
 		if (err) {
+			rgi_free(r->starts);
 			rgi_free(r);
 			errno = err;
 			return NULL;
@@ -212,6 +247,7 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 	if (err) {
 		if (flags & RG_REGION_LOCKED)
 			rgi_lock_fini(&r->lock);
+		rgi_free(r->starts);
 		rgi_free(r);
 		errno = -err;
 		return NULL;
@@ -220,10 +256,15 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 		r->alloc_hot = alloc_backend;
 	if (!r->free_hot)
 		r->free_hot = free_backend;
+	if (r->starts) { /* the record's own paths, on every backend */
+		r->alloc_hot = alloc_checked;
+		r->free_hot = free_checked;
+	}
 	if (flags & RG_REGION_CACHED) {
 		err = rgi_rcache_init(r);
 		if (err) {
 			r->ops->fini(r);
+			rgi_free(r->starts);
 			rgi_free(r);
 			errno = -err;
 			return NULL;
@@ -255,7 +296,30 @@ void rg_region_destroy(struct rg_region *r)
 	r->ops->fini(r);
 	if (r->flags & RG_REGION_LOCKED)
 		rgi_lock_fini(&r->lock);
+	rgi_free(r->starts);
 	rgi_free(r);
+}
+
+/*
+ * The RG_REGION_CHECKED record against the backend (lock held): every used
+ * run starts with a set bit and no bit lies on a free unit. NULL if so.
+ */
+static const char *starts_inconsistency(struct rg_region *r)
+{
+	unsigned long from = 0, s, n, inside = 0;
+
+	while (from < r->capacity &&
+	       r->ops->next_run(r, from, true, &s, &n) == 0) {
+		if (!rg_bitmap_test(r->starts, s))
+			return "checked: an allocated run has no start bit";
+		for (unsigned long b = s; b < s + n;
+		     b = rg_bitmap_find_next_bit(r->starts, s + n, b + 1))
+			inside++;
+		from = s + n;
+	}
+	if (rg_bitmap_weight(r->starts, r->capacity) != inside)
+		return "checked: a start bit on a free unit";
+	return NULL;
 }
 
 /* True if [start, start + n) is a non-empty range inside the capacity. */
@@ -277,7 +341,7 @@ static const char *inconsistency(struct rg_region *r)
 		return why ? why : "backend structure is invalid";
 	if (used != r->capacity - r->free_units)
 		return "free-unit count disagrees with the backend";
-	return NULL;
+	return r->starts ? starts_inconsistency(r) : NULL;
 }
 
 static inline bool range_ok(struct rg_region *r, unsigned long start,
@@ -313,9 +377,14 @@ static inline int mutation_done(struct rg_region *r, int err,
  * included (not in builds with expensive checks, which take the generic
  * path and check the instance after every call).
  */
-/* The backend's r->alloc, then the counters: alloc_body() past its checks. */
-static RGI_NOINLINE int alloc_backend(struct rg_region *r, unsigned long n,
-				      unsigned long mask, unsigned long *start)
+/*
+ * The backend's r->alloc, then the counters (and with @checked the start
+ * bit): alloc_body() past its checks. Two copies, so that an unchecked
+ * instance's path has no test for the record.
+ */
+static RGI_ALWAYS_INLINE int alloc_generic(struct rg_region *r, unsigned long n,
+					   unsigned long mask,
+					   unsigned long *start, bool checked)
 {
 	unsigned long s;
 	int err = r->alloc(r, n, mask, &s);
@@ -325,10 +394,24 @@ static RGI_NOINLINE int alloc_backend(struct rg_region *r, unsigned long n,
 	RGI_DEBUG_ASSERT(s < r->capacity && n <= r->capacity - s);
 	*start = s;
 	r->free_units -= n;
+	if (checked)
+		rg_bitmap_set(r->starts, s);
 	if (r->bytes_vary)
 		sample_peak(r);
 	RGI_EXPENSIVE_ASSERT(!inconsistency(r));
 	return 0;
+}
+
+static RGI_NOINLINE int alloc_backend(struct rg_region *r, unsigned long n,
+				      unsigned long mask, unsigned long *start)
+{
+	return alloc_generic(r, n, mask, start, false);
+}
+
+static RGI_NOINLINE int alloc_checked(struct rg_region *r, unsigned long n,
+				      unsigned long mask, unsigned long *start)
+{
+	return alloc_generic(r, n, mask, start, true);
 }
 
 static inline int alloc_body(struct rg_region *r, unsigned long n,
@@ -344,7 +427,8 @@ static inline int alloc_body(struct rg_region *r, unsigned long n,
 #ifndef RGI_EXPENSIVE_CHECKS
 	return r->alloc_hot(r, n, align ? align - 1 : 0, start);
 #else
-	return alloc_backend(r, n, align ? align - 1 : 0, start);
+	return (r->starts ? alloc_checked :
+			    alloc_backend)(r, n, align ? align - 1 : 0, start);
 #endif
 }
 
@@ -370,19 +454,66 @@ int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 	return alloc_body(r, n, align, start);
 }
 
-/* The backend's free, then the counters: free_body() past its checks. */
-static RGI_NOINLINE int free_backend(struct rg_region *r, unsigned long start,
-				     unsigned long n)
+/*
+ * RG_REGION_CHECKED: is [start, start + n) (in range) exactly one
+ * allocation, as far as the start bits tell? 0, -ENOENT if unit @start is
+ * free, -EINVAL otherwise. The backend's free checks that every unit of
+ * it is allocated.
+ */
+static int checked_free_check(struct rg_region *r, unsigned long start,
+			      unsigned long n)
 {
-	int err = r->ops->free(r, start, n);
+	unsigned long end = start + n;
 
+	if (!rg_bitmap_test(r->starts, start))
+		return r->ops->test(r, start) ? -EINVAL : -ENOENT;
+	if (n > 1 && rg_bitmap_find_next_bit(r->starts, end, start + 1) < end)
+		return -EINVAL;
+	if (end < r->capacity && !rg_bitmap_test(r->starts, end) &&
+	    r->ops->test(r, end))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The backend's free, then the counters (and with @checked the record's
+ * check first and its bit after): free_body() past its checks; two
+ * copies, as for alloc.
+ */
+static RGI_ALWAYS_INLINE int free_generic(struct rg_region *r,
+					  unsigned long start, unsigned long n,
+					  bool checked)
+{
+	int err;
+
+	if (checked) {
+		err = checked_free_check(r, start, n);
+		if (err)
+			return err;
+	}
+	err = r->ops->free(r, start, n);
 	if (unlikely(err))
-		return err;
+		/* checked: a free unit inside, so not the allocation's size */
+		return checked && err == -ENOENT ? -EINVAL : err;
+	if (checked)
+		rg_bitmap_clear(r->starts, start);
 	r->free_units += n;
 	if (r->bytes_vary)
 		sample_peak(r);
 	RGI_EXPENSIVE_ASSERT(!inconsistency(r));
 	return 0;
+}
+
+static RGI_NOINLINE int free_backend(struct rg_region *r, unsigned long start,
+				     unsigned long n)
+{
+	return free_generic(r, start, n, false);
+}
+
+static RGI_NOINLINE int free_checked(struct rg_region *r, unsigned long start,
+				     unsigned long n)
+{
+	return free_generic(r, start, n, true);
 }
 
 static inline int free_body(struct rg_region *r, unsigned long start,
@@ -392,11 +523,12 @@ static inline int free_body(struct rg_region *r, unsigned long start,
 	if (unlikely(!range_ok(r, start, n)))
 		return -EINVAL;
 	if (unlikely(n > r->capacity - r->free_units))
-		return -ENOENT;
+		/* checked: unit @start allocated, so a wrong size */
+		return r->starts && r->ops->test(r, start) ? -EINVAL : -ENOENT;
 #ifndef RGI_EXPENSIVE_CHECKS
 	return r->free_hot(r, start, n);
 #else
-	return free_backend(r, start, n);
+	return (r->starts ? free_checked : free_backend)(r, start, n);
 #endif
 }
 
@@ -443,6 +575,8 @@ int rg_region_reserve(struct rg_region *r, unsigned long start, unsigned long n)
 	err = unlikely(!range_ok(r, start, n)) ? -EINVAL :
 	      n > r->free_units		       ? -EBUSY :
 						 r->ops->reserve(r, start, n);
+	if (!err && r->starts)
+		rg_bitmap_set(r->starts, start);
 	return mutation_done(r, err, r->free_units - n);
 }
 
@@ -630,13 +764,15 @@ int rg_region_alloc_request(struct rg_region *r,
 	if (likely(!err)) {
 		RGI_DEBUG_ASSERT(s >= q.lo && s <= q.hi && q.n - 1 <= q.hi - s);
 		*start = s;
+		if (r->starts)
+			rg_bitmap_set(r->starts, s);
 	}
 	return mutation_done(r, err, r->free_units - q.n);
 }
 
 int rg_region_resize(struct rg_region *r, unsigned long capacity)
 {
-	unsigned long old;
+	unsigned long old, *starts = NULL;
 	int err;
 
 	if (!r || !capacity || capacity > r->ops->max_capacity)
@@ -647,7 +783,23 @@ int rg_region_resize(struct rg_region *r, unsigned long capacity)
 		unlock(r);
 		return 0;
 	}
+	if (r->starts) {
+		/* Units past a smaller capacity are free: no bits there. */
+		starts = rgi_calloc(1, starts_bytes(capacity));
+		if (!starts) {
+			unlock(r);
+			return -ENOMEM;
+		}
+		memcpy(starts, r->starts,
+		       RGI_MIN(starts_bytes(capacity), starts_bytes(old)));
+	}
 	err = r->ops->resize(r, capacity);
+	if (err) {
+		rgi_free(starts);
+	} else if (starts) {
+		rgi_free(r->starts);
+		r->starts = starts;
+	}
 	if (!err) {
 		r->capacity = capacity;
 		r->free_units = capacity > old ?

@@ -131,6 +131,12 @@ struct rg_region {
 	/* RG_REGION_CACHED (which sets RG_REGION_LOCKED in flags) only: */
 	struct rgi_rcache *rc; /* the depot and the list of caches */
 	unsigned long rc_id; /* unique among instances, never reused */
+	/*
+	 * RG_REGION_CHECKED only (else NULL): bit u set if an allocation
+	 * starts at unit u. An allocation [s, e) runs from a set bit s to
+	 * the first unit after it that is free or has its own bit.
+	 */
+	unsigned long *starts;
 };
 
 extern const struct rgi_region_ops rgi_region_bitmap_ops RGI_HIDDEN;

@@ -21,6 +21,12 @@
  * operation, compared unit by unit every 32 operations, after every fired
  * fault and at the end.
  *
+ * Bit 2 of the flags byte creates the instance RG_REGION_CHECKED (and
+ * loads keep it): the model then records where each allocation starts,
+ * and a free must name exactly one allocation (-EINVAL otherwise, -ENOENT
+ * when its first unit is free, the instance compared unit by unit after
+ * each refusal); a loaded instance holds one allocation per saved run.
+ *
  * Placement lives in one place: model_find() tries every start of every
  * free run against the request's window, alignment and boundary and picks
  * the one each policy names (first, best, top-down, next fit, as region.h
@@ -51,6 +57,8 @@ struct model {
 	unsigned long free_units;
 	struct live live[MAX_LIVE];
 	unsigned int nr_live;
+	bool checked; /* RG_REGION_CHECKED */
+	bool first[MAX_CAP]; /* an allocation starts here (implies used) */
 };
 
 static struct model m;
@@ -159,8 +167,10 @@ static unsigned long model_largest_run(void)
 
 static void model_mark(unsigned long s, unsigned long n, bool used)
 {
-	for (unsigned long u = s; u < s + n; u++)
+	for (unsigned long u = s; u < s + n; u++) {
 		m.used[u] = used;
+		m.first[u] = used && u == s;
+	}
 	if (used)
 		m.free_units -= n;
 	else
@@ -180,6 +190,28 @@ static void model_alloc(unsigned long s, unsigned long n, unsigned int pol)
 	 */
 	if (pol == RG_REGION_NEXT_FIT)
 		m.next = s + n;
+}
+
+/*
+ * The result rg_region_free(s, n) must give, the range inside the capacity:
+ * without RG_REGION_CHECKED, 0 if every unit is used, else -ENOENT; with
+ * it, -ENOENT if unit s is free, else 0 only for exactly the allocation
+ * starting at s, ending at a free unit, another start or the capacity.
+ */
+static int model_free_errno(unsigned long s, unsigned long n)
+{
+	if (!m.checked)
+		return run_used(s, n) ? 0 : -ENOENT;
+	if (!m.used[s])
+		return -ENOENT;
+	if (!m.first[s] || !run_used(s, n))
+		return -EINVAL;
+	for (unsigned long u = s + 1; u < s + n; u++)
+		if (m.first[u])
+			return -EINVAL;
+	if (s + n < m.cap && m.used[s + n] && !m.first[s + n])
+		return -EINVAL;
+	return 0;
 }
 
 static void add_live(unsigned long s, unsigned long n)
@@ -307,6 +339,10 @@ static void pick_range(struct fz *f, unsigned long *s, unsigned long *n)
 
 		*s = l->start + off;
 		*n = k & 2 ? l->n - off : 1 + fz_below(f, l->n - off);
+		/* Checked: sometimes on to the end of the run, across others */
+		if (m.checked && (k & 4))
+			while (*s + *n < m.cap && m.used[*s + *n])
+				(*n)++;
 		/* Drop the record: it will be (partly) freed or refused. */
 		*l = m.live[--m.nr_live];
 		return;
@@ -375,17 +411,12 @@ static void op_free(struct fz *f, struct rg_region *r, bool armed)
 		check_all(f, r);
 		return;
 	}
-	if (!range_ok(s, n))
-		exp = -EINVAL;
-	else {
-		exp = 0;
-		for (unsigned long u = s; u < s + n; u++)
-			if (!m.used[u])
-				exp = -ENOENT;
-	}
+	exp = range_ok(s, n) ? model_free_errno(s, n) : -EINVAL;
 	FZ_CHECK(f, rc == exp, "free(%lu, %lu) = %d, want %d", s, n, rc, exp);
 	if (!rc)
 		model_mark(s, n, false);
+	else if (m.checked)
+		check_all(f, r); /* a refused free changed nothing */
 	/* Live records overlapping the freed range are now stale. */
 	for (unsigned int i = 0; !rc && i < m.nr_live;) {
 		struct live *l = &m.live[i];
@@ -456,7 +487,7 @@ static void op_bulk(struct fz *f, struct rg_region *r, bool release)
 			m.live[k] = m.live[m.nr_live - 1];
 			m.nr_live--;
 			rc = rg_region_free(r, l.start, l.n);
-			FZ_EQ(f, rc, run_used(l.start, l.n) ? 0 : -ENOENT,
+			FZ_EQ(f, rc, model_free_errno(l.start, l.n),
 			      "bulk free");
 			if (!rc)
 				model_mark(l.start, l.n, false);
@@ -970,7 +1001,7 @@ static int model_load_errno(const uint8_t *p, size_t size,
 		      p[6] :
 		      (flags & RG_REGION_POLICY_MASK) >> RG_REGION_POLICY_SHIFT;
 	if (flags & ~(RG_REGION_LOAD_SAVED_POLICY | RG_REGION_POLICY_MASK |
-		      RG_REGION_LOCKED) ||
+		      RG_REGION_LOCKED | RG_REGION_CHECKED) ||
 	    pol >= RG_REGION_NR_POLICIES)
 		return EINVAL;
 	if (!rg_region_backend_has_policy(backend, pol))
@@ -1089,6 +1120,8 @@ static void op_save_load(struct fz *f, struct rg_region **rp, bool armed)
 			    RG_REGION_LOAD_SAVED_POLICY | RG_REGION_POLICY(pol);
 	if (k & 2)
 		flags |= RG_REGION_LOCKED;
+	if (m.checked)
+		flags |= RG_REGION_CHECKED;
 	r2 = load_checked(f, save_want, want, b, flags, armed);
 	if (!r2)
 		return;
@@ -1104,6 +1137,9 @@ static void op_save_load(struct fz *f, struct rg_region **rp, bool armed)
 		m.policy = (flags & RG_REGION_POLICY_MASK) >>
 			   RG_REGION_POLICY_SHIFT;
 	m.next = 0;
+	/* Checked: one allocation per saved run, as the load reserved. */
+	for (unsigned long u = 0; u < m.cap; u++)
+		m.first[u] = m.used[u] && (!u || !m.used[u - 1]);
 	check_all(f, r2);
 }
 
@@ -1167,10 +1203,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	flags = fz_u8(&f);
 	/* Mostly small instances (fast runs), sometimes up to MAX_CAP. */
 	m.cap = 1 + m.cap % (flags & 2 ? MAX_CAP : 512);
-	flags = flags & 1 ? RG_REGION_LOCKED : 0;
+	m.checked = flags & 4;
+	flags = (flags & 1 ? RG_REGION_LOCKED : 0) |
+		(m.checked ? RG_REGION_CHECKED : 0);
 	if (!rg_region_backend_available(m.backend))
 		return 0;
 	memset(m.used, 0, sizeof(m.used));
+	memset(m.first, 0, sizeof(m.first));
 	m.free_units = m.cap;
 	m.nr_live = 0;
 	m.next = 0;
