@@ -31,6 +31,22 @@
  * aligned: churn with power-of-two sizes (1 .. the largest power of two
  * within the size limit) and align = size, the GPU and storage pattern.
  *
+ * mix, vram, extents (mix_run): the workloads users shape. One stream of
+ * --iterations operations, each an allocation or a free, timed in batches
+ * of 64 in their order; the columns give ns per operation (failed
+ * allocations included), failures and false failures (checked as churn
+ * does). --sizes draws request sizes (uniform:LO..HI, loguniform:LO..HI,
+ * lognormal:MEDIAN,SIGMA,MAX or list:S[:W],...[*K], a weighted list whose
+ * entry is multiplied by a uniform 1..K), --aligns a weighted alignment
+ * mix (1:80,8:15,64:5), --free-order frees a random live region or the
+ * oldest. --occupancy P holds P % (fill untimed, then allocate below P %
+ * and free above); --alloc-share P runs full instead, each operation an
+ * allocation with probability P %. vram and extents are presets of mix
+ * (regions_help lists them): GPU memory of 2^21 4 KiB pages with requests
+ * of 1..16,384 pages aligned to 1, 16 or 512, running full; disk extents
+ * of lognormal size, mostly unaligned, oldest freed first, half full.
+ * scripts/instructions.sh counts their instructions per operation.
+ *
  * --policy LIST runs everything once per placement policy (first, best,
  * top, next), each on the backends that offer it (others are skipped with
  * a note); region counts, start hashes and failures are checked among the
@@ -61,25 +77,59 @@
 #define MAX_ROWS (MAX_CAPS * MAX_OCC)
 
 /* The order of workload_choices (see parse_opts); replay is last. */
-enum workload { W_FILL, W_CHURN, W_BIG, W_ALIGNED, W_REPLAY };
-static const char *const workload_names[] = { "fill", "churn", "big", "aligned",
-					      "replay" };
+enum workload {
+	W_FILL,
+	W_CHURN,
+	W_BIG,
+	W_ALIGNED,
+	W_MIX,
+	W_VRAM,
+	W_EXTENTS,
+	W_REPLAY
+};
+static const char *const workload_names[] = { "fill",	 "churn", "big",
+					      "aligned", "mix",	  "vram",
+					      "extents", "replay" };
+
+/* A shaped workload: one stream of allocations and frees (see mix_run). */
+#define IS_MIX(w) ((w) == W_MIX || (w) == W_VRAM || (w) == W_EXTENTS)
+#define MAX_MIX 32
+
+enum size_kind { SZ_UNIFORM, SZ_LOGUNIFORM, SZ_LOGNORMAL, SZ_LIST };
+
+struct mix {
+	enum size_kind kind;
+	unsigned long lo, hi; /* uniform, loguniform: lo..hi */
+	double median, sigma; /* lognormal, capped at hi */
+	unsigned long size[MAX_MIX], sw[MAX_MIX], swsum; /* list, weights */
+	int nsize;
+	unsigned long scale; /* list: each size times a uniform 1..scale */
+	unsigned long align[MAX_MIX], aw[MAX_MIX], awsum; /* align mix */
+	int nalign;
+	bool oldest; /* free order: oldest first, else a random live one */
+	unsigned long alloc_share; /* running full with P % allocs; 0: hold */
+	const char *sizes_spec, *aligns_spec; /* as given, for the params */
+};
 
 /* The placement policy of the instances being measured. */
 static enum rg_region_policy cur_policy;
 
 static const struct rb_col cols[] = {
-	{ "workload", "workload", "fill, churn, big, aligned or replay", RB_STR,
+	{ "workload", "workload",
+	  "fill, churn, big, aligned, mix, vram, extents or replay", RB_STR,
 	  0 },
 	{ "backend", "backend", "region backend", RB_STR, 0 },
 	{ "capacity", "capacity", "units the instance manages", RB_INT, 0 },
 	{ "policy", "policy", "placement policy: first, best, top or next fit",
 	  RB_STR, 0 },
 	{ "occupancy", "occupancy %",
-	  "churn: units allocated before the churn starts, % of capacity",
+	  "churn: units allocated before the churn starts, % of capacity; "
+	  "mix, vram, extents: the occupancy held (- : running full)",
 	  RB_INT, 0 },
 	{ "iterations", "iterations",
-	  "churn: free + alloc iterations timed (per run)", RB_INT, 0 },
+	  "churn: free + alloc iterations timed (per run); mix, vram, "
+	  "extents: operations timed",
+	  RB_INT, 0 },
 	{ "regions", "regions",
 	  "fill/big: regions allocated before the first failure; churn and "
 	  "replay: successful allocations",
@@ -107,6 +157,10 @@ static const struct rb_col cols[] = {
 	  "failures although a fitting free run existed (checked untimed on a "
 	  "mirror bitmap)",
 	  RB_INT, 0 },
+	{ "ns_per_op", "ns/op",
+	  "mix, vram, extents: median ns per operation, an allocation or a "
+	  "free, failed allocations included",
+	  RB_NUM, 1 },
 };
 #define NCOLS ((int)(sizeof(cols) / sizeof(cols[0])))
 
@@ -119,6 +173,7 @@ struct opts {
 	unsigned long iterations;
 	unsigned long align;
 	unsigned long boundary; /* churn: constrained requests, 0: plain */
+	struct mix mix; /* mix, vram, extents */
 	double budget_s;
 	bool use[NB];
 	bool pol[NP];
@@ -522,6 +577,206 @@ static void churn_run(int b, unsigned long cap, unsigned int occ,
 	rg_region_destroy(r);
 }
 
+/* ---- shaped workloads: mix, vram, extents ---- */
+
+static unsigned long pick_weighted(struct rg_rand *rng, const unsigned long *v,
+				   const unsigned long *w, int n,
+				   unsigned long sum)
+{
+	unsigned long x = rg_rand_below(rng, sum);
+	int i = 0;
+
+	while (i < n - 1 && x >= w[i])
+		x -= w[i++];
+	return v[i];
+}
+
+/* One request size of the mix, 1..cap. */
+static unsigned long mix_size(struct rg_rand *rng, const struct mix *m,
+			      unsigned long cap)
+{
+	double u, v, x;
+	unsigned long n;
+
+	switch (m->kind) {
+	case SZ_UNIFORM:
+		n = rg_rand_range(rng, m->lo, m->hi);
+		break;
+	case SZ_LOGUNIFORM:
+		u = (double)(rg_rand_next(rng) >> 11) * 0x1p-53;
+		x = exp(log((double)m->lo) +
+			u * (log((double)m->hi + 1) - log((double)m->lo)));
+		n = (unsigned long)x;
+		break;
+	case SZ_LOGNORMAL:
+		/* Box-Muller: one standard normal from two uniforms. */
+		u = ((double)(rg_rand_next(rng) >> 11) + 1) * 0x1p-53;
+		v = (double)(rg_rand_next(rng) >> 11) * 0x1p-53;
+		x = m->median *
+		    exp(m->sigma * sqrt(-2 * log(u)) * cos(2 * M_PI * v));
+		n = x >= (double)m->hi ? m->hi : (unsigned long)(x + 0.5);
+		break;
+	default:
+		n = pick_weighted(rng, m->size, m->sw, m->nsize, m->swsum);
+		if (m->scale > 1)
+			n *= rg_rand_range(rng, 1, m->scale);
+		break;
+	}
+	n = n < 1 ? 1 : n > m->hi ? m->hi : n;
+	return n > cap ? cap : n;
+}
+
+/*
+ * One shaped run: a stream of @iterations operations, each an allocation
+ * (size and alignment drawn from the mix) or a free (the oldest live
+ * region, or a random one). Holding an occupancy (alloc_share 0), the
+ * instance is first filled to @occ % untimed, then each operation
+ * allocates while the units in use are below @occ % and frees otherwise;
+ * running full, each operation allocates with probability alloc_share %
+ * (always when nothing is live) from an empty start. Operations are
+ * planned and timed in batches of 64 in their order (a free's victim is
+ * a region live before the batch); results are checked untimed on a
+ * mirror bitmap in the same order, so a failure's false-failure test sees
+ * the space as it was at that operation. *@op_ns: ns per operation.
+ */
+static void mix_run(int b, unsigned long cap, unsigned int occ,
+		    const struct opts *o, uint64_t seed,
+		    unsigned long iterations, struct result *res, double *op_ns,
+		    double budget_ns, unsigned long *done_out)
+{
+	const struct mix *m = &o->mix;
+	struct rg_region *r = xcreate(b, cap);
+	unsigned long ring = cap + 1, head = 0, nlive = 0, used = 0, it = 0;
+	unsigned long nok = 0; /* successful timed allocations */
+	unsigned long target = (unsigned long)((double)cap * occ / 100);
+	struct live *live = rb_xcalloc(ring, sizeof(*live));
+	struct live op[64]; /* free: the victim; alloc: size (start: align) */
+	bool is_free[64];
+	unsigned long st[64], *mirror = rg_bitmap_zalloc(cap);
+	int ret[64];
+	uint64_t h = 0, tt = 0, begin;
+	struct rg_rand rng;
+
+	rg_rand_seed(&rng, seed ^ (cap * 31 + occ) ^ 0x6d6978);
+	if (!mirror)
+		exit(2);
+	/* Holding an occupancy: fill to it first, untimed. */
+	while (!m->alloc_share && used < target) {
+		unsigned long n = mix_size(&rng, m, cap), s;
+		unsigned long a = pick_weighted(&rng, m->align, m->aw,
+						m->nalign, m->awsum);
+
+		if (rg_region_alloc(r, n, a, &s))
+			break;
+		live[(head + nlive++) % ring] = (struct live){ s, n };
+		rg_bitmap_set_range(mirror, s, n);
+		used += n;
+	}
+	res->failures = res->false_failures = 0;
+	begin = rb_now_ns();
+	while (it < iterations) {
+		unsigned long bsz = iterations - it < 64 ? iterations - it : 64;
+		unsigned long proj = used, k;
+		uint64_t t0, t1;
+
+		for (k = 0; k < bsz; k++) {
+			bool fr = nlive &&
+				  (m->alloc_share ? rg_rand_below(&rng, 100) >=
+							    m->alloc_share :
+						    proj >= target);
+
+			is_free[k] = fr;
+			if (fr) {
+				unsigned long i =
+					m->oldest ? 0 :
+						    rg_rand_below(&rng, nlive);
+				struct live *v = &live[(head + i) % ring];
+
+				op[k] = *v;
+				*v = live[head];
+				head = (head + 1) % ring;
+				nlive--;
+				proj -= op[k].n;
+			} else {
+				op[k].n = mix_size(&rng, m, cap);
+				op[k].start =
+					pick_weighted(&rng, m->align, m->aw,
+						      m->nalign, m->awsum);
+				proj += op[k].n;
+			}
+		}
+		t0 = rb_now_ns();
+		for (k = 0; k < bsz; k++) {
+			if (is_free[k])
+				ret[k] =
+					rg_region_free(r, op[k].start, op[k].n);
+			else if (rg_region_alloc(r, op[k].n, op[k].start,
+						 &st[k]))
+				st[k] = ~0UL;
+		}
+		t1 = rb_now_ns();
+		tt += t1 - t0;
+		/* Untimed: check and follow on the mirror, in order. */
+		for (k = 0; k < bsz; k++) {
+			if (is_free[k]) {
+				if (ret[k]) {
+					fprintf(stderr,
+						"regionbench %s: %s "
+						"free(%lu, %lu) failed: %d\n",
+						workload_names[o->workload],
+						rg_region_backend_name(
+							(enum rg_region_backend)
+								b),
+						op[k].start, op[k].n, ret[k]);
+					exit(1);
+				}
+				rg_bitmap_clear_range(mirror, op[k].start,
+						      op[k].n);
+				used -= op[k].n;
+				continue;
+			}
+			if (st[k] == ~0UL) {
+				res->failures++;
+				if (rg_bitmap_find_next_zero_area_off(
+					    mirror, cap, 0, op[k].n,
+					    op[k].start - 1, 0) < cap)
+					res->false_failures++;
+				h = hash_step(h, ~0UL);
+				continue;
+			}
+			if (st[k] % op[k].start ||
+			    !rg_bitmap_range_is_clear(mirror, st[k], op[k].n)) {
+				fprintf(stderr,
+					"regionbench %s: %s handed out "
+					"%lu+%lu (align %lu), which overlaps "
+					"a live region or is misaligned\n",
+					workload_names[o->workload],
+					rg_region_backend_name(
+						(enum rg_region_backend)b),
+					st[k], op[k].n, op[k].start);
+				exit(1);
+			}
+			rg_bitmap_set_range(mirror, st[k], op[k].n);
+			live[(head + nlive++) % ring] =
+				(struct live){ st[k], op[k].n };
+			used += op[k].n;
+			nok++;
+			h = hash_step(h, st[k]);
+		}
+		it += bsz;
+		if ((double)(t1 - begin) > budget_ns)
+			break;
+	}
+	*done_out = it;
+	res->peak_bytes = peak_bytes(r);
+	res->hash = h;
+	res->regions = nok;
+	*op_ns = it ? (double)tt / (double)it : 0;
+	rg_bitmap_free(mirror);
+	free(live);
+	rg_region_destroy(r);
+}
+
 static void run_churn(struct rb_ctx *ctx, const struct opts *o,
 		      struct result res[NB][MAX_ROWS],
 		      const unsigned long *sorted, struct rb_table *t)
@@ -533,12 +788,15 @@ static void run_churn(struct rb_ctx *ctx, const struct opts *o,
 	for (int p = 0; p < (int)cur_policy; p++)
 		first = first && !o->pol[p];
 	if (o->use[RG_REGION_IDA] && first) {
-		rb_note("regionbench regions: ida excluded from churn: N "
+		rb_note("regionbench regions: ida excluded from %s: N "
 			"single-ID allocations are not a contiguous allocator "
-			"once frees interleave");
-		rb_table_note(t, "ida is excluded from churn: N single-ID "
-				 "allocations are not a contiguous allocator "
-				 "once frees interleave.");
+			"once frees interleave",
+			workload_names[o->workload]);
+		rb_table_note(t,
+			      "ida is excluded from %s: N single-ID "
+			      "allocations are not a contiguous allocator "
+			      "once frees interleave.",
+			      workload_names[o->workload]);
 	}
 	for (int c = 0; c < o->ncaps; c++) {
 		for (int oi = 0; oi < o->nocc; oi++) {
@@ -558,9 +816,16 @@ static void run_churn(struct rb_ctx *ctx, const struct opts *o,
 					    cur_policy))
 					continue;
 				for (int k = 0; k < ctx->runs; k++) {
-					churn_run(b, cap, o->occ[oi], o,
-						  ctx->seed, iters, r, &va[k],
-						  &vf[k], budget, &done);
+					vf[k] = 0;
+					if (IS_MIX(o->workload))
+						mix_run(b, cap, o->occ[oi], o,
+							ctx->seed, iters, r,
+							&va[k], budget, &done);
+					else
+						churn_run(b, cap, o->occ[oi], o,
+							  ctx->seed, iters, r,
+							  &va[k], &vf[k],
+							  budget, &done);
 					if (done < iters) {
 						/* Later runs do the same. */
 						r->truncated = true;
@@ -634,15 +899,21 @@ static void add_row(struct rb_table *t, enum workload w, int b,
 		   rg_region_backend_name((enum rg_region_backend)b));
 	rb_set_int(t, "capacity", (long long)r->capacity);
 	rb_set_str(t, "policy", "%s", rg_region_policy_name(cur_policy));
-	if (w == W_CHURN || w == W_ALIGNED) {
-		rb_set_int(t, "occupancy", r->occupancy);
+	if (w == W_CHURN || w == W_ALIGNED || IS_MIX(w)) {
+		if (r->occupancy) /* 0: running full */
+			rb_set_int(t, "occupancy", r->occupancy);
 		rb_set_int(t, "iterations", (long long)r->iterations);
 	}
 	rb_set_int(t, "regions", (long long)r->regions);
-	rb_set_num(t, "alloc_ns_per_region", r->alloc_ns);
-	rb_set_num(t, "free_ns_per_region", r->free_ns);
-	rb_set_num(t, "total_alloc_ms", r->alloc_ms);
-	rb_set_num(t, "total_free_ms", r->free_ms);
+	if (IS_MIX(w)) {
+		/* One stream of operations: alloc_ns is ns per operation. */
+		rb_set_num(t, "ns_per_op", r->alloc_ns);
+	} else {
+		rb_set_num(t, "alloc_ns_per_region", r->alloc_ns);
+		rb_set_num(t, "free_ns_per_region", r->free_ns);
+		rb_set_num(t, "total_alloc_ms", r->alloc_ms);
+		rb_set_num(t, "total_free_ms", r->free_ms);
+	}
 	rb_set_int(t, "peak_bytes", (long long)r->peak_bytes);
 	rb_set_num(t, "bytes_per_unit",
 		   (double)r->peak_bytes / (double)r->capacity);
@@ -710,13 +981,21 @@ static void churn_ratios(struct rb_table *t, struct result res[NB][MAX_ROWS],
 			int i = c * o->nocc + oi;
 			const struct result *hb = &res[RG_REGION_HBITMAP][i];
 			const struct result *mp = &res[RG_REGION_MAPLE][i];
+			char at[32] = "running full";
 
 			if (!hb->done || !mp->done)
 				continue;
+			if (o->occ[oi])
+				snprintf(at, sizeof(at), "%u%%", o->occ[oi]);
 			rb_table_note(t,
-				      "Churn at capacity %lu, %u%%: hbitmap "
-				      "alloc+free = %.3fx maple's.",
-				      sorted[c], o->occ[oi],
+				      "%s at capacity %lu, %s: hbitmap "
+				      "%s = %.3fx maple's.",
+				      o->workload == W_CHURN ?
+					      "Churn" :
+					      workload_names[o->workload],
+				      sorted[c], at,
+				      IS_MIX(o->workload) ? "ns/op" :
+							    "alloc+free",
 				      (hb->alloc_ns + hb->free_ns) /
 					      (mp->alloc_ns + mp->free_ns));
 		}
@@ -737,6 +1016,8 @@ static void plot_regions(struct rb_ctx *ctx, struct rb_table *t,
 	bool churn = o->workload == W_CHURN || o->workload == W_ALIGNED;
 	bool pols = o->npol > 1;
 
+	if (IS_MIX(o->workload))
+		return; /* no chart of its own; plot_failures draws failures */
 	snprintf(f1, sizeof(f1), "regions-%s-%s", w, lines ? "ns" : "alloc");
 	snprintf(f2, sizeof(f2), "regions-%s-%s", w, lines ? "bytes" : "free");
 	if (lines) {
@@ -901,8 +1182,166 @@ static void plot_failures(struct rb_ctx *ctx, const struct opts *o,
 /* ---- command line ---- */
 
 /* In enum workload order: the parsed index is the workload. */
-static const char *const workload_choices[] = { "fill", "churn", "big",
-						"aligned", NULL };
+static const char *const workload_choices[] = { "fill",	   "churn", "big",
+						"aligned", "mix",   "vram",
+						"extents", NULL };
+static const char *const free_order_choices[] = { "random", "oldest", NULL };
+
+/* The presets of the shaped workloads: --sizes, --aligns, --free-order. */
+static const char *const preset_sizes[] = {
+	[W_MIX] = "uniform:1..32",
+	[W_VRAM] = "list:1,4,16,64,256,1024,4096*4",
+	[W_EXTENTS] = "lognormal:16,2.2,65536",
+};
+static const char *const preset_aligns[] = {
+	[W_MIX] = "1",
+	[W_VRAM] = "1:1,16:1,512:1",
+	[W_EXTENTS] = "1:80,8:15,64:5",
+};
+
+static unsigned long spec_uint(const char *opt, const char *spec, const char *s,
+			       unsigned long min, unsigned long max)
+{
+	unsigned long v;
+
+	if (!rb_parse_uint(s, &v) || v < min || v > max)
+		rb_die("--%s: '%s': '%s' is not an integer in %lu..%lu", opt,
+		       spec, s, min, max);
+	return v;
+}
+
+/*
+ * "A[:W],A[:W],...": values (powers of two for --aligns) with weights
+ * (default 1) into @v and @w; returns the count, the weight sum in @sum.
+ */
+static int parse_weighted(const char *opt, const char *spec, const char *s,
+			  bool pow2, unsigned long *v, unsigned long *w,
+			  unsigned long *sum)
+{
+	char *dup = strdup(s), *save = NULL;
+	int n = 0;
+
+	if (!dup)
+		rb_die("out of memory");
+	*sum = 0;
+	for (char *e = strtok_r(dup, ",", &save); e;
+	     e = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(e, ':');
+
+		if (n == MAX_MIX)
+			rb_die("--%s: '%s': more than %d entries", opt, spec,
+			       MAX_MIX);
+		if (colon)
+			*colon = 0;
+		v[n] = spec_uint(opt, spec, e, 1, pow2 ? 1UL << 30 : 1UL << 40);
+		if (pow2 && (v[n] & (v[n] - 1)))
+			rb_die("--%s: '%s': %lu is not a power of two", opt,
+			       spec, v[n]);
+		w[n] = colon ? spec_uint(opt, spec, colon + 1, 1, 1000000) : 1;
+		*sum += w[n++];
+	}
+	free(dup);
+	if (!n)
+		rb_die("--%s: '%s' names no value", opt, spec);
+	return n;
+}
+
+/* --sizes SPEC (see regions_help). */
+static void parse_sizes(const char *spec, struct mix *m)
+{
+	char *dup = strdup(spec), *arg, *dots, *end;
+
+	if (!dup)
+		rb_die("out of memory");
+	arg = strchr(dup, ':');
+	if (!arg)
+		rb_die("--sizes: '%s': expected uniform:LO..HI, "
+		       "loguniform:LO..HI, lognormal:MEDIAN,SIGMA,MAX or "
+		       "list:S[:W],...[*K]",
+		       spec);
+	*arg++ = 0;
+	m->scale = 1;
+	if (!strcmp(dup, "uniform") || !strcmp(dup, "loguniform")) {
+		m->kind = dup[0] == 'u' ? SZ_UNIFORM : SZ_LOGUNIFORM;
+		dots = strstr(arg, "..");
+		if (!dots)
+			rb_die("--sizes: '%s': expected %s:LO..HI", spec, dup);
+		*dots = 0;
+		m->lo = spec_uint("sizes", spec, arg, 1, 1UL << 40);
+		m->hi = spec_uint("sizes", spec, dots + 2, m->lo, 1UL << 40);
+	} else if (!strcmp(dup, "lognormal")) {
+		char *f[3], *save = NULL;
+		int n = 0;
+
+		m->kind = SZ_LOGNORMAL;
+		for (char *e = strtok_r(arg, ",", &save); e && n < 3;
+		     e = strtok_r(NULL, ",", &save))
+			f[n++] = e;
+		if (n != 3 || strtok_r(NULL, ",", &save))
+			rb_die("--sizes: '%s': expected "
+			       "lognormal:MEDIAN,SIGMA,MAX",
+			       spec);
+		m->median = strtod(f[0], &end);
+		if (*end || !(m->median >= 1))
+			rb_die("--sizes: '%s': the median must be a number "
+			       ">= 1",
+			       spec);
+		m->sigma = strtod(f[1], &end);
+		if (*end || !(m->sigma >= 0 && m->sigma <= 10))
+			rb_die("--sizes: '%s': sigma must be a number in 0..10",
+			       spec);
+		m->lo = 1;
+		m->hi = spec_uint("sizes", spec, f[2], 1, 1UL << 40);
+	} else if (!strcmp(dup, "list")) {
+		char *star = strchr(arg, '*');
+
+		m->kind = SZ_LIST;
+		if (star) {
+			*star = 0;
+			m->scale =
+				spec_uint("sizes", spec, star + 1, 1, 1 << 20);
+		}
+		m->nsize = parse_weighted("sizes", spec, arg, false, m->size,
+					  m->sw, &m->swsum);
+		m->lo = 1;
+		m->hi = 0;
+		for (int i = 0; i < m->nsize; i++)
+			if (m->size[i] * m->scale > m->hi)
+				m->hi = m->size[i] * m->scale;
+	} else {
+		rb_die("--sizes: '%s': '%s' is not uniform, loguniform, "
+		       "lognormal or list",
+		       spec, dup);
+	}
+	free(dup);
+}
+
+/* The shape of mix, vram or extents: the preset, then what was given. */
+static void parse_mix(struct opts *o, const char *sizes, const char *aligns,
+		      int forder, unsigned long share, bool occ)
+{
+	struct mix *m = &o->mix;
+	static char one[32];
+
+	if (o->boundary)
+		rb_die("--boundary: not with --workload %s",
+		       workload_names[o->workload]);
+	if (aligns && o->align)
+		rb_die("--align and --aligns: give one");
+	if (share && occ)
+		rb_die("--alloc-share and --occupancy: give one (running full "
+		       "or holding an occupancy)");
+	m->sizes_spec = sizes ? sizes : preset_sizes[o->workload];
+	parse_sizes(m->sizes_spec, m);
+	snprintf(one, sizeof(one), "%lu", o->align ? o->align : 1);
+	if (!aligns)
+		aligns = o->align ? one : preset_aligns[o->workload];
+	m->nalign = parse_weighted("aligns", aligns, aligns, true, m->align,
+				   m->aw, &m->awsum);
+	m->aligns_spec = aligns;
+	m->oldest = forder < 0 ? o->workload == W_EXTENTS : forder == 1;
+	m->alloc_share = share ? share : o->workload == W_VRAM && !occ ? 55 : 0;
+}
 
 /* The options of regions and replay: one table each. */
 static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
@@ -910,22 +1349,42 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 {
 	const char *caps = NULL, *occ = NULL, *bnames[NB + 1] = { NULL };
 	const char *pnames[NP + 1] = { NULL };
-	unsigned long backends = 0, policies = 0, v[MAX_OCC];
-	int workload = W_FILL;
+	const char *sizes = NULL, *aligns = NULL;
+	unsigned long backends = 0, policies = 0, v[MAX_OCC], share = 0;
+	int workload = W_FILL, forder = 0;
 	struct rb_opt regions_opts[] = {
 		RB_OPT_CHOICE("workload", &workload, workload_choices,
 			      "(default fill; aligned: churn with power-of-two "
-			      "sizes and align = size)"),
+			      "sizes and align = size; mix: allocations and "
+			      "frees shaped by the four options below; vram, "
+			      "extents: mix presets, see below)"),
+		RB_OPT_STR("sizes", &sizes, "SPEC",
+			   "mix, vram, extents: request sizes, "
+			   "uniform:LO..HI, loguniform:LO..HI, "
+			   "lognormal:MEDIAN,SIGMA,MAX or list:S[:W],...[*K] "
+			   "(see below)"),
+		RB_OPT_STR("aligns", &aligns, "MIX",
+			   "mix, vram, extents: alignments with weights, "
+			   "A[:W],... e.g. 1:80,8:15,64:5 (default --align)"),
+		RB_OPT_CHOICE("free-order", &forder, free_order_choices,
+			      "mix, vram, extents: free a random live region "
+			      "or the oldest (default random)"),
+		RB_OPT_UINT("alloc-share", &share, 1, 99, "P",
+			    "mix, vram, extents: run full instead of holding "
+			    "--occupancy: each operation allocates with "
+			    "probability P % (always when nothing is live), "
+			    "else frees"),
 		RB_OPT_STR("capacity", &caps, "LIST",
 			   "comma list, e.g. 1e6,10^5,1000 (fill default "
 			   "10^6..10, churn 10^6; --quick: 10^5..10)"),
 		RB_OPT_STR("occupancy", &occ, "LIST",
 			   "churn, aligned: fill to P% first, a comma list of "
-			   "1..99 (default 90,95,99)"),
+			   "1..99 (default 90,95,99); mix, extents: hold P% "
+			   "(default 90; extents 50)"),
 		RB_OPT_UINT("iterations", &o->iterations, 1, 1000000000000000,
 			    "N",
-			    "churn: free+alloc iterations (default 10^6; "
-			    "--quick: 20000)"),
+			    "churn: free+alloc iterations; mix, vram, extents: "
+			    "operations (default 10^6; --quick: 20000)"),
 		RB_OPT_UINT("align", &o->align, 1, 1UL << 30, "A",
 			    "alignment of every region, a power of 2 (default "
 			    "1: none)"),
@@ -993,7 +1452,20 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 		rb_die("--boundary: '%lu' is not a power of two of at least "
 		       "%lu, the largest churn size",
 		       o->boundary, max_size_for(W_CHURN, ~0UL));
-	if (occ) {
+	if (IS_MIX(o->workload))
+		parse_mix(o, sizes, aligns,
+			  rb_given(opts, "free-order") ? forder : -1, share,
+			  occ != NULL);
+	else if (sizes || aligns || rb_given(opts, "free-order") || share)
+		rb_die("--sizes, --aligns, --free-order and --alloc-share "
+		       "shape the workloads mix, vram and extents");
+	if (IS_MIX(o->workload) && (o->mix.alloc_share || !occ)) {
+		/* Running full (one row, occupancy 0), or the default. */
+		o->occ[0] = o->mix.alloc_share	     ? 0 :
+			    o->workload == W_EXTENTS ? 50 :
+						       90;
+		o->nocc = 1;
+	} else if (occ) {
 		o->nocc =
 			rb_parse_uint_list("occupancy", occ, 1, 99, v, MAX_OCC);
 		for (int i = 0; i < o->nocc; i++)
@@ -1008,7 +1480,10 @@ static void parse_opts(struct rb_ctx *ctx, int argc, char **argv,
 		o->ncaps =
 			rb_parse_uint_list("capacity", caps, 1,
 					   1000000000000000, o->caps, MAX_CAPS);
-	} else if (o->workload == W_CHURN || o->workload == W_ALIGNED) {
+	} else if (o->workload == W_VRAM || o->workload == W_EXTENTS) {
+		o->caps[o->ncaps++] = 1UL << 21;
+	} else if (o->workload == W_CHURN || o->workload == W_ALIGNED ||
+		   o->workload == W_MIX) {
 		o->caps[o->ncaps++] = ctx->quick ? 100000 : 1000000;
 	} else if (o->workload != W_REPLAY) {
 		for (unsigned long cap = ctx->quick ? 100000 : 1000000;
@@ -1085,7 +1560,8 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 	int n;
 
 	parse_opts(ctx, argc, argv, &o, false);
-	churn = o.workload == W_CHURN || o.workload == W_ALIGNED;
+	churn = o.workload == W_CHURN || o.workload == W_ALIGNED ||
+		IS_MIX(o.workload);
 	/* Distinct capacities, ascending, for prediction. */
 	memcpy(sorted, o.caps, sizeof(sorted));
 	qsort(sorted, (size_t)o.ncaps, sizeof(sorted[0]), cmp_ul);
@@ -1099,10 +1575,23 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 	rb_table_param(t, "runs", "%d", ctx->runs);
 	if (o.workload == W_ALIGNED)
 		rb_table_param(t, "align", "size");
+	else if (IS_MIX(o.workload))
+		rb_table_param(t, "align", "%s", o.mix.aligns_spec);
 	else
 		rb_table_param(t, "align", "%lu", o.align ? o.align : 1);
 	rb_table_param(t, "policies", "%s", policy_list(&o));
-	if (churn) {
+	if (IS_MIX(o.workload)) {
+		rb_table_param(t, "operations", "%lu", o.iterations);
+		rb_table_param(t, "sizes", "%s", o.mix.sizes_spec);
+		rb_table_param(t, "free order", "%s",
+			       o.mix.oldest ? "oldest first" : "random");
+		if (o.mix.alloc_share)
+			rb_table_param(t, "occupancy",
+				       "running full: %lu %% allocations, "
+				       "%lu %% frees",
+				       o.mix.alloc_share,
+				       100 - o.mix.alloc_share);
+	} else if (churn) {
 		rb_table_param(t, "iterations", "%lu", o.iterations);
 		if (o.boundary)
 			rb_table_param(t, "boundary",
@@ -1148,7 +1637,11 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 		if (p == RG_REGION_FIRST_FIT)
 			fill_ratios(t, res, sorted, n);
 	}
-	if (churn)
+	if (IS_MIX(o.workload))
+		rb_table_note(t, "Operations are timed in batches of 64 in "
+				 "their order; a free's victim is a region "
+				 "live before its batch.");
+	else if (churn)
 		rb_table_note(t, "Churn times frees and allocations in "
 				 "alternating batches of min(64, live/100) "
 				 "calls; the timer is read twice per batch.");
@@ -1175,8 +1668,54 @@ static int run_regions(struct rb_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-RB_COMMAND(regions, "regions",
-	   "region allocation: bitmap vs ida vs maple vs hbitmap", run_regions);
+static const char regions_help[] =
+	"Shaped workloads (--workload mix, vram, extents): one stream of "
+	"operations,\n"
+	"each an allocation or a free, with these options:\n"
+	"  --sizes uniform:LO..HI       sizes uniform in LO..HI\n"
+	"  --sizes loguniform:LO..HI    log-uniform in LO..HI (as many of "
+	"1..2 as of\n"
+	"                               1000..2000)\n"
+	"  --sizes lognormal:M,S,MAX    lognormal with median M and sigma S, "
+	"rounded,\n"
+	"                               at most MAX\n"
+	"  --sizes list:S[:W],...[*K]   one of the listed sizes (weight W, "
+	"default 1),\n"
+	"                               times a uniform 1..K when *K is "
+	"given\n"
+	"  --aligns A[:W],...           alignments (powers of 2) with "
+	"weights\n"
+	"  --free-order random|oldest   free a random live region or the "
+	"oldest\n"
+	"  --occupancy P                hold P % of the units: fill to P % "
+	"untimed, then\n"
+	"                               allocate below it and free at or "
+	"above it\n"
+	"  --alloc-share P              run full instead: from empty, each "
+	"operation\n"
+	"                               allocates with probability P %, else "
+	"frees\n"
+	"Sizes above the capacity are cut to it. Failed allocations count as "
+	"operations;\n"
+	"ns/op is the median over --runs of each run's time per operation.\n"
+	"Presets (any of the options above overrides its part):\n"
+	"  mix      uniform:1..32, --align (default 1), random, 90 %, 10^6 "
+	"units\n"
+	"  vram     list:1,4,16,64,256,1024,4096*4, aligns 1:1,16:1,512:1, "
+	"random,\n"
+	"           running full with 55 % allocations, 2^21 units (8 GiB "
+	"of 4 KiB pages)\n"
+	"  extents  lognormal:16,2.2,65536, aligns 1:80,8:15,64:5, oldest "
+	"first,\n"
+	"           50 %, 2^21 units\n"
+	"scripts/instructions.sh WORKLOAD BACKEND POLICY counts instructions "
+	"per\n"
+	"operation with callgrind (e.g. scripts/instructions.sh vram hbitmap "
+	"best).\n";
+
+RB_COMMAND_ARGS(regions, "regions",
+		"region allocation: bitmap vs ida vs maple vs hbitmap",
+		run_regions, NULL, regions_help);
 
 /* ---- replay ---- */
 

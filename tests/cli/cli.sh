@@ -192,5 +192,33 @@ if [ "$(cat "$tmp/out")" != ' 3 "policy": "best" 4 "policy": "next" ' ]; then
 	fails=$((fails + 1))
 fi
 
+# Shaped workloads: bad specs are named; on a small VRAM-like space run
+# full, every backend of a policy places alike (else exit 1), requests do
+# fail, and no exact backend fails while a fitting aligned run exists.
+expect 2 "regionbench: --sizes: 'normal:3': 'normal' is not uniform, loguniform, lognormal or list" \
+	regions --workload mix --sizes normal:3
+expect 2 "regionbench: --sizes: 'loguniform:9..3': '3' is not an integer in 9..1099511627776" \
+	regions --workload mix --sizes loguniform:9..3
+expect 2 "regionbench: --sizes: 'lognormal:16,x,100': sigma must be a number in 0..10" \
+	regions --workload extents --sizes lognormal:16,x,100
+expect 2 "regionbench: --aligns: '1:80,12:20': 12 is not a power of two" \
+	regions --workload mix --aligns 1:80,12:20
+expect 2 "regionbench: --alloc-share and --occupancy: give one" \
+	regions --workload vram --alloc-share 60 --occupancy 50
+expect 2 "regionbench: --sizes, --aligns, --free-order and --alloc-share shape" \
+	regions --workload churn --free-order oldest
+"$rb" --runs 1 --format json regions --workload vram --capacity 8192 \
+	--iterations 6000 --policy first,best >"$tmp/out" 2>&1
+st=$?
+checks=$((checks + 1))
+if [ $st != 0 ] || ! grep -q '"failures": [1-9]' "$tmp/out" ||
+	grep -q '"false_failures": [1-9]' "$tmp/out"; then
+	echo "FAIL: regions --workload vram: exit $st, output:"
+	sed 's/^/    /' "$tmp/out" | head -20
+	fails=$((fails + 1))
+fi
+expect 0 '"free order": "oldest first"' --quick --runs 1 --format json \
+	regions --workload extents --capacity 20000 --backends hbitmap
+
 echo "cli: $checks checks, $fails failed"
 [ "$fails" = 0 ]
