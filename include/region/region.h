@@ -31,7 +31,7 @@
  *		tree by address (and one by size for best fit), augmented
  *		per alignment class; alloc and free in O(log runs) whatever
  *		the region's length, failures in O(1) to O(log runs), memory
- *		per free run. Capacity at most UINT32_MAX.
+ *		per free run. Capacity at most INT32_MAX.
  *
  * Placement policy (chosen at creation with RG_REGION_POLICY(), fixed for
  * the instance's life; every backend that offers a policy gives the same
@@ -230,7 +230,7 @@ RG_API bool rg_region_backend_has_policy(enum rg_region_backend backend,
  * @backend: which structure to use.
  * @capacity: number of units, at least 1. The ida backend accepts at most
  *            INT_MAX + 1; the maple backend at most ULONG_MAX; the
- *            extent backend at most UINT32_MAX.
+ *            extent backend at most INT32_MAX.
  * @flags: 0, or RG_REGION_LOCKED and/or RG_REGION_POLICY(policy) or-ed;
  *         without a policy the instance places first fit.
  *

@@ -53,7 +53,7 @@
  * with the size-tree links for best fit), so fault injection reaches every
  * node allocation; bytes held are live nodes x node size plus the
  * instance state, kept with their own peak. Capacity is at most
- * UINT32_MAX units (fit values and extents are 32-bit). Walks, tests and
+ * INT32_MAX units (fit values are compared as 32-bit signed). Walks, tests and
  * statistics are O(log runs) per run: predecessor/successor descents.
  */
 #include <errno.h>
@@ -152,49 +152,62 @@ static inline unsigned long own_fit(const struct ex_node *x, unsigned long mask)
  * with the children's.
  */
 typedef uint32_t ex_v4 __attribute__((vector_size(16)));
+typedef int32_t ex_s4 __attribute__((vector_size(16)));
 #define EX_VECS (EX_CLASSES / 4)
-_Static_assert(EX_CLASSES % 4 == 0, "classes come in vectors of four");
+_Static_assert(EX_VECS == 3, "three vectors of four classes");
 
 static const uint32_t ex_zero[EX_CLASSES];
 
-static inline ex_v4 v_load(const uint32_t *p)
+static inline ex_s4 v_load(const uint32_t *p)
 {
-	ex_v4 v;
+	ex_s4 v;
 
 	memcpy(&v, p, sizeof(v));
 	return v;
 }
 
-static inline ex_v4 v_max(ex_v4 a, ex_v4 b)
+/*
+ * Every value is below 2^31 (the capacity is), so signed compares, which
+ * SSE2 has, order them.
+ */
+static inline ex_s4 v_max(ex_s4 a, ex_s4 b)
 {
-	ex_v4 m = (ex_v4)(a > b);
+	ex_s4 m = a > b;
 
 	return (a & m) | (b & ~m);
+}
+
+/* Own fit of four classes: end - align_up(start), or 0 if negative. */
+static inline ex_s4 v_own(ex_v4 st, ex_v4 en, ex_v4 mask)
+{
+	ex_s4 v = (ex_s4)(en - ((st + mask) & ~mask));
+
+	return v & (v > 0);
 }
 
 /* Recompute lk's fit values from its node and children: true if changed. */
 static bool pull(struct ex_link *lk, bool sz)
 {
-	static const ex_v4 masks[3] = { { 0, 1, 3, 7 },
-					{ 15, 31, 63, 127 },
-					{ 255, 511, 1023, 2047 } };
 	const struct ex_node *x = node_of(lk, sz);
 	const uint32_t *lf = lk->l ? lk->l->fit : ex_zero;
 	const uint32_t *rf = lk->r ? lk->r->fit : ex_zero;
 	ex_v4 st = (ex_v4){ 0, 0, 0, 0 } + x->start;
-	ex_v4 en = (ex_v4){ 0, 0, 0, 0 } + x->end, diff = { 0, 0, 0, 0 };
+	ex_v4 en = (ex_v4){ 0, 0, 0, 0 } + x->end;
+	ex_s4 v0 = v_own(st, en, (ex_v4){ 0, 1, 3, 7 });
+	ex_s4 v1 = v_own(st, en, (ex_v4){ 15, 31, 63, 127 });
+	ex_s4 v2 = v_own(st, en, (ex_v4){ 255, 511, 1023, 2047 });
+	ex_s4 d;
 
-	_Static_assert(EX_VECS == 3, "masks for three vectors");
-	for (unsigned int i = 0; i < EX_VECS; i++) {
-		ex_v4 s = (st + masks[i]) & ~masks[i];
-		ex_v4 ok = (ex_v4)((s >= st) & (s < en));
-		ex_v4 v = (en - s) & ok, old = v_load(lk->fit + 4 * i);
-
-		v = v_max(v, v_max(v_load(lf + 4 * i), v_load(rf + 4 * i)));
-		diff |= v ^ old;
-		memcpy(lk->fit + 4 * i, &v, sizeof(v));
-	}
-	return (diff[0] | diff[1] | diff[2] | diff[3]) != 0;
+	v0 = v_max(v0, v_max(v_load(lf), v_load(rf)));
+	v1 = v_max(v1, v_max(v_load(lf + 4), v_load(rf + 4)));
+	v2 = v_max(v2, v_max(v_load(lf + 8), v_load(rf + 8)));
+	d = (v0 ^ v_load(lk->fit)) | (v1 ^ v_load(lk->fit + 4)) |
+	    (v2 ^ v_load(lk->fit + 8));
+	memcpy(lk->fit, &v0, sizeof(v0));
+	memcpy(lk->fit + 4, &v1, sizeof(v1));
+	memcpy(lk->fit + 8, &v2, sizeof(v2));
+	d |= __builtin_shuffle(d, (ex_s4){ 2, 3, 0, 1 });
+	return (d[0] | d[1]) != 0;
 }
 
 /* lk's values changed (or its subtree did): fix them up to the root. */
@@ -326,17 +339,51 @@ static void ext_del(struct ex_state *st, struct ex_node *x)
 	node_put(st, x);
 }
 
-/* Change x to [start, end), in address order between its neighbours. */
+/* In-order neighbour of lk (prev or next) through the parent links. */
+static struct ex_link *step(struct ex_link *lk, bool next)
+{
+	struct ex_link *c = next ? lk->r : lk->l;
+
+	if (c) {
+		while (next ? c->l : c->r)
+			c = next ? c->l : c->r;
+		return c;
+	}
+	while (lk->p && (next ? lk->p->r : lk->p->l) == lk)
+		lk = lk->p;
+	return lk->p;
+}
+
+/* Would x, as [start, end), still sit between its size-tree neighbours? */
+static bool size_order_kept(struct ex_node *x, unsigned long start,
+			    unsigned long end)
+{
+	struct ex_link *pv = step(&x->s, false), *nx = step(&x->s, true);
+	struct ex_node y = { .start = (uint32_t)start, .end = (uint32_t)end };
+
+	return (!pv || key_less(sn(pv), &y, true)) &&
+	       (!nx || key_less(&y, sn(nx), true));
+}
+
+/*
+ * Change x to [start, end), in address order between its neighbours. The
+ * size tree keeps the node in place when its order still holds (its
+ * values are fixed up as the address tree's), else takes it out and back.
+ */
 static void ext_set(struct ex_state *st, struct ex_node *x, unsigned long start,
 		    unsigned long end)
 {
-	if (st->best)
+	bool move = st->best && !size_order_kept(x, start, end);
+
+	if (move)
 		tree_erase(&st->sroot, x, true);
 	x->start = (uint32_t)start;
 	x->end = (uint32_t)end;
 	fix_up(&x->a, false);
-	if (st->best)
+	if (move)
 		tree_insert(&st->sroot, x, true);
+	else if (st->best)
+		fix_up(&x->s, true);
 }
 
 /*
@@ -389,7 +436,7 @@ static void neighbours(struct ex_state *st, unsigned long u,
 
 static inline unsigned int class_of(unsigned long mask)
 {
-	unsigned int k = (unsigned int)__builtin_popcountl(mask);
+	unsigned int k = (unsigned int)__builtin_ctzl(mask + 1);
 
 	return k < EX_CLASSES ? k : EX_CLASSES - 1;
 }
@@ -491,7 +538,7 @@ static struct ex_node *find_req(struct ex_state *st, const struct rgi_req *q,
 {
 	unsigned int c = class_of(q->mask);
 	bool whole = !q->lo && q->hi == cap - 1 && !q->bmask &&
-		     __builtin_popcountl(q->mask) < EX_CLASSES;
+		     q->mask >> (EX_CLASSES - 1) == 0;
 	struct ex_node *x = NULL;
 
 	switch (q->policy) {
@@ -864,7 +911,7 @@ static int ex_next_run(struct rg_region *r, unsigned long from, bool used,
 }
 
 const struct rgi_region_ops rgi_region_extent_ops = {
-	.max_capacity = UINT32_MAX,
+	.max_capacity = INT32_MAX,
 	.bytes_vary = false,
 	.policies = RGI_POLICY_BIT(RG_REGION_FIRST_FIT) |
 		    RGI_POLICY_BIT(RG_REGION_BEST_FIT) |
