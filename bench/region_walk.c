@@ -137,8 +137,8 @@ static double ns_since(uint64_t t0)
 
 static int run_region_walk(struct rb_ctx *ctx, int argc, char **argv)
 {
-	static const char *const bnames[] = { "bitmap", "ida", "maple",
-					      "hbitmap", NULL };
+	static const char *const bnames[] = { "bitmap",	 "ida",	   "maple",
+					      "hbitmap", "extent", NULL };
 	static const char *const pnames[] = { "first", "best", "top", "next",
 					      NULL };
 	unsigned long cap = 1000000, occ = 90, iters = 0, backends = 0;

@@ -27,6 +27,11 @@
  *		per region; O(log regions).
  *	hbitmap	libregion's own: a bitmap with a hierarchy of free-run
  *		summaries; first fit in O(log capacity), bitmap-like memory.
+ *	extent	libregion's own: the free runs only, as extents in a balanced
+ *		tree by address (and one by size for best fit), augmented
+ *		per alignment class; alloc and free in O(log runs) whatever
+ *		the region's length, failures in O(1) to O(log runs), memory
+ *		per free run. Capacity at most INT32_MAX.
  *
  * Placement policy (chosen at creation with RG_REGION_POLICY(), fixed for
  * the instance's life; every backend that offers a policy gives the same
@@ -50,6 +55,8 @@
  *	hbitmap	first, best, top, next (best: an index of free runs by size
  *		beside the bitmap, see rg_hbitmap_create_flags(); top: the
  *		summaries searched from the top, rg_hbitmap_alloc_rev())
+ *	extent	first, best, top, next (best: the size-ordered tree, kept by
+ *		instances created best fit)
  *
  * Units, not regions, are what the structure tracks: rg_region_free() frees
  * any range whose units are all allocated (by one or several rg_region_alloc
@@ -115,6 +122,7 @@ enum rg_region_backend {
 	RG_REGION_IDA,
 	RG_REGION_MAPLE,
 	RG_REGION_HBITMAP,
+	RG_REGION_EXTENT,
 	RG_REGION_NR_BACKENDS
 };
 
@@ -210,13 +218,14 @@ struct rg_region_stats {
  * @backend: a backend.
  *
  * Context: any thread.
- * Return: "bitmap", "ida", "maple" or "hbitmap"; NULL for an unknown value.
+ * Return: "bitmap", "ida", "maple", "hbitmap" or "extent"; NULL for an
+ * unknown value.
  */
 RG_API const char *rg_region_backend_name(enum rg_region_backend backend);
 
 /**
  * rg_region_backend_lookup() - find a backend by name.
- * @name: "bitmap", "ida", "maple" or "hbitmap".
+ * @name: "bitmap", "ida", "maple", "hbitmap" or "extent".
  * @backend: receives the backend.
  *
  * Context: any thread.
@@ -274,7 +283,8 @@ RG_API bool rg_region_backend_has_policy(enum rg_region_backend backend,
  * rg_region_create_backend() - create an instance.
  * @backend: which structure to use.
  * @capacity: number of units, at least 1. The ida backend accepts at most
- *            INT_MAX + 1; the maple backend at most ULONG_MAX.
+ *            INT_MAX + 1; the maple backend at most ULONG_MAX; the
+ *            extent backend at most INT32_MAX.
  * @flags: 0, or RG_REGION_LOCKED or RG_REGION_CACHED, RG_REGION_CHECKED,
  *         and/or RG_REGION_POLICY(policy) or-ed; without a policy the
  *         instance places first fit.
@@ -295,7 +305,7 @@ rg_region_create_backend(enum rg_region_backend backend, unsigned long capacity,
 
 /**
  * rg_region_create() - create an instance, backend chosen by name.
- * @backend: "bitmap", "ida", "maple" or "hbitmap".
+ * @backend: "bitmap", "ida", "maple", "hbitmap" or "extent".
  * @capacity: number of units, at least 1.
  * @flags: as rg_region_create_backend().
  *
@@ -365,7 +375,8 @@ RG_API int rg_region_alloc(struct rg_region *r, unsigned long n,
  * range's start bits (n / 64 words).
  *
  * Context: caller serialises (or RG_REGION_LOCKED or RG_REGION_CACHED);
- * the maple backend may allocate when it frees part of an entry.
+ * the maple backend may allocate when it frees part of an entry, the
+ * extent backend when the range touches no free unit (a new free run).
  * Return: 0; -EINVAL if @n is 0 or the range passes the capacity (or
  * overflows), or, on an RG_REGION_CHECKED instance, if @start is allocated
  * but the range is not exactly the allocation that starts there; -ENOENT
@@ -416,8 +427,9 @@ RG_API int rg_region_test(struct rg_region *r, unsigned long unit);
  *
  * The largest free run costs a scan of the structure on the bitmap, ida and
  * maple backends (O(capacity), O(runs) and O(regions)); hbitmap reads
- * it from its top summary. The free runs and their histogram walk every
- * free run as rg_region_next_run() does: O(runs) on hbitmap and ida.
+ * it from its top summary, extent from its tree's root. The free runs and
+ * their histogram walk every free run as rg_region_next_run() does:
+ * O(runs) on hbitmap and ida, O(runs log runs) on extent.
  *
  * Context: caller serialises (or RG_REGION_LOCKED, or RG_REGION_CACHED:
  * every thread's cached regions are first given back, so they count as
@@ -481,6 +493,12 @@ RG_API void rg_region_dump(struct rg_region *r, FILE *f);
  *		alignment or a boundary). Best fit visits the free runs of
  *		the window that can hold the request, O(log capacity) each,
  *		and does not use the instance's best-fit index.
+ *	extent	first, best, top, next: one descent of the address tree for
+ *		a window (its two edges), alignments up to 2048 exact in the
+ *		tree's figures; a boundary or a larger alignment visits the
+ *		window's extents long enough, checking each. Best fit uses
+ *		the size tree for a plain request on a best-fit instance,
+ *		else visits the window's extents long enough to hold it.
  * Every answer is exact: the same start a search of every unit would pick.
  */
 
@@ -550,8 +568,7 @@ struct rg_region_request {
  * Context: caller serialises (or RG_REGION_LOCKED, or RG_REGION_CACHED:
  * every thread's cached regions are first given back, so they count as
  * free; on the maple backend giving them back can allocate); may
- * allocate (ida and
- * maple nodes).
+ * allocate (ida, maple and extent nodes).
  * Return: 0; -EINVAL if @r, @req or @start is NULL, @req->n is 0 or above
  * the capacity, @req->align is not 0 or a power of two, @req->lo is not
  * below the capacity, @req->hi is below @req->lo or not below the capacity
@@ -579,7 +596,8 @@ RG_API int rg_region_alloc_request(struct rg_region *r,
  * hbitmap build a new map (O(capacity / 64), allocates; hbitmap's best-fit
  * index is rebuilt by the next best-fit allocation); maple and ida change
  * nothing but the limit (a shrink checks the cut-off part: O(log regions),
- * one IDA lookup).
+ * one IDA lookup); extent changes its last free run or adds one
+ * (O(log runs), may allocate a node).
  *
  * Next fit's cursor, the end of the previous next-fit allocation, stays
  * where it is: after a grow the next next-fit search starts there, also
@@ -668,7 +686,8 @@ RG_API int rg_region_resize(struct rg_region *r, unsigned long capacity);
  * on a best-fit instance the blocks changed since the last walk step are
  * first brought up to date, see rg_hbitmap_sync()),
  * O(log regions) per entry on maple, a word scan on bitmap, two IDA range
- * lookups on ida (each skips the chunks between runs).
+ * lookups on ida (each skips the chunks between runs), one tree descent
+ * (O(log runs)) on extent.
  *
  * Context: caller serialises (or RG_REGION_LOCKED, or RG_REGION_CACHED:
  * every thread's cached regions are first given back, so they count as

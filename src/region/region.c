@@ -58,6 +58,7 @@ static const struct rgi_region_ops *const backends[RG_REGION_NR_BACKENDS] = {
 	[RG_REGION_IDA] = &rgi_region_ida_ops,
 	[RG_REGION_MAPLE] = &rgi_region_maple_ops,
 	[RG_REGION_HBITMAP] = &rgi_region_hbitmap_ops,
+	[RG_REGION_EXTENT] = &rgi_region_extent_ops,
 };
 
 static const char *const names[RG_REGION_NR_BACKENDS] = {
@@ -65,6 +66,8 @@ static const char *const names[RG_REGION_NR_BACKENDS] = {
 	[RG_REGION_IDA] = "ida",
 	[RG_REGION_MAPLE] = "maple",
 	[RG_REGION_HBITMAP] = "hbitmap",
+	/* one name a line */
+	[RG_REGION_EXTENT] = "extent",
 };
 
 static const char *const policy_names[RG_REGION_NR_POLICIES] = {

@@ -143,6 +143,7 @@ extern const struct rgi_region_ops rgi_region_bitmap_ops RGI_HIDDEN;
 extern const struct rgi_region_ops rgi_region_ida_ops RGI_HIDDEN;
 extern const struct rgi_region_ops rgi_region_maple_ops RGI_HIDDEN;
 extern const struct rgi_region_ops rgi_region_hbitmap_ops RGI_HIDDEN;
+extern const struct rgi_region_ops rgi_region_extent_ops RGI_HIDDEN;
 
 #define RGI_POLICY_BIT(p) (1u << (p))
 

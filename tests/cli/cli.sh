@@ -167,7 +167,7 @@ stdin="$tmp/t.trace" expect 0 '"failures": 1' --runs 1 --format json replay -
 trace 'capacity 16\nreserve 4 8\nalloc 5\nalloc 4\nfree 0\nreserve 4 2 # id 3\n'
 "$rb" --runs 1 --format json replay - <"$tmp/t.trace" >"$tmp/out" 2>&1
 checks=$((checks + 1))
-if [ "$(grep -c '"failures": 1, "false_failures": 0' "$tmp/out")" != 4 ]; then
+if [ "$(grep -c '"failures": 1, "false_failures": 0' "$tmp/out")" != 5 ]; then
 	echo "FAIL: reserve trace on every backend:"
 	sed 's/^/    /' "$tmp/out"
 	fails=$((fails + 1))
@@ -197,8 +197,8 @@ printf 'capacity 16\nalloc 3\n' | "$rb" --runs 1 --format json replay \
 	--policy best,next - 2>/dev/null | grep -o '"policy": "[a-z]*"' |
 	sort | uniq -c | tr -s ' \n' ' ' >"$tmp/out"
 checks=$((checks + 1))
-# best fit: bitmap and hbitmap; next fit: all but ida.
-if [ "$(cat "$tmp/out")" != ' 2 "policy": "best" 3 "policy": "next" ' ]; then
+# best fit: bitmap, hbitmap and extent; next fit: all but ida.
+if [ "$(cat "$tmp/out")" != ' 3 "policy": "best" 4 "policy": "next" ' ]; then
 	echo "FAIL: replay --policy best,next gave: $(cat "$tmp/out")"
 	fails=$((fails + 1))
 fi

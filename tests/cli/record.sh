@@ -30,10 +30,10 @@ sed -E 's/^([0-9]+) /[pid \1] 12:00:00.000001 /' "$log" | "$py" "$rec" - |
 	cmp -s - "$tmp/trace" || fail "[pid N] and -tt forms differ"
 
 "$rb" --runs 1 --format json replay "$tmp/trace" >"$tmp/out"
-for b in bitmap ida maple hbitmap; do
+for b in bitmap ida maple hbitmap extent; do
 	grep -qF "{\"workload\": \"replay\", \"backend\": \"$b\", \"capacity\": 72980" "$tmp/out" ||
 		fail "no $b row: $(cat "$tmp/out")"
 done
-[ "$(grep -c '"regions": 69,.*"failures": 0, "false_failures": 0' "$tmp/out")" = 4 ] ||
+[ "$(grep -c '"regions": 69,.*"failures": 0, "false_failures": 0' "$tmp/out")" = 5 ] ||
 	fail "replay rows: $(cat "$tmp/out")"
 echo "record: the recorded trace replays on every backend"

@@ -80,15 +80,18 @@ enum {
 	NR_S
 };
 
-static const char *const sname[NR_S] = {
+#define SOAK_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+static const char *const sname[] = {
 	"ida",	      "xarray",	      "maple",		"region-bitmap",
-	"region-ida", "region-maple", "region-hbitmap", "hbitmap",
-	"bitmap"
+	"region-ida", "region-maple", "region-hbitmap", "region-extent",
+	"hbitmap",    "bitmap"
 };
-static const unsigned long scap[NR_S] = {
-	ID_SPACE,   ID_SPACE,	ID_SPACE, REGION_CAP, REGION_CAP,
-	REGION_CAP, REGION_CAP, HB_CAP,	  BM_BITS,
+static const unsigned long scap[] = {
+	ID_SPACE,   ID_SPACE,	ID_SPACE,   REGION_CAP, REGION_CAP,
+	REGION_CAP, REGION_CAP, REGION_CAP, HB_CAP,	BM_BITS,
 };
+_Static_assert(SOAK_ARRAY_SIZE(sname) == NR_S && SOAK_ARRAY_SIZE(scap) == NR_S,
+	       "one name and capacity per structure");
 
 struct run {
 	unsigned long start, n;

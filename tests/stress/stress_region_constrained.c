@@ -173,7 +173,8 @@ static void rand_request(struct rg_region_request *q)
 	if (q->n > cap)
 		q->n = cap;
 	k = rg_rand_below(&rng, 8);
-	q->align = k < 3 ? 0 : k < 4 ? 1 : rand_pow2(1, k < 7 ? 4 : 8);
+	/* up to 2^13: past the extent backend's exact classes (2^11) */
+	q->align = k < 3 ? 0 : k < 4 ? 1 : rand_pow2(1, k < 7 ? 4 : 13);
 	if (rg_rand_below(&rng, 10) < 7) {
 		q->lo = rg_rand_below(&rng, cap);
 		q->hi = rg_rand_range(&rng, q->lo, cap - 1);
