@@ -114,7 +114,7 @@ int rg_region_backend_lookup(const char *name, enum rg_region_backend *backend)
 		*backend = (enum rg_region_backend)b;
 		return 0;
 	}
-	return -ENOENT;
+	return -EINVAL;
 }
 
 static inline void lock(struct rg_region *r)
