@@ -41,10 +41,13 @@ static const char pick_help[] =
 	"the\n"
 	"     runs, if it is measurably lower. Noise: each configuration's "
 	"spread\n"
-	"     is the range (slowest - fastest) of its runs; two medians differ\n"
-	"     measurably when the gap exceeds both configurations' spreads and "
-	"2 %\n"
-	"     of the faster one. Those within noise of the fastest tie.\n"
+	"     is the middle half of its runs (sorted, from the first quartile "
+	"to\n"
+	"     the third); one is measurably faster than another when its "
+	"middle\n"
+	"     half lies wholly below the other's and the medians differ by "
+	"more\n"
+	"     than 2 %. Those not measurably slower than the fastest tie.\n"
 	"  3. memory: among the tied, the fewest bytes held at the peak "
 	"(exact).\n"
 	"     Equal there too: no measurable difference; the first listed is "
@@ -61,7 +64,7 @@ struct conf {
 	struct rb_replay_run last;
 	double *t; /* alloc + free ns of each run */
 	int runs;
-	double median, spread; /* ns */
+	double median, q1, q3, spread; /* ns; spread = q3 - q1 */
 	const char *standing;
 };
 
@@ -76,25 +79,23 @@ static const char *conf_name(const struct conf *c)
 	return buf[i];
 }
 
+/* Sorts c->t: the median and the middle half of the runs, [q1, q3]. */
 static void summarise(struct conf *c)
 {
-	double lo = c->t[0], hi = c->t[0];
-
-	for (int i = 1; i < c->runs; i++) {
-		lo = fmin(lo, c->t[i]);
-		hi = fmax(hi, c->t[i]);
-	}
-	c->spread = hi - lo;
 	c->median = rb_median(c->t, c->runs);
+	c->q1 = c->t[(c->runs - 1) / 4];
+	c->q3 = c->t[c->runs - 1 - (c->runs - 1) / 4];
+	c->spread = c->q3 - c->q1;
 }
 
-/* Whether @a is measurably faster than @b (a->median <= b->median). */
+/*
+ * Whether @a is measurably faster than @b: the middle half of a's runs
+ * lies wholly below the middle half of b's, and b's median is more than
+ * PICK_FLOOR above a's.
+ */
 static bool faster(const struct conf *a, const struct conf *b)
 {
-	double gap = b->median - a->median;
-
-	return gap > a->spread && gap > b->spread &&
-	       gap > PICK_FLOOR * a->median;
+	return a->q3 < b->q1 && b->median > (1 + PICK_FLOOR) * a->median;
 }
 
 /* Fewest failures, then the lowest median time, then the fewest bytes. */
@@ -135,8 +136,8 @@ static const struct rb_col cols[] = {
 	{ "time_us", "time us",
 	  "median over the runs of all timed alloc + free calls", RB_NUM, 1 },
 	{ "spread_pct", "spread %",
-	  "(slowest - fastest run) / median: the noise of this row", RB_NUM,
-	  1 },
+	  "(third - first quartile of the runs) / median: this row's noise",
+	  RB_NUM, 1 },
 	{ "alloc_ns", "alloc ns/op", "median run's alloc time / allocations",
 	  RB_NUM, 1 },
 	{ "free_ns", "free ns/op", "median run's free time / frees", RB_NUM,
@@ -293,8 +294,8 @@ static int run_pick(struct rb_ctx *ctx, int argc, char **argv)
 		say(verdict, sizeof(verdict),
 		    "  Fastest: %.1f us of alloc + free (median of %d runs), "
 		    "against %.1f us\n  for %s, the next fastest: %.2fx "
-		    "faster, beyond the noise\n  (spreads %.1f %% and "
-		    "%.1f %%).\n",
+		    "faster, beyond the noise\n  (middle halves of the runs "
+		    "%.1f %% and %.1f %% wide).\n",
 		    best->median / 1e3, rounds, next->median / 1e3,
 		    conf_name(next), next->median / fmax(best->median, 1),
 		    100 * best->spread / fmax(best->median, 1),
@@ -308,8 +309,9 @@ static int run_pick(struct rb_ctx *ctx, int argc, char **argv)
 		}
 		say(verdict, sizeof(verdict),
 		    "  Time: no measurable difference among %d configurations "
-		    "(%.1f .. %.1f us,\n  median of %d runs, within the runs' "
-		    "spread or %.0f %%).\n",
+		    "(%.1f .. %.1f us,\n  medians of %d runs: the middle "
+		    "halves of their runs overlap, or differ by %.0f %% or "
+		    "less).\n",
 		    ntie, lo / 1e3, hi / 1e3, rounds, 100 * PICK_FLOOR);
 		next = &conf[1];
 		if (next->last.peak_bytes > best->last.peak_bytes) {
