@@ -84,7 +84,12 @@ def run(cmd, build, env):
         sys.exit("bench-doc: '%s' failed (exit %d): nothing written"
                  % (cmd, p.returncode))
     print("bench-doc:   %.0f s" % (time.time() - t), file=sys.stderr)
-    out = p.stdout.rstrip("\n").replace("```", "'''")
+    # Nested make's directory lines and this tree's absolute path are
+    # the machine's, not the figure's.
+    out = re.sub(r"(?m)^make\[\d+\]: (Entering|Leaving) directory .*\n", "",
+                 p.stdout)
+    out = out.replace(ROOT + "/", "").replace(ROOT, ".")
+    out = out.rstrip("\n").replace("```", "'''")
     return "```text\n$ %s\n%s\n```" % (cmd, out)
 
 
@@ -135,7 +140,8 @@ def prune_charts():
             os.path.join(ROOT, "doc", f) for f in os.listdir(
                 os.path.join(ROOT, "doc")) if f.endswith(".md")]:
         with open(page) as f:
-            shown |= set(re.findall(r"img/([\w.-]+)\.png", f.read()))
+            shown |= set(re.findall(r"\]\((?:doc/)?img/([\w.-]+)\.png\)",
+                                    f.read()))
     for f in sorted(os.listdir(img)):
         stem, ext = os.path.splitext(f)
         if ext in (".png", ".svg", ".dat") and (
