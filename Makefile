@@ -16,6 +16,7 @@
 #   TLSF built from your clones of their repositories in DIR (never copied
 #   here) next to libregion's backends on the region workloads, in one
 #   process (scripts/bench-peers.sh); skipped with a note without PEERS;
+#   make bench-doc: doc/benchmarks.md and doc/quality.md from one run;
 #   make test-kernel [KERNEL=6.12|6.1]: the kernel's own test programs
 #   (lib/test_ida.c, lib/test_maple_tree.c, lib/test_bitmap.c,
 #   tools/testing/radix-tree/idr-test.c) built against <region/linux.h>.
@@ -56,7 +57,10 @@ test: deps
 	@bash scripts/test.sh
 
 ## bench: the default benchmarks, about three minutes
-bench: deps-bench build
+# A peer found at build time (GLib) installed since setup: reconfigure first.
+bench: deps-bench $(B)/release/build.ninja
+	@bash scripts/peers.sh $(B)/release
+	@$(MAKE) --no-print-directory build
 	@bash scripts/bench.sh $(B)/release
 
 # The build's messages go to stderr, so stdout holds only the results.
@@ -112,8 +116,8 @@ soak: build
 
 # make coverage: the whole suite built with gcc --coverage ($(B)/coverage),
 # then line and branch coverage of src/ (gcovr).
-# make coverage-doc: a fresh make coverage, then doc/coverage.md and the
-# README's coverage figure written from that run (scripts/coverage_doc.py).
+# make coverage-doc: a fresh make coverage, then doc/coverage.md written
+# from that run (scripts/coverage_doc.py).
 .PHONY: coverage coverage-doc
 ## coverage: line and branch coverage of src/ (gcovr)
 coverage:
@@ -124,9 +128,19 @@ coverage:
 coverage-doc:
 	rm -rf $(B)/coverage
 	@$(MAKE) --no-print-directory coverage
-	python3 scripts/coverage_doc.py $(B)/coverage --readme README.md \
-		>$(B)/coverage/coverage.md
+	python3 scripts/coverage_doc.py $(B)/coverage >$(B)/coverage/coverage.md
 	cp $(B)/coverage/coverage.md doc/coverage.md
+
+# make bench-doc: doc/benchmarks.md and doc/quality.md from one stamped run
+# of the commands in scripts/benchmarks.md.in and scripts/quality.md.in
+# (scripts/bench_doc.py; a few minutes), with the charts they show in
+# doc/img.
+.PHONY: bench-doc
+## bench-doc: doc/benchmarks.md and doc/quality.md from one stamped run
+bench-doc: deps-bench $(B)/release/build.ninja
+	@bash scripts/peers.sh $(B)/release
+	@$(MAKE) --no-print-directory build
+	python3 scripts/bench_doc.py $(B)/release
 
 # make analyze: gcc -fanalyzer and cppcheck over src/, clean or failing.
 .PHONY: analyze

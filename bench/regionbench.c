@@ -343,6 +343,8 @@ static void rb_print_table(struct rb_table *t, FILE *f)
 	fputc('\n', f);
 }
 
+static const char *c_json_to; /* --json-to FILE, a common option */
+
 void rb_table_print(struct rb_table *t, struct rb_ctx *ctx)
 {
 	tables_printed++;
@@ -357,6 +359,16 @@ void rb_table_print(struct rb_table *t, struct rb_ctx *ctx)
 		rb_print_table(t, ctx->out);
 	}
 	fflush(ctx->out);
+	if (c_json_to) {
+		FILE *f = fopen(c_json_to, "a");
+
+		if (!f)
+			rb_die("--json-to: '%s': %s", c_json_to,
+			       strerror(errno));
+		rb_print_json(t, f);
+		fputc('\n', f);
+		fclose(f);
+	}
 }
 
 void rb_table_free(struct rb_table *t)
@@ -410,6 +422,9 @@ static struct rb_opt common_opts[] = {
 	RB_OPT_STR("plot", &c_plot, "DIR",
 		   "write gnuplot charts (PNG and SVG) into the existing "
 		   "folder DIR"),
+	RB_OPT_STR("json-to", &c_json_to, "FILE",
+		   "also append every table to FILE as JSON documents, one "
+		   "after another (make bench's summary reads them)"),
 	RB_OPT_END,
 };
 

@@ -78,6 +78,7 @@
 #include "peers/region_peer.h"
 #include "region/bitmap.h"
 #include "region/region.h"
+#include "replay.h"
 #include "rg_rand.h"
 
 /* Backend slots: libregion's backends, then the peers (region_peer.h). */
@@ -2257,6 +2258,55 @@ static void replay_run(int b, const struct rtrace *tr, double overhead,
 	free(start);
 	ba_destroy(&r);
 	free(hd);
+}
+
+/* ---- the replay for other subcommands (replay.h) ---- */
+
+struct rtrace *rb_trace_load(const char *path)
+{
+	struct rtrace *tr = rb_xcalloc(1, sizeof(*tr));
+
+	read_trace(path, tr);
+	return tr;
+}
+
+void rb_trace_unload(struct rtrace *tr)
+{
+	if (!tr)
+		return;
+	free(tr->ops);
+	free(tr->a);
+	free(tr);
+}
+
+unsigned long rb_trace_capacity(const struct rtrace *tr)
+{
+	return tr->capacity;
+}
+
+unsigned long rb_trace_ops(const struct rtrace *tr)
+{
+	return tr->nops;
+}
+
+double rb_replay_timer_overhead(void)
+{
+	return timer_overhead();
+}
+
+void rb_replay_once(const struct rtrace *tr, enum rg_region_backend backend,
+		    enum rg_region_policy policy, double overhead,
+		    struct rb_replay_run *out)
+{
+	struct result res = { 0 };
+
+	cur_policy = policy;
+	replay_run((int)backend, tr, overhead, &res, &out->alloc_ns,
+		   &out->free_ns, &out->allocs, &out->frees, &out->skipped);
+	out->failures = res.failures;
+	out->false_failures = res.false_failures;
+	out->peak_bytes = res.peak_bytes;
+	out->hash = res.hash;
 }
 
 /* Replay @tr on backend @b with the current policy: one row. */

@@ -23,7 +23,9 @@
 #   qa           coverage (gcovr, lcov), static analysis (cppcheck,
 #                clang-tools) and the format check (clang-format)
 #
-# Idempotent: a second run installs nothing and says so. As root it runs
+# Idempotent: a second run installs nothing and says so. While another apt
+# or dpkg holds the package lock it waits, up to DEPS_LOCK_WAIT seconds
+# (default 300), then fails. As root it runs
 # apt-get; otherwise through sudo if there is one; otherwise it prints the
 # exact apt-get line to run and fails.
 set -euo pipefail
@@ -86,15 +88,45 @@ else
 	as_root=(none)
 fi
 
+# apt-get ARGS, waiting while another apt or dpkg holds the package lock
+# (an unattended upgrade, a second make): up to DEPS_LOCK_WAIT seconds
+# (default 300), saying so, then failing with apt-get's message.
+lock_wait=${DEPS_LOCK_WAIT:-300}
+apt_get() {
+	local start=$SECONDS said=0 err
+	err=$(mktemp)
+	while ! DEBIAN_FRONTEND=noninteractive "${as_root[@]}" \
+		apt-get "$@" >/dev/null 2>"$err"; do
+		if ! grep -qiE 'could not get lock|unable to acquire the dpkg' \
+			"$err"; then
+			cat "$err" >&2
+			rm -f "$err"
+			return 1
+		fi
+		if [ $((SECONDS - start)) -ge "$lock_wait" ]; then
+			cat "$err" >&2
+			echo "deps.sh: the package lock was still held after" \
+				"${lock_wait} s; run make again when the other" \
+				"apt or dpkg has finished" >&2
+			rm -f "$err"
+			return 1
+		fi
+		[ $said -eq 1 ] || echo "deps.sh: another apt or dpkg holds" \
+			"the package lock; waiting for it (up to ${lock_wait} s)"
+		said=1
+		sleep 5
+	done
+	rm -f "$err"
+}
+
 apt_install() { # packages...
-	DEBIAN_FRONTEND=noninteractive "${as_root[@]}" \
-		apt-get install -y --no-install-recommends "$@" >/dev/null
+	apt_get install -y --no-install-recommends "$@"
 }
 
 updated=0
 apt_update() {
 	[ $updated -eq 1 ] && return
-	"${as_root[@]}" apt-get update -qq
+	apt_get update -qq
 	updated=1
 }
 

@@ -229,8 +229,8 @@ RG_API const char *rg_region_backend_name(enum rg_region_backend backend);
  * @backend: receives the backend.
  *
  * Context: any thread.
- * Return: 0; -ENOENT if no backend has that name; -EINVAL if @name or
- * @backend is NULL.
+ * Return: 0; -EINVAL if no backend has that name (a bad argument, as an
+ * unknown policy or flag is), or if @name or @backend is NULL.
  */
 RG_API int rg_region_backend_lookup(const char *name,
 				    enum rg_region_backend *backend);
@@ -310,8 +310,8 @@ rg_region_create_backend(enum rg_region_backend backend, unsigned long capacity,
  * @flags: as rg_region_create_backend().
  *
  * Context: any thread; allocates.
- * Return: the instance, or NULL with errno ENOENT (no such backend), EINVAL
- * (@backend is NULL) or as rg_region_create_backend().
+ * Return: the instance, or NULL with errno EINVAL (no backend has that
+ * name, or @backend is NULL) or as rg_region_create_backend().
  */
 RG_API struct rg_region *rg_region_create(const char *backend,
 					  unsigned long capacity,

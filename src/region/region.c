@@ -127,7 +127,7 @@ int rg_region_backend_lookup(const char *name, enum rg_region_backend *backend)
 		*backend = (enum rg_region_backend)b;
 		return 0;
 	}
-	return -ENOENT;
+	return -EINVAL;
 }
 
 /* (a cached instance's caches are flushed: cached regions read as free) */

@@ -36,4 +36,10 @@ for b in bitmap ida maple hbitmap extent; do
 done
 [ "$(grep -c '"regions": 69,.*"failures": 0, "false_failures": 0' "$tmp/out")" = 5 ] ||
 	fail "replay rows: $(cat "$tmp/out")"
+# pick on the recorded trace: a verdict, nothing fails anywhere.
+"$rb" --runs 3 pick "$tmp/trace" >"$tmp/out" 2>/dev/null || fail "pick exit"
+head -1 "$tmp/out" | grep -qE '^Verdict: [a-z]+ (first|best|top|next) fit\.$' ||
+	fail "pick verdict: $(head -3 "$tmp/out")"
+grep -qx '  Failures: 0 on every configuration ([0-9]*).' "$tmp/out" ||
+	fail "pick failures: $(head -3 "$tmp/out")"
 echo "record: the recorded trace replays on every backend"

@@ -39,6 +39,10 @@ run "$tmp/setup.log" meson setup "$tmp/build" "$top" --prefix="$prefix" \
 run "$tmp/build.log" ninja -C "$tmp/build"
 run "$tmp/install.log" meson install -C "$tmp/build"
 
+for ex in "$top"/examples/*.c; do
+	cmp -s "$ex" "$prefix/share/doc/libregion/examples/$(basename "$ex")" ||
+		fail "$(basename "$ex") not installed in share/doc/libregion/examples"
+done
 pc=$(find "$prefix" -name libregion.pc | head -n 1)
 [ -n "$pc" ] || fail "libregion.pc not installed"
 PKG_CONFIG_PATH=$(dirname "$pc")

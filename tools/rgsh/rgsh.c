@@ -238,8 +238,19 @@ static void create(char **av, int ac)
 		enum rg_region_policy p = RG_REGION_FIRST_FIT;
 		unsigned int flags = 0;
 
-		if (ac < 3 || rg_region_backend_lookup(av[1], &b))
+		if (ac < 3)
 			die(2, "region BACKEND CAPACITY [POLICY] [locked]");
+		if (rg_region_backend_lookup(av[1], &b)) {
+			char names[128] = "";
+
+			for (int i = 0; i < RG_REGION_NR_BACKENDS; i++)
+				snprintf(names + strlen(names),
+					 sizeof(names) - strlen(names), "%s%s",
+					 i ? ", " : "",
+					 rg_region_backend_name(
+						 (enum rg_region_backend)i));
+			die(2, "'%s' is not a backend (%s)", av[1], names);
+		}
 		for (int i = 3; i < ac; i++) {
 			if (!strcmp(av[i], "locked"))
 				flags |= RG_REGION_LOCKED;
