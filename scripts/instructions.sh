@@ -16,6 +16,13 @@
 #             with this boundary (regionbench regions --boundary)
 #   defaults: BUILDDIR build/release, CAPACITY 1e6, OCCUPANCY 90
 #
+#   scripts/instructions.sh [-C BUILDDIR] [-c ENTRIES] xa_load lock|rcu
+#
+#   xa_load   instructions per rg_xa_load() of a random index of an array
+#             of ENTRIES value entries (default 65536): lock, from a thread
+#             not registered with liburcu (the load takes the lock); rcu,
+#             from a registered one (lock-free)
+#
 # Collection is switched on only inside rg_region_alloc(),
 # rg_region_alloc_request() and rg_region_free() (callees included), so the benchmark's own work is not
 # counted. Churn: regionbench runs the same seeded churn twice, for N1 and
@@ -43,12 +50,39 @@ while getopts "C:c:o:b:" opt; do
 	esac
 done
 shift $((OPTIND - 1))
+[ "${1:-}" = xa_load ] && [ $# -eq 2 ] && set -- "$1" "$2" -
 if [ $# -ne 3 ]; then
-	sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,37p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 WL=$1 BACKEND=$2 POLICY=$3
 command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind" >&2; exit 2; }
+if [ "$WL" = xa_load ]; then
+	# Two runs that differ only in the number of loads: the fill, the
+	# destroy and the first load's one-time work cancel out.
+	[ "$CAP" = 1e6 ] && CAP=65536
+	x=$B/bench/xa_instr
+	[ -x "$x" ] || { echo "instructions.sh: build $B first (make build)" >&2; exit 2; }
+	case $BACKEND in lock) mode= ;; rcu) mode=rcu ;; *)
+		echo "instructions.sh: xa_load lock|rcu" >&2; exit 2 ;; esac
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	for n in "$N1" "$N2"; do
+		valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$n" \
+			--toggle-collect=rg_xa_load "$x" "$CAP" "$n" $mode \
+			>"$tmp/out.$n" 2>"$tmp/err.$n" ||
+			{ cat "$tmp/err.$n" "$tmp/out.$n" >&2; exit 1; }
+	done
+	i1=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$N1")
+	i2=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$N2")
+	awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" -v c="$CAP" \
+		-v m="$BACKEND" 'BEGIN {
+		printf "xa_load %s, %s entries: %.1f instructions per " \
+		       "rg_xa_load() ((%s - %s) / (%d - %d))\n",
+		       m, c, (b - a) / (n2 - n1), b, a, n2, n1
+	}'
+	exit 0
+fi
 [ -x "$B/bench/regionbench" ] || { echo "instructions.sh: build $B first (make build)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
