@@ -42,7 +42,8 @@ static void test_empty(void **state)
 	RG_ASSERT_VALID(&xa);
 	rg_xa_destroy(&xa);
 	assert_true(rg_xa_empty(&xa));
-	assert_int_equal(rg_xa_init_flags(&xa, 0x10), -EINVAL);
+	assert_int_equal(rg_xa_init_flags(&xa, 0x20), -EINVAL);
+	assert_int_equal(rg_xa_init_flags(&xa, RG_XA_FLAGS_MULTI), -EINVAL);
 	assert_int_equal(rg_xa_init_flags(&xa, 0x2), -EINVAL);
 	assert_int_equal(rg_xa_init_flags(NULL, 0), -EINVAL);
 }
