@@ -80,16 +80,30 @@
  * calls and the static helpers here expect it held. Limits: indices are
  * unsigned long; height is at most 11 levels on 64-bit.
  */
+#if defined(__SANITIZE_THREAD__)
+#define XA_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define XA_TSAN 1
+#endif
+#endif
 /*
  * liburcu's read lock, inlined: its static functions are written to be
- * used so from code under any licence (their comments say so).
+ * used so from code under any licence (their comments say so). Not under
+ * TSan, which would instrument liburcu's own plain-word protocol: there
+ * the library's functions are called.
  */
+#ifndef XA_TSAN
 #define _LGPL_SOURCE
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <string.h>
 #include <urcu/urcu-memb.h>
+#ifdef XA_TSAN
+#include <urcu/static/urcu-memb.h> /* the registered flag */
+#endif
 
 #include "region/slab.h"
 #include "region/xarray.h"
@@ -220,13 +234,6 @@ static inline bool xa_rcu_thread(void)
  * and every deferred free starts with an acquire on it and on the node,
  * which the writer released before call_rcu().
  */
-#if defined(__SANITIZE_THREAD__)
-#define XA_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define XA_TSAN 1
-#endif
-#endif
 #ifdef XA_TSAN
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
@@ -288,6 +295,27 @@ static struct rg_slab_cache *xa_node_cache(void)
 	}
 	pthread_mutex_unlock(&xa_cache_lock);
 	return c;
+}
+
+/*
+ * With ASan, a node is poisoned from its free until the cache hands it out
+ * again, so a reader that follows a freed node is caught.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define XA_POISON(n) ASAN_POISON_MEMORY_REGION((n), sizeof(struct rg_xa_node))
+#define XA_UNPOISON(n) \
+	ASAN_UNPOISON_MEMORY_REGION((n), sizeof(struct rg_xa_node))
+#else
+#define XA_POISON(n) ((void)(n))
+#define XA_UNPOISON(n) ((void)(n))
+#endif
+
+/* Give a node back to the cache. */
+static void xa_node_put(struct rg_xa_node *n)
+{
+	XA_POISON(n);
+	rg_slab_free(__atomic_load_n(&xa_cache, __ATOMIC_ACQUIRE), n);
 }
 
 /* ---- entry helpers ---- */
@@ -550,6 +578,8 @@ static int xa_prealloc(struct xa_prealloc *pre, unsigned int n,
 		   rg_slab_alloc_bulk(c, need, pre->nodes + have) != need) {
 		return -ENOMEM;
 	}
+	for (i = have; i < n; i++)
+		XA_UNPOISON(pre->nodes[i]);
 	for (i = 0; xas && i < have; i++) {
 		node = xas->xa_alloc;
 		xas->xa_alloc = node->parent;
@@ -598,7 +628,7 @@ static void xa_node_rcu_free(struct rcu_head *head)
 #ifdef XA_TSAN
 	xa_tsan_acquire(&xa_gp_sync);
 #endif
-	rg_slab_free(__atomic_load_n(&xa_cache, __ATOMIC_ACQUIRE), n);
+	xa_node_put(n);
 }
 
 /*
@@ -613,7 +643,7 @@ static void xa_node_release(struct rg_xarray *xa, struct rg_xa_node *n)
 	bool reg = xa_rcu_thread();
 
 	if (!reg && !(xa->flags & RG_XA_FLAGS_RCU)) {
-		rg_slab_free(__atomic_load_n(&xa_cache, __ATOMIC_ACQUIRE), n);
+		xa_node_put(n);
 		return;
 	}
 	if (!reg)
@@ -1880,6 +1910,7 @@ static bool xas_reserve_nodes(struct rg_xa_state *xas, unsigned long need)
 
 		if (!n)
 			goto nomem;
+		XA_UNPOISON(n);
 		n->parent = xas->xa_alloc;
 		xas->xa_alloc = n;
 		have++;
@@ -2017,7 +2048,7 @@ static void xas_free_nodes(struct rg_xa_state *xas)
 		struct rg_xa_node *n = xas->xa_alloc;
 
 		xas->xa_alloc = n->parent;
-		rg_slab_free(__atomic_load_n(&xa_cache, __ATOMIC_ACQUIRE), n);
+		xa_node_put(n);
 	}
 }
 
@@ -2040,6 +2071,7 @@ bool rg_xas_nomem(struct rg_xa_state *xas)
 			xas_free_nodes(xas);
 			return false;
 		}
+		XA_UNPOISON(n);
 		n->parent = xas->xa_alloc;
 		xas->xa_alloc = n;
 		have++;
