@@ -17,5 +17,6 @@
 #include "region/hbitmap.h"
 #include "region/maple_tree.h"
 #include "region/region.h"
+#include "region/sbitmap.h"
 
 #endif /* LIBREGION_H */

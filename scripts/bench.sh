@@ -37,6 +37,8 @@ fi
 "$rb" "${plot[@]}" --runs 1 maple-prealloc --ranges 10000,100000
 # Walking, free-run histogram, save and load after a churn at 10^6 units.
 "$rb" --runs 3 region-walk
+# Every structure with 1, 2 and 4 threads on one shared instance.
+"$rb" "${plot[@]}" --runs 3 threads --threads 1,2,4 --seconds 0.3
 echo "make bench: done in $(($(date +%s) - start)) s"
 if [ ${#plot[@]} -gt 0 ]; then
 	echo "make bench: charts in $plots"

@@ -27,7 +27,7 @@ secs=${1:-60}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] ||
-	targets=(slab bitmap hbitmap xarray ida maple region)
+	targets=(slab bitmap hbitmap xarray ida maple region sbitmap)
 B=build/fuzz
 
 bash scripts/deps.sh fuzz || exit 1
@@ -78,6 +78,7 @@ module_cov() { # log dirs...
 declare -A mods=(
 	[slab]="slab" [bitmap]="bitmap" [hbitmap]="hbitmap"
 	[xarray]="xarray" [ida]="ida" [maple]="maple" [region]="region"
+	[sbitmap]="sbitmap"
 )
 fail=0
 printf '%-8s %10s %7s %7s %18s %22s  %s\n' target execs cov ft \

@@ -16,6 +16,11 @@
 #             with this boundary (regionbench regions --boundary)
 #   defaults: BUILDDIR build/release, CAPACITY 1e6, OCCUPANCY 90
 #
+#   scripts/instructions.sh [-C BUILDDIR] sbitmap
+#             instructions per rg_sbitmap_queue_get() +
+#             rg_sbitmap_queue_clear() pair, one thread, a queue of 128
+#             tags (regionbench threads --structures sbitmap --iterations)
+#
 #   scripts/instructions.sh [-C BUILDDIR] [-c ENTRIES] xa_load lock|rcu
 #
 #   xa_load   instructions per rg_xa_load() of a random index of an array
@@ -50,9 +55,36 @@ while getopts "C:c:o:b:" opt; do
 	esac
 done
 shift $((OPTIND - 1))
+if [ $# -eq 1 ] && [ "$1" = sbitmap ]; then
+	command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind" >&2; exit 2; }
+	[ -x "$B/bench/regionbench" ] || { echo "instructions.sh: build $B first (make build)" >&2; exit 2; }
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	sb() { # iterations
+		valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$1" \
+			--toggle-collect=rg_sbitmap_queue_get \
+			--toggle-collect=rg_sbitmap_queue_clear \
+			"$B/bench/regionbench" --runs 1 --format csv threads \
+			--structures sbitmap --threads 1 --tags 128 \
+			--iterations "$1" >"$tmp/out.$1" 2>"$tmp/err.$1" ||
+			{ cat "$tmp/err.$1" >&2; exit 1; }
+		awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$1"
+	}
+	# Multiples of 64: regionbench threads counts in batches of 64.
+	N1=${RG_N1:-25600}
+	N2=${RG_N2:-128000}
+	i1=$(sb "$N1")
+	i2=$(sb "$N2")
+	awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" 'BEGIN {
+		printf "sbitmap, 128 tags, one thread: %.1f instructions per " \
+		       "get+clear pair ((%s - %s) / (%d - %d))\n",
+		       (b - a) / (n2 - n1), b, a, n2, n1
+	}'
+	exit 0
+fi
 [ "${1:-}" = xa_load ] && [ $# -eq 2 ] && set -- "$1" "$2" -
 if [ $# -ne 3 ]; then
-	sed -n '4,37p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,39p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 WL=$1 BACKEND=$2 POLICY=$3

@@ -10,7 +10,8 @@
  *	#include <region/linux.h>
  *	struct kmem_cache *c = kmem_cache_create("x", 64, 0, 0, NULL);
  *
- * Each module's names live in <region/linux/MODULE.h>.
+ * Each module's names live in <region/linux/MODULE.h>; the sbitmap_queue_*
+ * tag allocator's in <region/linux/sbitmap.h>.
  */
 #ifndef REGION_LINUX_H
 #define REGION_LINUX_H
@@ -21,5 +22,6 @@
 #include "region/linux/ida.h"
 #include "region/linux/idr.h"
 #include "region/linux/maple.h"
+#include "region/linux/sbitmap.h"
 
 #endif /* REGION_LINUX_H */

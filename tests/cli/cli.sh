@@ -108,6 +108,17 @@ expect 0 '"ids": "20000"' --quick ida --runs 1 --format json
 expect 0 "regionbench: ida: 1 table, 1 run each, seed 5," ida --quick --runs 1 --seed 5
 expect 0 '"ops": "100"}, "rows": [' maple-prealloc --quick --ranges 600 --ops 100 --runs 1 --format json
 expect 0 '"live_ranges": 600,' maple-prealloc --quick --ranges 600 --ops 100 --runs 1 --format json
+# threads: thread counts and structures checked; 1 thread is always
+# measured (the ratios are to it); a tiny run of every structure works.
+expect 2 "regionbench: --threads: '0' is not an integer in 1..256" threads --threads 1,0
+expect 2 "regionbench: --threads: '257' is not an integer in 1..256" threads --threads 257
+expect 2 "regionbench: --structures: 'nope' is not one of slab, ida," threads --structures slab,nope
+expect 2 "regionbench: --max-units: 33 is above --units (32)" threads --units 32 --max-units 33
+expect 0 '"threads": "1,2", "seconds": "0.010"' --quick --runs 1 --format json threads --threads 2 --seconds 0.01 --structures ida
+expect 0 '{"structure": "region_locked", "threads": 2,' --quick --runs 1 --format json threads --threads 1,2
+expect 0 '{"structure": "xarray_load", "threads": 1, ' --quick --runs 1 --format json threads --threads 1,2
+expect 0 '"tags": "128", "iterations": "64"' --runs 1 --format json threads --threads 1 --structures sbitmap --iterations 64
+expect 0 '{"structure": "sbitmap", "threads": 2,' --quick --runs 1 --format json threads --threads 2 --structures sbitmap
 # One legend per run: a column shared by three tables is defined once.
 "$rb" --quick --runs 1 maple-prealloc >"$tmp/out" 2>&1
 n=$(grep -c '^  live ranges  ' "$tmp/out")

@@ -96,7 +96,8 @@ static inline void rg_test_print_seed(void)
 		struct rg_region *: rg_region_validate,          \
 		struct rg_slab_cache *: rg_slab_validate,        \
 		struct rg_hbitmap *: rg_hbitmap_validate,        \
-		const struct rg_hbitmap *: rg_hbitmap_validate)
+		const struct rg_hbitmap *: rg_hbitmap_validate,  \
+		struct rg_sbitmap_queue *: rg_sbitmap_queue_validate)
 #define RG_TEST_DUMP(obj) \
 	_Generic((obj),                                      \
 		struct rg_xarray *: rg_xa_dump,              \
@@ -106,7 +107,8 @@ static inline void rg_test_print_seed(void)
 		struct rg_region *: rg_region_dump,          \
 		struct rg_slab_cache *: rg_slab_dump,        \
 		struct rg_hbitmap *: rg_hbitmap_dump,        \
-		const struct rg_hbitmap *: rg_hbitmap_dump)
+		const struct rg_hbitmap *: rg_hbitmap_dump,  \
+		struct rg_sbitmap_queue *: rg_sbitmap_queue_dump)
 
 /*
  * RG_ASSERT_VALIDF() - fail the test unless @obj passes its validate call;
