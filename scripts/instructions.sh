@@ -32,6 +32,13 @@
 #             rg_region_free() pair of 1..32 units on an RG_REGION_CACHED
 #             hbitmap instance (--structures region_cached)
 #
+#   scripts/instructions.sh [-C BUILDDIR] [-c ENTRIES] xa_load lock|rcu
+#
+#   xa_load   instructions per rg_xa_load() of a random index of an array
+#             of ENTRIES value entries (default 65536): lock, from a thread
+#             not registered with liburcu (the load takes the lock); rcu,
+#             from a registered one (lock-free)
+#
 # Collection is switched on only inside rg_region_alloc(),
 # rg_region_alloc_request() and rg_region_free() (callees included), or a
 # peer adapter's rbp_NAME_alloc() and rbp_NAME_free(), so the benchmark's
@@ -109,6 +116,7 @@ if [ $# -eq 1 ] && tc=$(threads_case "$1"); then
 	}'
 	exit 0
 fi
+[ "${1:-}" = xa_load ] && [ $# -eq 2 ] && set -- "$1" "$2" -
 if [ $# -lt 3 ]; then
 	usage
 	exit 2
@@ -129,6 +137,32 @@ vram | extents) CAP=${CAP:-2^21} ;;
 *) CAP=${CAP:-1e6} ;;
 esac
 command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind" >&2; exit 2; }
+if [ "$WL" = xa_load ]; then
+	# Two runs that differ only in the number of loads: the fill, the
+	# destroy and the first load's one-time work cancel out.
+	[ "$CAP" = 1e6 ] && CAP=65536
+	x=$B/bench/xa_instr
+	[ -x "$x" ] || { echo "instructions.sh: build $B first (make build)" >&2; exit 2; }
+	case $BACKEND in lock) mode= ;; rcu) mode=rcu ;; *)
+		echo "instructions.sh: xa_load lock|rcu" >&2; exit 2 ;; esac
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	for n in "$N1" "$N2"; do
+		valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$n" \
+			--toggle-collect=rg_xa_load "$x" "$CAP" "$n" $mode \
+			>"$tmp/out.$n" 2>"$tmp/err.$n" ||
+			{ cat "$tmp/err.$n" "$tmp/out.$n" >&2; exit 1; }
+	done
+	i1=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$N1")
+	i2=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$N2")
+	awk -v a="$i1" -v b="$i2" -v n1="$N1" -v n2="$N2" -v c="$CAP" \
+		-v m="$BACKEND" 'BEGIN {
+		printf "xa_load %s, %s entries: %.1f instructions per " \
+		       "rg_xa_load() ((%s - %s) / (%d - %d))\n",
+		       m, c, (b - a) / (n2 - n1), b, a, n2, n1
+	}'
+	exit 0
+fi
 [ -x "$B/bench/regionbench" ] || { echo "instructions.sh: build $B first (make build)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

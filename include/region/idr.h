@@ -180,7 +180,14 @@ RG_API int rg_idr_alloc_cyclic(struct rg_idr *idr, void *ptr, int start,
  * @idr: the IDR.
  * @id: the ID.
  *
- * Context: takes the xarray's lock; never allocates.
+ * One rg_xa_load(): lock-free from a thread registered with liburcu (it
+ * takes urcu_memb_read_lock() itself), so lookups from several threads
+ * scale; the pointer is one the ID held at some moment during the call.
+ * To use the object afterwards while another thread may remove and free
+ * it, hold urcu_memb_read_lock() across the lookup and the use.
+ *
+ * Context: any thread; lock-free from a thread registered with liburcu,
+ * otherwise takes the xarray's lock; never allocates.
  * Return: the pointer; NULL if @id is free, holds NULL, or @idr is NULL.
  */
 RG_API void *rg_idr_find(struct rg_idr *idr, unsigned long id);

@@ -32,9 +32,14 @@
  * index reads as NULL but is not free until rg_xa_erase() or
  * rg_xa_release()).
  *
- * Every call takes the array's own mutex, so an array may be shared by
- * threads. Nodes come from one process-wide slab cache; each array counts
- * its own nodes, so rg_xa_bytes() reports what that array holds.
+ * Every call that changes the array takes the array's own mutex, so an
+ * array may be shared by threads. rg_xa_load() reads without the mutex
+ * (lock-free, under liburcu's RCU read lock, as the kernel's xa_load())
+ * when the calling thread is registered with liburcu's memb flavour
+ * (urcu_memb_register_thread()); from any other thread it takes the
+ * mutex. See rg_xa_load() for what that changes in node freeing. Nodes
+ * come from one process-wide slab cache; each array counts its own nodes,
+ * so rg_xa_bytes() reports what that array holds.
  */
 #ifndef REGION_XARRAY_H
 #define REGION_XARRAY_H
@@ -80,6 +85,14 @@ typedef unsigned int rg_xa_mark_t;
  * multi-index and sibling entries. Not accepted by rg_xa_init_flags().
  */
 #define RG_XA_FLAGS_MULTI 0x8u
+/*
+ * RCU mode: nodes the array frees wait for a grace period, so lock-free
+ * readers (rg_xa_load() from a registered thread, rg_xas_load() and
+ * rg_xas_reload() under urcu_memb_read_lock()) never see freed memory.
+ * Set by the first lock-free rg_xa_load() of the array; give it to
+ * rg_xa_init_flags() when the advanced API reads lock-free from the start.
+ */
+#define RG_XA_FLAGS_RCU 0x10u
 
 /* Slots per node and bits of index consumed per level. */
 #define RG_XA_CHUNK_SHIFT 6
@@ -300,7 +313,8 @@ static inline bool rg_xa_is_zero(const void *entry)
 /**
  * rg_xa_init_flags() - initialise an array in caller-owned memory.
  * @xa: the array.
- * @flags: 0, RG_XA_FLAGS_ALLOC or RG_XA_FLAGS_ALLOC1.
+ * @flags: 0, RG_XA_FLAGS_ALLOC or RG_XA_FLAGS_ALLOC1, optionally ORed with
+ *         RG_XA_FLAGS_RCU (nodes freed after a grace period from the start).
  *
  * An initialised array holds no memory until an entry is stored at an index
  * other than 0.
@@ -334,7 +348,23 @@ RG_API void rg_xa_destroy(struct rg_xarray *xa);
  * @xa: the array.
  * @index: the index.
  *
- * Context: takes the array's lock; never allocates.
+ * From a thread registered with liburcu (urcu_memb_register_thread(), the
+ * memb flavour), the load is lock-free: it takes urcu_memb_read_lock()
+ * itself (nesting inside the caller's read-side section is fine), walks
+ * the tree while writers change it and returns an entry the index held at
+ * some moment during the call; loads from several threads then scale. The
+ * first such load puts the array in RCU mode (RG_XA_FLAGS_RCU, once, under
+ * the lock): from then on nodes are freed after a grace period, through
+ * call_rcu(), so the node cache's objects_in_use counts them until
+ * rg_xa_rcu_barrier(); rg_xa_bytes() counts only the nodes in the tree.
+ * From a thread that is not registered, the load takes the array's lock
+ * (unless the thread holds it through rg_xa_lock()). Either way the entry
+ * itself is the caller's: to use it after the call while another thread
+ * may erase and free it, hold urcu_memb_read_lock() across the load and
+ * the use, and free entries after a grace period.
+ *
+ * Context: any thread; lock-free from a thread registered with liburcu,
+ * otherwise takes the array's lock; never allocates.
  * Return: the entry, or NULL if none (a reserved index also reads as NULL).
  */
 RG_API void *rg_xa_load(struct rg_xarray *xa, unsigned long index);
@@ -654,6 +684,18 @@ RG_API size_t rg_xa_node_size(void);
 RG_API int rg_xa_node_cache_stats(struct rg_slab_stats *st);
 
 /**
+ * rg_xa_rcu_barrier() - wait until every node freed through RCU is freed.
+ *
+ * Arrays in RCU mode (RG_XA_FLAGS_RCU) and threads registered with liburcu
+ * free nodes after a grace period, through call_rcu(); this waits for all
+ * of those queued so far (liburcu's urcu_memb_barrier()), after which the
+ * node cache's objects_in_use counts only nodes in trees.
+ *
+ * Context: any thread, not inside an RCU read-side section; blocks.
+ */
+RG_API void rg_xa_rcu_barrier(void);
+
+/**
  * rg_xa_validate() - check every invariant of an array.
  * @xa: the array.
  * @reason: if not NULL, receives a static description of the first problem.
@@ -843,8 +885,11 @@ struct rg_xa_state {
  * rg_xa_lock() - take the array's lock.
  * @xa: the array.
  *
- * The lock every normal call takes. Hold it around rg_xas_* calls and the
- * *_locked calls. The normal calls that only read (rg_xa_load(),
+ * The lock every normal call that changes the array takes (and that
+ * rg_xa_load() takes from a thread not registered with liburcu). Hold it
+ * around rg_xas_* calls (rg_xas_load() and rg_xas_reload() may run under
+ * the RCU read lock instead) and the *_locked calls. The normal calls
+ * that only read (rg_xa_load(),
  * rg_xa_find(), rg_xa_find_after(), rg_xa_get_mark(), rg_xa_empty(),
  * rg_xa_validate(), rg_xa_dump(), the iterators) may be called with it
  * held, as the kernel's lock-free readers may; the normal calls that
@@ -994,9 +1039,17 @@ static inline bool rg_xas_retry(struct rg_xa_state *xas, const void *entry)
  * rg_xas_load() - walk to the state's index and return its entry.
  * @xas: the state.
  *
- * Context: the caller holds the array's lock; never allocates.
- * Return: the entry, raw: RG_XA_ZERO_ENTRY for a reserved index, NULL for
- * none (also if the state holds an error).
+ * Under urcu_memb_read_lock() without the array's lock (the thread
+ * registered with liburcu, the array in RCU mode: RG_XA_FLAGS_RCU) the
+ * walk runs beside writers and may return RG_XA_RETRY_ENTRY, where a
+ * writer took a node out: rg_xas_retry() resets the state and the caller
+ * loads again, as with the kernel's xas_load().
+ *
+ * Context: the caller holds the array's lock, or the RCU read lock (see
+ * above); never allocates.
+ * Return: the entry, raw: RG_XA_ZERO_ENTRY for a reserved index,
+ * RG_XA_RETRY_ENTRY (lock-free only, or if stored there), NULL for none
+ * (also if the state holds an error).
  */
 RG_API void *rg_xas_load(struct rg_xa_state *xas);
 
@@ -1005,10 +1058,17 @@ RG_API void *rg_xas_load(struct rg_xa_state *xas);
  * @xas: the state, walked by an earlier call.
  *
  * Reads the slot the last walk stopped at without walking from the top; a
- * state that was not walked is walked.
+ * state that was not walked is walked. A state on the head reads the head
+ * as it is now: a node entry (internal) if the array has grown a node
+ * since. A state on a node that a writer has taken out reads that node,
+ * which stays allocated while the caller's RCU read-side section lasts (in
+ * RCU mode); a top node removed by a shrink holds RG_XA_RETRY_ENTRY in
+ * slot 0. As the kernel's xas_reload(), callers compare the result with
+ * what they loaded and walk again on a difference.
  *
- * Context: the caller holds the array's lock; never allocates.
- * Return: the entry, raw, or NULL.
+ * Context: the caller holds the array's lock, or the RCU read lock (as for
+ * rg_xas_load()); never allocates.
+ * Return: the entry, raw (an internal entry as above), or NULL.
  */
 RG_API void *rg_xas_reload(struct rg_xa_state *xas);
 

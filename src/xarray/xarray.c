@@ -80,10 +80,30 @@
  * calls and the static helpers here expect it held. Limits: indices are
  * unsigned long; height is at most 11 levels on 64-bit.
  */
+#if defined(__SANITIZE_THREAD__)
+#define XA_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define XA_TSAN 1
+#endif
+#endif
+/*
+ * liburcu's read lock, inlined: its static functions are written to be
+ * used so from code under any licence (their comments say so). Not under
+ * TSan, which would instrument liburcu's own plain-word protocol: there
+ * the library's functions are called.
+ */
+#ifndef XA_TSAN
+#define _LGPL_SOURCE
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <string.h>
+#include <urcu/urcu-memb.h>
+#ifdef XA_TSAN
+#include <urcu/static/urcu-memb.h> /* the registered flag */
+#endif
 
 #include "region/slab.h"
 #include "region/xarray.h"
@@ -117,8 +137,16 @@ struct rg_xa_node {
 	unsigned char offset;
 	unsigned char count;
 	unsigned char nr_values;
-	struct rg_xa_node *parent;
-	uint64_t used;
+	union {
+		struct {
+			struct rg_xa_node *parent;
+			uint64_t used;
+		};
+		/* A node waiting for its grace period: lock-free readers
+		 * read only @shift and @slots, so this takes the place of
+		 * the two fields they never read. */
+		struct rcu_head rcu;
+	};
 	uint64_t marks[RG_XA_MARK_MAX + 1];
 	void *slots[RG_XA_CHUNK_SIZE];
 };
@@ -166,6 +194,79 @@ static inline void xa_read_unlock(struct rg_xarray *xa, bool taken)
 		pthread_mutex_unlock(&xa->lock);
 }
 
+/* ---- lock-free readers (RCU) ---- */
+
+/*
+ * Words a lock-free reader loads: the head, node slots and the flags.
+ * Writers (under the lock) store them with release, so a node or entry a
+ * reader finds is complete; readers load them with acquire. A node's
+ * shift never changes while it is reachable.
+ */
+static inline void *xa_slot_get(void *const *slot)
+{
+	return __atomic_load_n((void **)slot, __ATOMIC_ACQUIRE);
+}
+
+static inline void xa_slot_set(void **slot, void *e)
+{
+	__atomic_store_n(slot, e, __ATOMIC_RELEASE);
+}
+
+static inline void xa_flags_or(struct rg_xarray *xa, unsigned int f)
+{
+	__atomic_or_fetch(&xa->flags, f, __ATOMIC_RELEASE);
+}
+
+static inline void xa_flags_clear(struct rg_xarray *xa, unsigned int f)
+{
+	__atomic_and_fetch(&xa->flags, ~f, __ATOMIC_RELEASE);
+}
+
+/* Is this thread registered with liburcu (memb), so it may read lock-free? */
+static inline bool xa_rcu_thread(void)
+{
+	return URCU_TLS(urcu_memb_reader).registered;
+}
+
+/*
+ * ThreadSanitizer cannot see liburcu's grace periods (the library is not
+ * instrumented): every lock-free read ends with a release on xa_gp_sync
+ * and every deferred free starts with an acquire on it and on the node,
+ * which the writer released before call_rcu().
+ */
+#ifdef XA_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+void __tsan_ignore_thread_begin(void);
+void __tsan_ignore_thread_end(void);
+static char xa_gp_sync;
+#define xa_tsan_acquire(p) __tsan_acquire(p)
+#define xa_tsan_release(p) __tsan_release(p)
+#else
+#define xa_tsan_acquire(p) ((void)(p))
+#define xa_tsan_release(p) ((void)(p))
+#endif
+
+static inline void xa_rcu_read_done(void)
+{
+#ifdef XA_TSAN
+	xa_tsan_release(&xa_gp_sync);
+#endif
+}
+
+/*
+ * The first lock-free read of an array puts it in RCU mode, under the
+ * lock: every writer after that frees nodes through RCU, and every one
+ * before it has finished (its frees happened before our unlock).
+ */
+static RGI_NOINLINE void xa_rcu_enable(struct rg_xarray *xa)
+{
+	bool taken = xa_read_lock(xa);
+
+	xa_flags_or(xa, RG_XA_FLAGS_RCU);
+	xa_read_unlock(xa, taken);
+}
+
 #define XA_BITS ((unsigned int)(sizeof(unsigned long) * CHAR_BIT))
 #define XA_SLOT_MASK (RG_XA_CHUNK_SIZE - 1)
 #define XA_NR_MARKS (RG_XA_MARK_MAX + 1)
@@ -194,6 +295,27 @@ static struct rg_slab_cache *xa_node_cache(void)
 	}
 	pthread_mutex_unlock(&xa_cache_lock);
 	return c;
+}
+
+/*
+ * With ASan, a node is poisoned from its free until the cache hands it out
+ * again, so a reader that follows a freed node is caught.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define XA_POISON(n) ASAN_POISON_MEMORY_REGION((n), sizeof(struct rg_xa_node))
+#define XA_UNPOISON(n) \
+	ASAN_UNPOISON_MEMORY_REGION((n), sizeof(struct rg_xa_node))
+#else
+#define XA_POISON(n) ((void)(n))
+#define XA_UNPOISON(n) ((void)(n))
+#endif
+
+/* Give a node back to the cache. */
+static void xa_node_put(struct rg_xa_node *n)
+{
+	XA_POISON(n);
+	rg_slab_free(__atomic_load_n(&xa_cache, __ATOMIC_ACQUIRE), n);
 }
 
 /* ---- entry helpers ---- */
@@ -456,6 +578,8 @@ static int xa_prealloc(struct xa_prealloc *pre, unsigned int n,
 		   rg_slab_alloc_bulk(c, need, pre->nodes + have) != need) {
 		return -ENOMEM;
 	}
+	for (i = have; i < n; i++)
+		XA_UNPOISON(pre->nodes[i]);
 	for (i = 0; xas && i < have; i++) {
 		node = xas->xa_alloc;
 		xas->xa_alloc = node->parent;
@@ -496,12 +620,46 @@ static struct rg_xa_node *xa_node_init(struct rg_xarray *xa,
 	return n;
 }
 
+static void xa_node_rcu_free(struct rcu_head *head)
+{
+	struct rg_xa_node *n = container_of(head, struct rg_xa_node, rcu);
+
+	xa_tsan_acquire(n);
+#ifdef XA_TSAN
+	xa_tsan_acquire(&xa_gp_sync);
+#endif
+	xa_node_put(n);
+}
+
+/*
+ * Free @n, unlinked from the tree, once no lock-free reader can hold it:
+ * after a grace period if the array is in RCU mode or this thread is
+ * registered with liburcu (it may itself read under the RCU read lock),
+ * at once otherwise. call_rcu() wants a registered thread: an unregistered
+ * writer registers for the call. Never allocates, never waits.
+ */
+static void xa_node_release(struct rg_xarray *xa, struct rg_xa_node *n)
+{
+	bool reg = xa_rcu_thread();
+
+	if (!reg && !(xa->flags & RG_XA_FLAGS_RCU)) {
+		xa_node_put(n);
+		return;
+	}
+	if (!reg)
+		urcu_memb_register_thread();
+	xa_tsan_release(n);
+	urcu_memb_call_rcu(&n->rcu, xa_node_rcu_free);
+	if (!reg)
+		urcu_memb_unregister_thread();
+}
+
 /* Every multi-index entry lives in a node: the last node takes the flag. */
 static void xa_node_free(struct rg_xarray *xa, struct rg_xa_node *n)
 {
 	if (!--xa->nr_nodes)
-		xa->flags &= ~RG_XA_FLAGS_MULTI;
-	rg_slab_free(__atomic_load_n(&xa_cache, __ATOMIC_ACQUIRE), n);
+		xa_flags_clear(xa, RG_XA_FLAGS_MULTI);
+	xa_node_release(xa, n);
 }
 
 /* ---- lookup and seek ---- */
@@ -678,7 +836,7 @@ static struct rg_xa_node *xa_grow(struct rg_xarray *xa, struct xa_prealloc *pre,
 		struct rg_xa_node *top = xa_node_take(
 			xa, pre, node->shift + RG_XA_CHUNK_SHIFT, NULL, 0);
 
-		top->slots[0] = xa_mk_node(node);
+		xa_slot_set(&top->slots[0], xa_mk_node(node));
 		top->used = 1;
 		top->count = 1;
 		for (m = 0; m < XA_NR_MARKS; m++) {
@@ -689,7 +847,7 @@ static struct rg_xa_node *xa_grow(struct rg_xarray *xa, struct xa_prealloc *pre,
 		}
 		node->parent = top;
 		node->offset = 0;
-		xa->head = xa_mk_node(top);
+		xa_slot_set(&xa->head, xa_mk_node(top));
 		node = top;
 	}
 	return node;
@@ -702,7 +860,7 @@ static struct rg_xa_node *xa_head_to_leaf(struct rg_xarray *xa,
 	struct rg_xa_node *node = xa_node_take(xa, pre, 0, NULL, 0);
 	unsigned int m;
 
-	node->slots[0] = xa->head;
+	xa_slot_set(&node->slots[0], xa->head);
 	node->used = 1;
 	node->count = 1;
 	node->nr_values = rg_xa_is_value(xa->head);
@@ -737,7 +895,7 @@ static void **xa_create_slot(struct rg_xarray *xa, unsigned long index,
 			node = xa_node_take(xa, pre, xa_shift_for(index), NULL,
 					    0);
 		}
-		xa->head = xa_mk_node(node);
+		xa_slot_set(&xa->head, xa_mk_node(node));
 	}
 	node = xa_grow(xa, pre, node, xa_shift_for(index));
 	for (;;) {
@@ -755,7 +913,7 @@ static void **xa_create_slot(struct rg_xarray *xa, unsigned long index,
 				xa, pre, s - RG_XA_CHUNK_SHIFT, node, b);
 
 			e = xa_mk_node(child);
-			node->slots[b] = e;
+			xa_slot_set(&node->slots[b], e);
 			node->used |= xa_bit(b);
 			node->count++;
 		}
@@ -788,13 +946,15 @@ static inline bool xas_on_leaf(const struct rg_xa_state *xas)
 static RGI_ALWAYS_INLINE void **xas_descend(struct rg_xa_state *xas,
 					    struct rg_xa_node *node,
 					    struct rg_xa_node **leaf,
-					    bool multi)
+					    bool multi, bool lockfree)
 {
 	unsigned long index = xas->xa_index;
 
 	for (;;) {
 		unsigned int s = node->shift, off = xa_offset(index, s);
-		void *e = node->slots[off];
+		/* Under the lock nothing changes: plain loads. */
+		void *e = lockfree ? xa_slot_get(&node->slots[off]) :
+				     node->slots[off];
 
 		if (!s) {
 			/* A leaf slot, or a sibling naming the entry's. */
@@ -827,12 +987,13 @@ static RGI_ALWAYS_INLINE void **xas_descend(struct rg_xa_state *xas,
  * the head. An index inside a multi-index entry gives the entry's
  * canonical slot, and the state's offset names that slot.
  */
-static RGI_ALWAYS_INLINE void **xas_walk(struct rg_xa_state *xas,
-					 struct rg_xa_node **leaf)
+static RGI_ALWAYS_INLINE void **
+xas_walk_any(struct rg_xa_state *xas, struct rg_xa_node **leaf, bool lockfree)
 {
 	struct rg_xarray *xa = xas->xa;
 	unsigned long index = xas->xa_index;
 	struct rg_xa_node *node;
+	void *head;
 
 	*leaf = NULL;
 	if (xas_on_leaf(xas)) {
@@ -843,8 +1004,8 @@ static RGI_ALWAYS_INLINE void **xas_walk(struct rg_xa_state *xas,
 		*leaf = xas->xa_node;
 		return &xas->xa_node->slots[xas->xa_offset];
 	}
-	node = xa_root(xa);
-	if (!node) {
+	head = lockfree ? xa_slot_get(&xa->head) : xa->head;
+	if (!xa_is_node(head)) {
 		if (index) {
 			xas->xa_node = XAS_BOUNDS;
 			return NULL;
@@ -853,13 +1014,58 @@ static RGI_ALWAYS_INLINE void **xas_walk(struct rg_xa_state *xas,
 		xas->xa_offset = 0;
 		return &xa->head;
 	}
+	node = xa_to_node(head);
 	if (xa_beyond(node, index)) {
 		xas->xa_node = XAS_BOUNDS;
 		return NULL;
 	}
+	/* A lock-free walk checks every slot: see xa_rcu_walk(). */
+	if (lockfree)
+		return xas_descend(xas, node, leaf, true, true);
 	if (likely(!xa_may_hold_multi(xa)))
-		return xas_descend(xas, node, leaf, false);
-	return xas_descend(xas, node, leaf, true);
+		return xas_descend(xas, node, leaf, false, false);
+	return xas_descend(xas, node, leaf, true, false);
+}
+
+static RGI_ALWAYS_INLINE void **xas_walk(struct rg_xa_state *xas,
+					 struct rg_xa_node **leaf)
+{
+	return xas_walk_any(xas, leaf, false);
+}
+
+/*
+ * The entry at @index for a lock-free reader (under the RCU read lock):
+ * what the slot holds, RG_XA_RETRY_ENTRY if the walk met a node a writer
+ * took out (start again), or NULL. Checks every slot for what it holds
+ * whatever the flags say: a writer may be storing a multi-index entry.
+ */
+static RGI_ALWAYS_INLINE void *xa_rcu_walk(const struct rg_xarray *xa,
+					   unsigned long index)
+{
+	void *e = xa_slot_get(&xa->head);
+	const struct rg_xa_node *node;
+
+	if (!xa_is_node(e))
+		return index ? NULL : e;
+	node = xa_to_node(e);
+	if ((index >> node->shift) > XA_SLOT_MASK)
+		return NULL;
+	for (;;) {
+		unsigned int s = node->shift;
+
+		e = xa_slot_get(&node->slots[xa_offset(index, s)]);
+		if (s && xa_is_node(e)) {
+			node = xa_to_node(e);
+			continue;
+		}
+		if (unlikely(xa_is_sibling(e))) {
+			e = xa_slot_get(&node->slots[xa_sibling_offset(e)]);
+			/* Split into a child meanwhile: walk again. */
+			if (s && xa_is_node(e))
+				return RG_XA_RETRY_ENTRY;
+		}
+		return e;
+	}
 }
 
 /* ---- store ---- */
@@ -901,7 +1107,7 @@ static RGI_ALWAYS_INLINE void *xas_store_entry(struct rg_xa_state *xas,
 		xas->xa_offset = (unsigned char)xa_offset(index, 0);
 	}
 	prev = *slot;
-	*slot = entry;
+	xa_slot_set(slot, entry);
 	if (!prev) {
 		/* A new entry keeps the empty slot's marks. */
 		if (leaf) {
@@ -960,7 +1166,9 @@ static void xa_shrink(struct rg_xarray *xa, struct rg_xa_state *xas)
 					hm |= 1u << m;
 			xa->head_marks = hm;
 		}
-		xa->head = e;
+		xa_slot_set(&xa->head, e);
+		/* A reader still on the old top restarts from the head. */
+		xa_slot_set(&node->slots[0], RG_XA_RETRY_ENTRY);
 		if (xas->xa_node == node)
 			xas->xa_node = XAS_BOUNDS;
 		xa_node_free(xa, node);
@@ -984,9 +1192,11 @@ static void xa_clear_slots(struct rg_xarray *xa, struct rg_xa_node *node,
 	for (b = off; b < off + n; b++) {
 		void *e = node->slots[b];
 
+		/* Unlinked before it is freed (RCU mode: a grace period
+		 * from here on covers every reader that can reach it). */
+		xa_slot_set(&node->slots[b], NULL);
 		if (node->shift && xa_is_node(e))
 			xa_free_subtree(xa, xa_to_node(e));
-		node->slots[b] = NULL;
 	}
 	node->used &= ~r;
 	node->count = (unsigned char)__builtin_popcountll(node->used);
@@ -1015,13 +1225,13 @@ static void xa_prune(struct rg_xa_state *xas, struct rg_xa_node *node)
 		struct rg_xa_node *p = node->parent;
 
 		if (!p) {
-			xa->head = NULL;
+			xa_slot_set(&xa->head, NULL);
 			xa->head_marks = 0;
 			xa_node_free(xa, node);
 			xas->xa_node = XAS_BOUNDS;
 			return;
 		}
-		p->slots[node->offset] = NULL;
+		xa_slot_set(&p->slots[node->offset], NULL);
 		p->used &= ~xa_bit(node->offset);
 		p->count--;
 		xa_node_free(xa, node);
@@ -1049,7 +1259,7 @@ static RGI_ALWAYS_INLINE void *xas_erase(struct rg_xa_state *xas)
 		return NULL;
 	old = *slot;
 	if (!leaf) {
-		xa->head = NULL;
+		xa_slot_set(&xa->head, NULL);
 		xa->head_marks = 0;
 		return old;
 	}
@@ -1059,7 +1269,7 @@ static RGI_ALWAYS_INLINE void *xas_erase(struct rg_xa_state *xas)
 		/* One slot of a leaf: the common case, done inline. */
 		unsigned int m;
 
-		*slot = NULL;
+		xa_slot_set(slot, NULL);
 		leaf->used &= ~xa_bit(b);
 		leaf->count--;
 		leaf->nr_values -= rg_xa_is_value(old);
@@ -1105,10 +1315,10 @@ static void xa_destroy_nolock(struct rg_xarray *xa)
 {
 	struct rg_xa_node *root = xa_root(xa);
 
+	xa_slot_set(&xa->head, NULL);
+	xa->head_marks = 0;
 	if (root)
 		xa_free_subtree(xa, root);
-	xa->head = NULL;
-	xa->head_marks = 0;
 }
 
 static size_t xa_node_bytes(const struct rg_xarray *xa)
@@ -1228,7 +1438,7 @@ static int xa_validate_nolock(struct rg_xarray *xa, bool owner_free,
 	void *head = xa->head;
 
 	if (xa->flags & ~(RG_XA_FLAGS_ALLOC1 | RG_XA_FLAGS_ALLOC_WRAPPED |
-			  RG_XA_FLAGS_MULTI))
+			  RG_XA_FLAGS_MULTI | RG_XA_FLAGS_RCU))
 		v.why = "unknown flags";
 	else if ((xa->flags & RG_XA_FLAGS_ALLOC_WRAPPED) && !xa_track_free(xa))
 		v.why = "wrapped cursor in an array that does not allocate";
@@ -1402,10 +1612,10 @@ static unsigned int xa_path(struct rg_xarray *xa, unsigned long base,
 	} else {
 		if (!node && xa->head) {
 			node = xa_head_to_leaf(xa, pre);
-			xa->head = xa_mk_node(node);
+			xa_slot_set(&xa->head, xa_mk_node(node));
 		} else if (!node) {
 			node = xa_node_take(xa, pre, top, NULL, 0);
-			xa->head = xa_mk_node(node);
+			xa_slot_set(&xa->head, xa_mk_node(node));
 		}
 		node = xa_grow(xa, pre, node, top);
 	}
@@ -1428,7 +1638,7 @@ static unsigned int xa_path(struct rg_xarray *xa, unsigned long base,
 			child = xa_node_take(xa, pre, s - RG_XA_CHUNK_SHIFT,
 					     node, b);
 			e = xa_mk_node(child);
-			node->slots[b] = e;
+			xa_slot_set(&node->slots[b], e);
 			node->used |= xa_bit(b);
 			node->count++;
 		}
@@ -1491,7 +1701,7 @@ static void *xas_erase_multi(struct rg_xa_state *xas, unsigned long last)
 		/* Only index 0 can be in use: the head entry. */
 		if (base == 0) {
 			old = xa->head;
-			xa->head = NULL;
+			xa_slot_set(&xa->head, NULL);
 			xa->head_marks = 0;
 		}
 		xas->xa_node = XAS_BOUNDS;
@@ -1557,7 +1767,7 @@ static void *xas_store_multi(struct rg_xa_state *xas, void *entry)
 		RGI_ASSERT(pre.used == pre.n);
 	}
 	/* From here on walks look for multi-index entries. */
-	xa->flags |= RG_XA_FLAGS_MULTI;
+	xa_flags_or(xa, RG_XA_FLAGS_MULTI);
 	xas->xa_node = node;
 	if (xa_covered(node, base, shift, n, &c)) {
 		if (node->shift && xa_is_node(entry)) {
@@ -1566,7 +1776,7 @@ static void *xas_store_multi(struct rg_xa_state *xas, void *entry)
 		}
 		xas->xa_offset = (unsigned char)c;
 		old = node->slots[c];
-		node->slots[c] = entry;
+		xa_slot_set(&node->slots[c], entry);
 		if (!old)
 			node->used |= xa_bit(c);
 		if (!old || rg_xa_is_value(old) != rg_xa_is_value(entry))
@@ -1581,9 +1791,9 @@ static void *xas_store_multi(struct rg_xa_state *xas, void *entry)
 	for (b = c; b < c + n; b++) {
 		void *e = node->slots[b];
 
+		xa_slot_set(&node->slots[b], b == c ? entry : xa_mk_sibling(c));
 		if (node->shift && xa_is_node(e))
 			xa_free_subtree(xa, xa_to_node(e));
-		node->slots[b] = b == c ? entry : xa_mk_sibling(c);
 	}
 	node->used |= r;
 	xa_node_recount(node);
@@ -1700,6 +1910,7 @@ static bool xas_reserve_nodes(struct rg_xa_state *xas, unsigned long need)
 
 		if (!n)
 			goto nomem;
+		XA_UNPOISON(n);
 		n->parent = xas->xa_alloc;
 		xas->xa_alloc = n;
 		have++;
@@ -1776,19 +1987,37 @@ static RGI_ALWAYS_INLINE void *xas_load(struct rg_xa_state *xas)
 	return slot ? *slot : NULL;
 }
 
+/* Safe under the lock and, lock-free, under the RCU read lock. */
 void *rg_xas_load(struct rg_xa_state *xas)
 {
-	return xas_load(xas);
+	struct rg_xa_node *leaf;
+	void **slot, *e;
+
+	if (rg_xas_error(xas))
+		return NULL;
+	xas->xa_node = XAS_RESTART;
+	slot = xas_walk_any(xas, &leaf, true);
+	e = slot ? xa_slot_get(slot) : NULL;
+	/* A multi-index entry split into children meanwhile (lock-free). */
+	if (leaf && leaf->shift && xa_is_node(e))
+		return RG_XA_RETRY_ENTRY;
+	return e;
 }
 
+/*
+ * The slot the state is on, read again: on a leaf the slot itself (a node
+ * a writer took out holds what it held, or RG_XA_RETRY_ENTRY in slot 0 of
+ * a top node removed by a shrink); on the head, the head as it is now (a
+ * node, internal, when the array grew); otherwise a walk.
+ */
 void *rg_xas_reload(struct rg_xa_state *xas)
 {
 	struct rg_xa_node *node = xas->xa_node;
 
 	if (xas_on_leaf(xas))
-		return node->slots[xas->xa_offset];
-	if (!node && !xa_root(xas->xa))
-		return xas->xa->head;
+		return xa_slot_get(&node->slots[xas->xa_offset]);
+	if (!node)
+		return xa_slot_get(&xas->xa->head);
 	return rg_xas_load(xas);
 }
 
@@ -1819,7 +2048,7 @@ static void xas_free_nodes(struct rg_xa_state *xas)
 		struct rg_xa_node *n = xas->xa_alloc;
 
 		xas->xa_alloc = n->parent;
-		rg_slab_free(__atomic_load_n(&xa_cache, __ATOMIC_ACQUIRE), n);
+		xa_node_put(n);
 	}
 }
 
@@ -1842,6 +2071,7 @@ bool rg_xas_nomem(struct rg_xa_state *xas)
 			xas_free_nodes(xas);
 			return false;
 		}
+		XA_UNPOISON(n);
 		n->parent = xas->xa_alloc;
 		xas->xa_alloc = n;
 		have++;
@@ -2201,11 +2431,14 @@ void rg_xas_split(struct rg_xa_state *xas, void *entry, unsigned int order)
 		if (node->shift == shift) {
 			unsigned int k = b - (b - c) % n;
 
-			node->slots[b] = b == k ? entry : xa_mk_sibling(k);
+			xa_slot_set(&node->slots[b],
+				    b == k ? entry : xa_mk_sibling(k));
 		} else {
-			node->slots[b] = xa_mk_node(xa_split_build(
-				xas, node->shift - RG_XA_CHUNK_SHIFT, node, b,
-				entry, mk, shift, n));
+			xa_slot_set(
+				&node->slots[b],
+				xa_mk_node(xa_split_build(
+					xas, node->shift - RG_XA_CHUNK_SHIFT,
+					node, b, entry, mk, shift, n)));
 		}
 	}
 	xa_node_recount(node);
@@ -2354,14 +2587,14 @@ int rg_xa_alloc_cyclic_locked(struct rg_xarray *xa, uint32_t *id, void *entry,
 	lo = *next > min ? *next : min;
 	ret = rg_xa_alloc_locked(xa, &got, entry, lo, max);
 	if (!ret && (xa->flags & RG_XA_FLAGS_ALLOC_WRAPPED)) {
-		xa->flags &= ~RG_XA_FLAGS_ALLOC_WRAPPED;
+		xa_flags_clear(xa, RG_XA_FLAGS_ALLOC_WRAPPED);
 		ret = 1;
 	}
 	if (ret == -EBUSY && lo > min) {
 		/* [lo, max] is full: start again at min. */
 		ret = rg_xa_alloc_locked(xa, &got, entry, min, max);
 		if (!ret) {
-			xa->flags &= ~RG_XA_FLAGS_ALLOC_WRAPPED;
+			xa_flags_clear(xa, RG_XA_FLAGS_ALLOC_WRAPPED);
 			ret = 1;
 		}
 	}
@@ -2370,7 +2603,7 @@ int rg_xa_alloc_cyclic_locked(struct rg_xarray *xa, uint32_t *id, void *entry,
 	*id = (uint32_t)got;
 	*next = (uint32_t)got + 1;
 	if (!*next)
-		xa->flags |= RG_XA_FLAGS_ALLOC_WRAPPED;
+		xa_flags_or(xa, RG_XA_FLAGS_ALLOC_WRAPPED);
 	return ret;
 }
 
@@ -2449,7 +2682,7 @@ size_t rg_xa_bytes_locked(const struct rg_xarray *xa)
 
 int rg_xa_init_flags(struct rg_xarray *xa, unsigned int flags)
 {
-	if (!xa || (flags & ~RG_XA_FLAGS_ALLOC1) ||
+	if (!xa || (flags & ~(RG_XA_FLAGS_ALLOC1 | RG_XA_FLAGS_RCU)) ||
 	    ((flags & RG_XA_FLAGS_ALLOC1) && !(flags & RG_XA_FLAGS_ALLOC)))
 		return -EINVAL;
 	pthread_mutex_init(&xa->lock, NULL);
@@ -2483,6 +2716,18 @@ void *rg_xa_load(struct rg_xarray *xa, unsigned long index)
 
 	if (unlikely(!xa))
 		return NULL;
+	if (xa_rcu_thread()) {
+		if (unlikely(!(__atomic_load_n(&xa->flags, __ATOMIC_ACQUIRE) &
+			       RG_XA_FLAGS_RCU)))
+			xa_rcu_enable(xa);
+		urcu_memb_read_lock();
+		do
+			e = xa_rcu_walk(xa, index);
+		while (unlikely(e == RG_XA_RETRY_ENTRY));
+		xa_rcu_read_done();
+		urcu_memb_read_unlock();
+		return xa_zero_to_null(e);
+	}
 	taken = xa_read_lock(xa);
 	e = xa_zero_to_null(xas_load(&xas));
 	xa_read_unlock(xa, taken);
@@ -2887,4 +3132,16 @@ void rg_xa_dump(struct rg_xarray *xa, FILE *f)
 	taken = xa_read_lock(xa);
 	xa_dump_nolock(xa, f, NULL);
 	xa_read_unlock(xa, taken);
+}
+
+void rg_xa_rcu_barrier(void)
+{
+#ifdef XA_TSAN
+	/* liburcu's own bookkeeping, ordered by code TSan cannot see. */
+	__tsan_ignore_thread_begin();
+	urcu_memb_barrier();
+	__tsan_ignore_thread_end();
+#else
+	urcu_memb_barrier();
+#endif
 }

@@ -6,11 +6,14 @@
  * a tree. For n = 1, 2, ... the nth allocation attempt fails until the call
  * succeeds with no failure fired; each failure must return -ENOMEM and
  * leave the array valid, with the same entries, marks and node count, and
- * the node cache's objects_in_use back at its baseline.
+ * the node cache's objects_in_use back at its baseline. The shapes run
+ * again in RCU mode, from a thread registered with liburcu (lock-free
+ * loads, nodes freed after a grace period).
  */
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <urcu/urcu-memb.h>
 
 #include "region/xarray.h"
 #include "rg_test.h"
@@ -106,11 +109,18 @@ static int do_op(struct rg_xarray *xa, enum op op, unsigned long index)
 	}
 }
 
+/* RCU mode: frees wait for a grace period (test_shapes_rcu()). */
+static bool rcu_mode;
+
 /* Run @op at @index on @xa with failures injected; returns failures seen. */
 static unsigned int fault_loop(struct rg_xarray *xa, enum op op,
 			       unsigned long index)
 {
-	size_t base = nodes_in_use();
+	size_t base;
+
+	if (rcu_mode)
+		rg_xa_rcu_barrier(); /* earlier frees done: a fixed base */
+	base = nodes_in_use();
 	unsigned int failures = 0;
 	struct snap *before = &snap_before;
 	unsigned long n;
@@ -148,7 +158,8 @@ static void test_shapes(void **state)
 {
 	(void)state;
 	for (int op = 0; op < OP_NR; op++) {
-		unsigned int flags = op == OP_ALLOC ? RG_XA_FLAGS_ALLOC : 0;
+		unsigned int flags = (op == OP_ALLOC ? RG_XA_FLAGS_ALLOC : 0) |
+				     (rcu_mode ? RG_XA_FLAGS_RCU : 0);
 		struct rg_xarray xa;
 
 		/* Empty array: first leaf; a full-height path. */
@@ -174,6 +185,20 @@ static void test_shapes(void **state)
 	}
 }
 
+static void test_shapes_rcu(void **state)
+{
+	struct rg_slab_stats st;
+
+	urcu_memb_register_thread();
+	rcu_mode = true;
+	test_shapes(state);
+	rcu_mode = false;
+	urcu_memb_unregister_thread();
+	rg_xa_rcu_barrier();
+	assert_int_equal(rg_xa_node_cache_stats(&st), 0);
+	assert_int_equal(st.objects_in_use, 0);
+}
+
 /* Allocation above a dense block of an allocating array. */
 static void test_alloc_dense(void **state)
 {
@@ -194,6 +219,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shapes),
+		cmocka_unit_test(test_shapes_rcu),
 		cmocka_unit_test(test_alloc_dense),
 	};
 	RG_DEFINE_XARRAY(warm);

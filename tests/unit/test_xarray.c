@@ -4,11 +4,12 @@
  * and reserved entries, insert, cmpxchg, reserve/release, marks (including
  * across growth and shrinking), find/find_after/for_each, allocating
  * arrays, destroy, bytes, validate (including that it catches corruption)
- * and dump.
+ * and dump; lock-free loads (RCU mode, deferred frees, retry entries).
  */
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <urcu/urcu-memb.h>
 
 #include "region/linux/xarray.h"
 #include "region/xarray.h"
@@ -42,7 +43,8 @@ static void test_empty(void **state)
 	RG_ASSERT_VALID(&xa);
 	rg_xa_destroy(&xa);
 	assert_true(rg_xa_empty(&xa));
-	assert_int_equal(rg_xa_init_flags(&xa, 0x10), -EINVAL);
+	assert_int_equal(rg_xa_init_flags(&xa, 0x20), -EINVAL);
+	assert_int_equal(rg_xa_init_flags(&xa, RG_XA_FLAGS_MULTI), -EINVAL);
 	assert_int_equal(rg_xa_init_flags(&xa, 0x2), -EINVAL);
 	assert_int_equal(rg_xa_init_flags(NULL, 0), -EINVAL);
 }
@@ -776,6 +778,107 @@ static void regress_xa_null_arguments(void **state)
 	rg_xa_destroy(&xa);
 }
 
+/*
+ * Lock-free loads: an unregistered thread loads under the lock and the
+ * array frees nodes at once; the first load of a registered thread puts
+ * the array in RCU mode, after which frees wait for a grace period
+ * (rg_xa_rcu_barrier()), and so do frees by a registered thread.
+ */
+static void test_rcu_mode(void **state)
+{
+	struct rg_xarray xa;
+	size_t base;
+
+	(void)state;
+	rg_xa_rcu_barrier();
+	base = nodes_in_use();
+	rg_xa_init(&xa);
+	assert_int_equal(rg_xa_store(&xa, 1000, P(1), NULL), 0);
+	assert_ptr_equal(rg_xa_load(&xa, 1000), P(1));
+	assert_false(xa.flags & RG_XA_FLAGS_RCU);
+	rg_xa_erase(&xa, 1000);
+	assert_int_equal(nodes_in_use(), base);
+
+	urcu_memb_register_thread();
+	assert_int_equal(rg_xa_store(&xa, 1000, P(1), NULL), 0);
+	assert_int_equal(rg_xa_store(&xa, 5, rg_xa_mk_value(5), NULL), 0);
+	/* A top node and two leaves. */
+	assert_int_equal(nodes_in_use(), base + 3);
+	urcu_memb_read_lock(); /* nests */
+	assert_ptr_equal(rg_xa_load(&xa, 1000), P(1));
+	urcu_memb_read_unlock();
+	assert_true(xa.flags & RG_XA_FLAGS_RCU);
+	assert_ptr_equal(rg_xa_load(&xa, 5), rg_xa_mk_value(5));
+	assert_null(rg_xa_load(&xa, 6));
+	assert_null(rg_xa_load(&xa, 1UL << 40));
+	RG_ASSERT_VALID(&xa);
+	assert_ptr_equal(rg_xa_erase(&xa, 1000), P(1));
+	assert_int_equal(rg_xa_node_count(&xa), 1);
+	assert_int_equal(rg_xa_bytes(&xa), sizeof(xa) + rg_xa_node_size());
+	/* The leaf of 1000 and the top (shrunk away): out, not yet freed. */
+	assert_int_equal(nodes_in_use(), base + 3);
+	rg_xa_rcu_barrier();
+	assert_int_equal(nodes_in_use(), base + 1);
+	rg_xa_destroy(&xa);
+	rg_xa_rcu_barrier();
+	assert_int_equal(nodes_in_use(), base);
+	urcu_memb_unregister_thread();
+
+	/* RCU mode from the start; frees by an unregistered thread wait. */
+	assert_int_equal(
+		rg_xa_init_flags(&xa, RG_XA_FLAGS_ALLOC | RG_XA_FLAGS_RCU), 0);
+	assert_int_equal(rg_xa_store(&xa, 1000, P(1), NULL), 0);
+	RG_ASSERT_VALID(&xa);
+	rg_xa_erase(&xa, 1000);
+	assert_int_equal(nodes_in_use(), base + 2); /* the top and a leaf */
+	rg_xa_rcu_barrier();
+	assert_int_equal(nodes_in_use(), base);
+	assert_true(rg_xa_empty(&xa));
+}
+
+/*
+ * A top node removed by a shrink keeps RG_XA_RETRY_ENTRY in slot 0 for a
+ * reader still on it, and stays readable for that reader's read-side
+ * section; a state on the head reloads the head as it is (a node once the
+ * array grew).
+ */
+static void test_rcu_retry(void **state)
+{
+	struct rg_xarray xa;
+
+	(void)state;
+	urcu_memb_register_thread();
+	rg_xa_init(&xa);
+	assert_int_equal(rg_xa_store(&xa, 0, rg_xa_mk_value(0), NULL), 0);
+	assert_int_equal(rg_xa_store(&xa, 1, rg_xa_mk_value(1), NULL), 0);
+	urcu_memb_read_lock();
+	{
+		RG_XA_STATE(xas, &xa, 1);
+
+		assert_ptr_equal(rg_xas_load(&xas), rg_xa_mk_value(1));
+		assert_ptr_equal(rg_xa_erase(&xa, 1), rg_xa_mk_value(1));
+		/* The leaf is out of the tree: the head holds entry 0. */
+		assert_int_equal(rg_xa_node_count(&xa), 0);
+		assert_null(rg_xas_reload(&xas));
+		xas.xa_offset = 0;
+		assert_true(rg_xa_is_retry(rg_xas_reload(&xas)));
+		assert_true(rg_xas_retry(&xas, rg_xas_reload(&xas)));
+		assert_ptr_equal(xas.xa_node, RG_XAS_RESTART);
+		rg_xas_set(&xas, 0);
+		assert_ptr_equal(rg_xas_load(&xas), rg_xa_mk_value(0));
+		assert_null(xas.xa_node);
+		assert_int_equal(rg_xa_store(&xa, 1, rg_xa_mk_value(1), NULL),
+				 0);
+		assert_true(rg_xa_is_internal(rg_xas_reload(&xas)));
+		assert_ptr_equal(rg_xas_load(&xas), rg_xa_mk_value(0));
+	}
+	urcu_memb_read_unlock();
+	RG_ASSERT_VALID(&xa);
+	rg_xa_destroy(&xa);
+	rg_xa_rcu_barrier();
+	urcu_memb_unregister_thread();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -798,6 +901,8 @@ int main(void)
 		cmocka_unit_test(regress_xa_cmpxchg_reserved_old),
 		cmocka_unit_test(regress_xa_top_node_slot_mask),
 		cmocka_unit_test(regress_xa_null_arguments),
+		cmocka_unit_test(test_rcu_mode),
+		cmocka_unit_test(test_rcu_retry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
