@@ -193,6 +193,23 @@ static void *idle(void *arg)
 	return NULL;
 }
 
+/*
+ * The checker of run_waiters(): the test starts with every tag held here,
+ * so the first get of every worker finds none free; once one has counted
+ * that (and so will wait), give them all back. Whatever the scheduler
+ * does, the waiting path is taken.
+ */
+static void *releaser(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&contended, __ATOMIC_ACQUIRE))
+		sched_yield();
+	for (unsigned int t = 0; t < q.sb.depth; t++)
+		if (rg_sbitmap_queue_clear(&q, t))
+			rg_test_count(&errors);
+	return NULL;
+}
+
 static void run_waiters(unsigned int depth, int shift, unsigned int batch,
 			unsigned long threads)
 {
@@ -200,7 +217,9 @@ static void run_waiters(unsigned int depth, int shift, unsigned int batch,
 	assert_int_equal(q.wake_batch, batch);
 	ops_per_thread = RG_THOROUGH ? 3000 : 20000;
 	contended = 0;
-	rg_test_run_threads(threads, wait_worker, idle, &stop);
+	for (unsigned int t = 0; t < depth; t++) /* releaser() frees them */
+		assert_true(rg_sbitmap_queue_get(&q) >= 0);
+	rg_test_run_threads(threads, wait_worker, releaser, &stop);
 	printf("# waiters: depth %u, batch %u, %lu threads x %lu: errors "
 	       "%lu, gets that had to wait %lu\n",
 	       depth, batch, threads, ops_per_thread, errors, contended);
