@@ -1045,8 +1045,8 @@ static inline bool rg_xas_retry(struct rg_xa_state *xas, const void *entry)
  * writer took a node out: rg_xas_retry() resets the state and the caller
  * loads again, as with the kernel's xas_load().
  *
- * Context: the caller holds the array's lock, or the RCU read lock (see
- * above); never allocates.
+ * Context: the caller holds the array's lock, or urcu_memb_read_lock() as
+ * the description says; never allocates.
  * Return: the entry, raw: RG_XA_ZERO_ENTRY for a reserved index,
  * RG_XA_RETRY_ENTRY (lock-free only, or if stored there), NULL for none
  * (also if the state holds an error).

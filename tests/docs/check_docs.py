@@ -184,7 +184,8 @@ def main():
     kdoc = subprocess.run([sys.executable,
                            os.path.join(root, "scripts", "kdoc2man.py"),
                            "--version", "0", "--man",
-                           os.path.join(root, "doc", "man"), "--list",
+                           os.path.join(root, "doc", "man"), "--api",
+                           os.path.join(root, "doc", "api"), "--list",
                            os.path.join(root, "include")],
                           capture_output=True, text=True).stdout.split()
     pages |= {os.path.splitext(p)[0] for p in kdoc}

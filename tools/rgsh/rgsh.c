@@ -14,7 +14,7 @@
  * line is the command, the rest its arguments. A structure command starts
  * a new structure (the previous one is destroyed):
  *
- *	region BACKEND CAPACITY [POLICY] [locked]   bitmap|ida|maple|hbitmap
+ *	region BACKEND CAPACITY [POLICY] [locked]   bitmap|ida|maple|hbitmap|extent
  *	maple [alloc] [rcu]                          a Maple Tree (flags)
  *	xarray [alloc|alloc1]                        an xarray (flags)
  *	ida                                          an IDA
