@@ -1,179 +1,72 @@
 // SPDX-License-Identifier: MIT
 /*
- * hbitmap: a first-fit contiguous-range allocator. Theory of operation.
+ * hbitmap: a contiguous-range allocator over a bitmap. Theory of operation.
  *
- * Layout. One bit per unit in 64-bit words (1 = allocated), grouped in
- * blocks of 8 words (512 units). Every block has a packed 32-bit summary
- * (bsum): the length of its free prefix (the free run starting at its first
- * unit), of its free suffix (the run ending at its last unit) and of its
- * longest "inner" run (a free run touching neither end), 10 bits each. Above
- * the blocks sit levels of nodes with fan-out 64: a level-0 node covers 64
- * blocks (32768 units), a level-k node covers 64 level-(k-1) nodes. A node
- * holds two child masks (any: the child has a free unit; all: the child is
- * entirely free), the same three lengths for its own span, in 64 bits
- * each, and one 16-bit "g" value per child (below), kept apart in one
- * array per level. The top level has a single node, the root. Bits past
- * the capacity (padding in the last block) are set, and children past the
- * last block or node are absent from the masks (read as entirely
- * allocated), so no search ever sees them as free.
- * Memory at 10^6 units: 125,056 B of bitmap, 7,816 B of block summaries,
- * 4,096 B of g values, 1,280 B of nodes: 1.109x the plain bitmap.
+ * Layout
+ *   One bit per unit in 64-bit words (1 = allocated), in blocks of 8 words
+ *   (512 units). Each block has a packed 32-bit summary (bsum): its free
+ *   prefix, free suffix and longest inner run (touching neither end), 10
+ *   bits each. Above, levels of 64-way nodes: two child masks (any: some
+ *   unit free; all: entirely free), the same three lengths, and one 16-bit
+ *   g value per child, kept in one array per level; the top level is one
+ *   root. Padding bits past the capacity are set and absent children are
+ *   clear in the masks, so no search sees them free. At 10^6 units: 1.109x
+ *   the plain bitmap. Layout and helpers: hb_internal.h.
  *
- * g values. Child j's g value is 0 if the child is entirely free, else the
- * longest of its inner run and, unless j is the node's first child that is
- * not entirely free, the run that ends in j's prefix (it starts in the
- * suffix of the last such child before j, through entirely free ones).
- * These are exactly the node's inner runs, each counted at the child where
- * it ends (or lies), so the node's inner run is the largest g value, and a
- * child whose g value is below n holds the end of no inner fit of n.
- * Values past 32767 are stored as 32767 and read as "at least": a search
- * takes such a child as a candidate and checks it exactly, and the node's
- * inner run (kept exact, 64-bit) is recomputed from exact values of the
- * saturated children only when its maximum must be taken again. Level-0
- * values never saturate (an inner run of a 32768-unit node is at most
- * 32766).
+ * g values
+ *   Child j's g value is 0 if it is entirely free, else the longest of its
+ *   inner run and (unless j is the first child not entirely free) the run
+ *   ending in its prefix. These are the node's inner runs, each counted
+ *   where it ends, so the node's inner run is the largest g value and a
+ *   child below n ends no inner fit of n. Values past HB_G_MAX are stored
+ *   as "at least": searches check such a child exactly; level 0 never
+ *   saturates.
  *
- * Files. This file holds the search, the updates, the build and the API.
- * The layout (struct rg_hbitmap, the block summary packing and the small
- * helpers that read it) is in hb_internal.h, shared with
- * hbitmap_check.c: the cold parts, rg_hbitmap_validate() (with the
- * invariants it checks, stated there) and rg_hbitmap_dump(). hb_place.c
- * has the word scans of the reverse search, hb_runs.c the best-fit index.
- * The hot paths stay in this one translation unit: they rely on inlining.
+ * First fit
+ *   The root's prefix, its inner runs, its suffix, in that order. Inside a
+ *   node the candidates are the children whose g value reaches n (one SIMD
+ *   compare of 64 values); for each, the run ending in its prefix, then the
+ *   child itself, then its suffix, so the first fit found is the lowest.
+ *   With align 1 the first candidate holds the fit: one path, no
+ *   backtracking. In a block, runs of n <= 64 come from at most six
+ *   shift-and steps per word (SSE2: eight words at once); longer runs are
+ *   carried across words. Top-down mirrors it (hb_rev_node(), hb_place.c).
  *
- * Search (first fit). The root's prefix run is tried, then its inner runs,
- * then its suffix run. Inside a node, the candidates are the children whose
- * g value reaches n (capped at the field's maximum): one SIMD compare of the
- * 64 values (SSE2; a loop elsewhere). Candidates are taken in address
- * order; for each, the run ending in its prefix (found from the masks and
- * the previous partly allocated child's suffix) is tried, then, if its inner
- * run could hold n, the child is searched, then its suffix. A node's own
- * prefix and suffix runs are tried by its parent (the root's by the search
- * itself), so each run is tried once, in address order, and the first fit
- * found is the lowest. With align == 1 the first candidate always holds the
- * fit, so one root-to-block path is walked: plain allocations (align 1,
- * n <= 64, no window) take it in a loop without backtracking. Inside a
- * block, the starts of runs of n <= 64 free units in a word come from at
- * most six shift-and steps (a table gives the shifts for each n; SSE2 does
- * the eight words at once), masked by the alignment pattern, and a fit
- * crossing from the previous word's top is checked at the same time;
- * longer runs are handled by a carried run. With align > 1 a candidate
- * whose runs are long enough but misaligned is searched and left (the scan
- * goes on): this keeps the result exact; runs of n + align - 1 units
- * always succeed. The plain descent compares the g values 16 at a time
- * and stops at the first group that holds a candidate.
+ * Updates
+ *   After bits change in a block its summary is recomputed (from the one
+ *   recorded change when the longest inner run did not shrink) and, while
+ *   a summary changes, the parent's masks, the two g values that depend on
+ *   it, its prefix and suffix, and its inner run (the largest exact g: one
+ *   SIMD pass only when the child that held it shrank). A change of only
+ *   an inner run climbs on a path of its own. A range over several blocks
+ *   sets the covered blocks and nodes whole by word operations; only its
+ *   end children are read.
  *
- * Updates. After bits change in one block the block summary is recomputed
- * and, while a summary actually changes, the parent is updated: its masks,
- * the g values of the changed child and of the next child not entirely free
- * (the only ones that depend on it), its prefix and suffix from the masks
- * (re-read only when the changed child is or was the first or last one not
- * entirely free), and its inner run as the largest exact g value: a new
- * value that reaches the old maximum is it; else the old one stays unless
- * the changed child held it, and then the maximum is taken again (one SIMD
- * pass over the 64 stored values). When only a child's inner run changed
- * (the usual case), only its own g value is touched, and its new value
- * follows from the stored old one (unless saturated): the run ending in
- * the child's prefix did not change, and it is the old value if that
- * exceeds the old inner run, else no longer than the old inner run; so
- * the previous child's suffix is read only when a shrunk inner run held
- * the value. Such a change climbs on a path of its own (level 0 inlined
- * into the callers, the levels above in one small loop): it needs neither
- * the masks nor the neighbours' summaries. A block's summary is updated
- * from a single recorded change
- * (one run carved or two merged) without reading its other words, unless
- * the longest inner run shrank: then the block is recomputed, runs inside
- * words for all eight words at once (see hb_block_compute()). A range
- * spanning several blocks sets the covered ones to entirely allocated or
- * free without reading them; a set range's end blocks follow from their
- * summaries the same way (it carves their prefix or suffix run) or, once
- * all their words are set, are entirely allocated, and a cleared range's
- * (and a stale pending one's) are rescanned. Then the nodes over the
- * range, level by level, each in one pass: the children strictly inside
- * the range (and the nodes strictly inside it, whole) are entirely
- * allocated or free, so their masks change by word operations, their g
- * values become 0 and the run open after them is known; only a node's
- * two end children and the next child not entirely free are read. The
- * inner run is the largest new g value if that reaches the old one, the
- * old one if no changed child held it, else the maximum again. Above a
- * range inside one level-0 node, the single-child update goes on. A
- * saturated g value that an update has just computed exactly is not
- * recomputed when the maximum is taken again.
+ * Deferred updates
+ *   The pending block, the "before" fold, the deferred run (first fit),
+ *   and on best-fit instances the stale summaries with their change list:
+ *   what each defers, who flushes it and which readers may see it stale is
+ *   the table in doc/design.md. In short, calls confined to one block only
+ *   change its bits until a call elsewhere flushes it (hb_flush()); calls
+ *   in address order across blocks join a deferred run, updated by one
+ *   range update; best-fit calls change only bits and the index, and
+ *   hb_sync() brings the summaries up to date for the calls that read
+ *   them. Fast paths are tested first and reach slow ones by tail calls.
  *
- * Why the summaries stay exact. Upper bounds were built and measured
- * (instructions per free+alloc pair, first-fit churn at 90 % of 10^6
- * units, callgrind; exact: 1,413): inner runs and g values as bounds that
- * an allocation never lowers and a free raises only while a value rises,
- * tightened by the search itself, which lowers the bound of a candidate
- * that holds no fit and goes on with the next candidate at the same level
- * (climbing when a node runs out), with no recomputation and no new
- * descent. Lowering a failed block's bound to n - 1 cost 2,513; making it
- * exact instead, 1,785; recomputing the carved block at once but lowering
- * nothing above it, 1,573 (aligned churn 4,706 against 2,794). Under
- * first-fit churn the next search nearly always returns to the block just
- * carved (it is the lowest with a long enough run) and meets the stale
- * bound at once: the block scan, and as the block was usually its node's
- * only candidate, a climb and a second descent cost more than the
- * decreases they spare (the search grew from about 200 to 450
- * instructions per pair, the updates shrank by 135). Bounds left only by
- * the range updates (no recomputation of a set range's end blocks, no
- * maximum taken again) saved 2 to 3 % on regions of 1 .. 4096 units and
- * lost 3 % on churn and 8 % on aligned churn, to the searches' false
- * candidates.
+ * Files
+ *   This file: searches, updates, build and the API. hb_runs.c: the
+ *   best-fit index. hb_place.c: word scans.
+ *   hbitmap_check.c: rg_hbitmap_validate() with its invariants, the dump.
+ *   The hot paths stay in this translation unit: they rely on inlining.
  *
- * Pending block. Summary updates for a block are deferred while operations
- * stay inside it: mutations confined to one block only change its bits and
- * make it the pending block (the first change is recorded); its summary and
- * its ancestors' go stale until an operation elsewhere flushes it. Searches,
- * statistics and validation never read the stale summaries: a search
- * flushes first; the statistics recompute the pending path on the side.
- * Allocation has a fast path for sequential use, armed when an allocation
- * starts where the previous one ended: it caches the longest free run lying
- * wholly before the pending block (before_max) and the free run ending at
- * its first unit (before_suffix); if both are shorter than n no fit starts
- * before the block, so the lowest fit found by scanning the pending block's
- * words is the global first fit. This makes filling and emptying in address
- * order cost a few word operations per call, with the tree walked once per
- * block. The entry points test for their fast paths before anything else
- * and reach the slow ones by tail calls, so the fast paths pay no frame.
+ * What never allocates
+ *   Everything but rg_hbitmap_create() and rg_hbitmap_resize(): one handle
+ *   and one array of words, g values, nodes and summaries (rgi_calloc, so
+ *   fault injection reaches them). The best-fit index grows its pool after
+ *   calls and never makes them fail (hb_runs.c).
  *
- * Deferred runs. Address-ordered operations of several blocks defer their
- * updates too: an allocation that starts where the pending block's
- * recorded one (a set) ends, or a free that ends where its recorded clear
- * starts, sets or clears its bits, joins the blocks it leaves behind to a
- * deferred run (units [chain_s, chain_e), all set or all cleared since
- * their blocks' summaries were exact) and makes the block at its far end
- * pending. The run ends when anything else flushes the pending block,
- * with one range update for all of it (above), so a fill or an emptying
- * in address order updates each block and node once, not once per call.
- * An allocation joins only while the runs before the pending block are
- * known (it carries them on); a free run lies after the pending block,
- * where the fast paths do not look. The walk takes the run's children as
- * candidates, and the statistics fold the nodes that hold stale blocks
- * again on the side.
- *
- * Long requests (n > 64) at the pending block follow its first free run
- * (joined to before_suffix at its first unit) through its words and the
- * entirely free blocks after it, counted from their level-0 node's mask:
- * all units before that run are allocated, so if it holds n it holds the
- * first fit, and the block is scanned only if it does not. An allocation
- * onward from the pending block that leaves no free unit in it below the
- * new region carries the fold of the runs before it over to the new
- * pending block: the run open at the old one is closed, the new one has
- * none.
- *
- * What never allocates: everything but rg_hbitmap_create() and
- * rg_hbitmap_resize(), which allocate the handle and one array holding
- * words, g values, nodes and block summaries (rgi_calloc, so fault
- * injection reaches them). Best-fit instances (RG_HBITMAP_BEST_FIT) also
- * keep an index of free runs (hb_runs.c), told about every change of bits
- * by one call in each mutating entry point (best-fit allocation and short
- * frees are done by the index outright, bits included); it grows its pool
- * after calls and never makes them fail (see there), and a list of the
- * blocks whose summaries fell behind (allocated at create and resize).
- *
- * Limits: capacity 1 .. 2^56 units (8 node levels at most); unit numbers
- * and lengths are 64-bit.
+ * Limits
+ *   Capacity 1 .. 2^56 units (8 node levels); units and lengths 64-bit.
  */
 #include <errno.h>
 #include <stdbool.h>

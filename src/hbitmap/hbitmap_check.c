@@ -1,24 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
- * hbitmap: the cold parts, validation and the dump. The structure, its
- * theory of operation and its hot paths are in hbitmap.c; the layout both
- * files read is in hb_internal.h. What needs hbitmap.c's static
- * computations reaches them through its rgi_hb_* wrappers.
+ * hbitmap: the cold parts, validation and the dump. Theory of operation.
  *
- * Invariants (what rg_hbitmap_validate() checks; the terms are those of
- * the top of hbitmap.c). For every block other than the pending one bsum
- * equals a recomputation from its words; a block of the deferred run
- * holds the one of its words with the run's units flipped back. For every
- * node, the masks match the stored summaries of its children, each g
- * value matches a recomputation from them (saturated at HB_G_MAX), and
- * the node's own summary equals a recomputation from its children's
- * stored summaries. A fully free span has prefix = suffix = its size and
- * inner = 0. free_units counts the zero bits below the capacity.
- * Validation checks the block summaries against a plain run-by-run
- * reference, independent of hb_block_compute(), and the pending block's
- * cached runs against a brute force scan. Best-fit instances whose
- * summaries are stale get the free count and the padding checked, then
- * their index (hb_runs.c).
+ * What is here
+ *   rg_hbitmap_validate() and rg_hbitmap_dump(). The structure and its hot
+ *   paths are in hbitmap.c, the layout both read in hb_internal.h; what
+ *   needs hbitmap.c's static computations goes through its rgi_hb_*
+ *   wrappers.
+ *
+ * Invariants (what rg_hbitmap_validate() checks)
+ *   Every block but the pending one has bsum equal to a recomputation from
+ *   its words (by a plain run-by-run reference, independent of
+ *   hb_block_compute()); a block of the deferred run holds the summary of
+ *   its words with the run's units flipped back. Every node's masks match
+ *   its children's stored summaries, each g value a recomputation
+ *   (saturated at HB_G_MAX), its own summary a recomputation from its
+ *   children. A fully free span has prefix = suffix = its size, inner 0.
+ *   free_units counts the zero bits below the capacity; the padding is
+ *   set. The pending block's cached runs match a brute-force scan.
+ *   Best-fit instances never have a pending block; with stale summaries
+ *   only the count, the padding and the index (hb_runs.c) are checked.
+ *   doc/design.md has the table of the deferred-update schemes.
  */
 #include <errno.h>
 #include <stdbool.h>
