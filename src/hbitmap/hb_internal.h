@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to src/hbitmap: what hbitmap.c shares with the placement helpers
- * in hb_place.c (word scans: the reverse search), hb_runs.c (the best-fit
- * index of free runs) and hbitmap_check.c (validation and the dump). The
- * first two only read the bitmap words (1 = allocated; the padding bits
- * past the capacity are set), which hbitmap.c owns; it calls the index
- * after every change of bits. The exceptions are the best-fit hot
- * paths in hb_runs.c (hbitmap_adv.h's allocation and free, reached from
- * rg_hbitmap_alloc_best() and rg_hbitmap_free() too): they set the bits
- * of the run they hand out, and clear those of a run of one or two words
- * they take back, themselves.
- * hbitmap_check.c reads the whole structure, laid out at the end of this
- * file (see the top of hbitmap.c).
+ * Private to src/hbitmap: what hbitmap.c shares with hb_place.c (word
+ * scans), hb_runs.c (the best-fit index) and hbitmap_check.c (validation
+ * and the dump): the layout of the structure, at the end of this file
+ * (see the top of hbitmap.c), and the helpers on bit ranges. Calls go one
+ * way: hbitmap.c calls the other three, hbitmap_check.c calls hbitmap.c,
+ * and hb_runs.c calls only hb_place.c, so the index's hot paths (the
+ * best-fit allocation and free of hbitmap_adv.h, which set and clear the
+ * bits themselves) use the inline helpers here.
  */
 #ifndef RGI_HB_INTERNAL_H
 #define RGI_HB_INTERNAL_H
@@ -22,6 +18,11 @@
 #include <stdio.h>
 
 #include "rg_internal.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#define HB_SIMD 1
+#endif
 
 #define RGI_HB_NONE UINT64_MAX
 
@@ -57,13 +58,6 @@ void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
  */
 int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 			      uint64_t bmask, uint64_t *start) RGI_HIDDEN;
-/*
- * rg_hbitmap_free() of [s, s + n) on a best-fit instance through the
- * summaries' change list (hbitmap.c): hbitmap_adv.h's free for what its
- * one- and two-word path does not take.
- */
-int rgi_hb_free_indexed(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
-			uint64_t *also) RGI_HIDDEN;
 /* The summaries are exact again (sync): the hot paths note changes again. */
 void rgi_hb_runs_synced(struct rgi_hb_runs *ix) RGI_HIDDEN;
 /*
@@ -222,6 +216,111 @@ static inline void hb_go_stale(struct rg_hbitmap *hb)
 	RGI_DEBUG_ASSERT(hb->pend == HB_NONE && !hb->pend_alloc);
 }
 
+/* ---- bit ranges (hbitmap.c, hb_runs.c, hbitmap_check.c) --------------- */
+
+/* Set (set) or clear the bits of [s, e), s < e. */
+
+static inline void hb_bits(uint64_t *w, uint64_t s, uint64_t e, bool set)
+{
+	uint64_t i = s >> 6, last = (e - 1) >> 6;
+	uint64_t fm = ~0ULL << (s & 63), lm = ~0ULL >> (63 - ((e - 1) & 63));
+
+	if (i == last) {
+		if (set)
+			w[i] |= fm & lm;
+		else
+			w[i] &= ~(fm & lm);
+		return;
+	}
+	if (set) {
+		w[i] |= fm;
+		for (i++; i < last; i++)
+			w[i] = ~0ULL;
+		w[last] |= lm;
+	} else {
+		w[i] &= ~fm;
+		for (i++; i < last; i++)
+			w[i] = 0;
+		w[last] &= ~lm;
+	}
+}
+
+#ifdef HB_SIMD
+/*
+ * Whole words from *i while at least eight remain before last, eight at
+ * a time (one test per eight): false at the first eight not all equal to
+ * want, else true with *i past them.
+ */
+static RGI_NOINLINE bool hb_words_are(const uint64_t *w, uint64_t *i,
+				      uint64_t last, uint64_t want)
+{
+	const __m128i wv = _mm_set1_epi64x((long long)want);
+
+	for (; *i + 8 <= last; *i += 8) {
+		const __m128i *v = (const __m128i *)(w + *i);
+		__m128i d = _mm_or_si128(
+			_mm_or_si128(_mm_xor_si128(_mm_loadu_si128(v), wv),
+				     _mm_xor_si128(_mm_loadu_si128(v + 1), wv)),
+			_mm_or_si128(
+				_mm_xor_si128(_mm_loadu_si128(v + 2), wv),
+				_mm_xor_si128(_mm_loadu_si128(v + 3), wv)));
+
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) !=
+		    0xffff)
+			return false;
+	}
+	return true;
+}
+#endif
+
+/* True if every bit of [s, e) equals set. */
+static inline bool hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e,
+			       bool set)
+{
+	uint64_t i = s >> 6, last = (e - 1) >> 6, want = set ? ~0ULL : 0;
+	uint64_t fm = ~0ULL << (s & 63), lm = ~0ULL >> (63 - ((e - 1) & 63));
+
+	if (i == last)
+		return ((w[i] ^ want) & fm & lm) == 0;
+	if ((w[i] ^ want) & fm)
+		return false;
+	i++;
+#ifdef HB_SIMD
+	if (last - i >= 8 && !hb_words_are(w, &i, last, want))
+		return false;
+#endif
+	/* then four at a time: one test per four */
+	for (; i + 4 <= last; i += 4)
+		if (((w[i] ^ want) | (w[i + 1] ^ want) | (w[i + 2] ^ want) |
+		     (w[i + 3] ^ want)) != 0)
+			return false;
+	for (; i < last; i++)
+		if (w[i] != want)
+			return false;
+	return ((w[last] ^ want) & lm) == 0;
+}
+
+/*
+ * Best fit: set or clear [s, s + n) behind the summaries, noted in the
+ * change list, with the free count.
+ */
+static inline void hb_bits_only(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
+				bool set)
+{
+	if (!hb->sum_stale)
+		hb_go_stale(hb);
+	/* one word, the usual reservation (a free here is longer than 64) */
+	if (set && ((s ^ (s + n - 1)) >> 6) == 0)
+		hb->words[s >> 6] |= (~0ULL >> (64 - n)) << (s & 63);
+	else
+		hb_bits(hb->words, s, s + n, set);
+	hb_chg_note(hb, s, n);
+	if (set)
+		hb->free_units -= n;
+	else
+		hb->free_units += n;
+}
+
 /* Sizes and offsets of the one data array, from the capacity. */
 struct hb_geom {
 	uint64_t nblocks;
@@ -298,11 +397,6 @@ static inline void hb_mask_set(struct hb_node *nd, unsigned i,
  * computations (the hot paths keep their inlining).
  */
 void rgi_hb_geometry(uint64_t capacity, struct hb_geom *g) RGI_HIDDEN;
-/* Set (set) or clear the bits of [s, e), s < e (hb_bits()). */
-void rgi_hb_bits(uint64_t *w, uint64_t s, uint64_t e, bool set) RGI_HIDDEN;
-/* True if every bit of [s, e) equals set. */
-bool rgi_hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e,
-		     bool set) RGI_HIDDEN;
 /* First unit in [from, end) whose bit equals set, or end. */
 uint64_t rgi_hb_next_bit(const uint64_t *w, uint64_t from, uint64_t end,
 			 bool set) RGI_HIDDEN;

@@ -1417,6 +1417,20 @@ static RGI_ALWAYS_INLINE int free_short(struct rg_hbitmap *hb, uint64_t s,
 	return freed_merge(ix, w, cap, s, n, lf | rf << 1);
 }
 
+/*
+ * rg_hbitmap_free() on a best-fit instance of more than 64 units: the
+ * bits, the change list and the counts, then the index.
+ */
+static RGI_NOINLINE int free_long(struct rg_hbitmap *hb, uint64_t start,
+				  uint64_t n, uint64_t *also)
+{
+	if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
+		return -ENOENT;
+	hb_bits_only(hb, start, n, false);
+	*also += n;
+	return rgi_hb_runs_freed(hb->runs, hb->words, hb->capacity, start, n);
+}
+
 /* free_short() while the index is not quiet: noted, then checked. */
 static RGI_NOINLINE int free_short_noted(struct rg_hbitmap *hb, uint64_t s,
 					 uint64_t n, uint64_t *also)
@@ -1434,7 +1448,7 @@ int rgi_hbitmap_free_best_adv(struct rg_hbitmap *hb, uint64_t start, uint64_t n,
 			      uint64_t *also)
 {
 	if (unlikely(n > 64))
-		return rgi_hb_free_indexed(hb, start, n, also);
+		return free_long(hb, start, n, also);
 	if (unlikely(!hb->runs->quiet))
 		return free_short_noted(hb, start, n, also);
 	return free_short(hb, start, n, also, false);

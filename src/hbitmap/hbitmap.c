@@ -79,11 +79,6 @@
 #include "rg_internal.h"
 #include "region/hbitmap.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#define HB_SIMD 1
-#endif
-
 #define HB_ALWAYS_INLINE RGI_ALWAYS_INLINE
 #define HB_NOINLINE RGI_NOINLINE
 
@@ -1669,87 +1664,6 @@ static void hb_compute_before(struct rg_hbitmap *hb, uint64_t limit)
 	hb->before_lim = hb_max3(best, hb->before_suffix, 0);
 }
 
-/* ---- bit ranges -------------------------------------------------------- */
-
-static void hb_bits(uint64_t *w, uint64_t s, uint64_t e, bool set)
-{
-	uint64_t i = s >> 6, last = (e - 1) >> 6;
-	uint64_t fm = ~0ULL << (s & 63), lm = ~0ULL >> (63 - ((e - 1) & 63));
-
-	if (i == last) {
-		if (set)
-			w[i] |= fm & lm;
-		else
-			w[i] &= ~(fm & lm);
-		return;
-	}
-	if (set) {
-		w[i] |= fm;
-		for (i++; i < last; i++)
-			w[i] = ~0ULL;
-		w[last] |= lm;
-	} else {
-		w[i] &= ~fm;
-		for (i++; i < last; i++)
-			w[i] = 0;
-		w[last] &= ~lm;
-	}
-}
-
-#ifdef HB_SIMD
-/*
- * Whole words from *i while at least eight remain before last, eight at
- * a time (one test per eight): false at the first eight not all equal to
- * want, else true with *i past them.
- */
-static HB_NOINLINE bool hb_words_are(const uint64_t *w, uint64_t *i,
-				     uint64_t last, uint64_t want)
-{
-	const __m128i wv = _mm_set1_epi64x((long long)want);
-
-	for (; *i + 8 <= last; *i += 8) {
-		const __m128i *v = (const __m128i *)(w + *i);
-		__m128i d = _mm_or_si128(
-			_mm_or_si128(_mm_xor_si128(_mm_loadu_si128(v), wv),
-				     _mm_xor_si128(_mm_loadu_si128(v + 1), wv)),
-			_mm_or_si128(
-				_mm_xor_si128(_mm_loadu_si128(v + 2), wv),
-				_mm_xor_si128(_mm_loadu_si128(v + 3), wv)));
-
-		if (_mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) !=
-		    0xffff)
-			return false;
-	}
-	return true;
-}
-#endif
-
-/* True if every bit of [s, e) equals set. */
-static bool hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e, bool set)
-{
-	uint64_t i = s >> 6, last = (e - 1) >> 6, want = set ? ~0ULL : 0;
-	uint64_t fm = ~0ULL << (s & 63), lm = ~0ULL >> (63 - ((e - 1) & 63));
-
-	if (i == last)
-		return ((w[i] ^ want) & fm & lm) == 0;
-	if ((w[i] ^ want) & fm)
-		return false;
-	i++;
-#ifdef HB_SIMD
-	if (last - i >= 8 && !hb_words_are(w, &i, last, want))
-		return false;
-#endif
-	/* then four at a time: one test per four */
-	for (; i + 4 <= last; i += 4)
-		if (((w[i] ^ want) | (w[i + 1] ^ want) | (w[i + 2] ^ want) |
-		     (w[i + 3] ^ want)) != 0)
-			return false;
-	for (; i < last; i++)
-		if (w[i] != want)
-			return false;
-	return ((w[last] ^ want) & lm) == 0;
-}
-
 static void hb_switch_pend(struct rg_hbitmap *hb, uint64_t b)
 {
 	hb_flush_inl(hb);
@@ -2308,23 +2222,6 @@ static HB_NOINLINE int hb_alloc_seq(struct rg_hbitmap *hb, uint64_t n,
  * one first, never see it and test for the index only when they miss.
  */
 
-static void hb_bits_only(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
-			 bool set)
-{
-	if (!hb->sum_stale)
-		hb_go_stale(hb);
-	/* one word, the usual reservation (a free here is longer than 64) */
-	if (set && ((s ^ (s + n - 1)) >> 6) == 0)
-		hb->words[s >> 6] |= (~0ULL >> (64 - n)) << (s & 63);
-	else
-		hb_bits(hb->words, s, s + n, set);
-	hb_chg_note(hb, s, n);
-	if (set)
-		hb->free_units -= n;
-	else
-		hb->free_units += n;
-}
-
 /*
  * Bring the summaries of a best-fit instance up to date: each block named
  * in the change list is recomputed from its words and its change carried
@@ -2568,20 +2465,6 @@ static HB_NOINLINE int hb_free_short_switch(struct rg_hbitmap *hb,
 					    uint64_t start, uint64_t n)
 {
 	return hb_free_short(hb, start, n, true);
-}
-
-/*
- * rg_hbitmap_free() on a best-fit instance of more than 64 units (the
- * index frees shorter ranges itself, hbitmap_adv.h).
- */
-HB_NOINLINE int rgi_hb_free_indexed(struct rg_hbitmap *hb, uint64_t start,
-				    uint64_t n, uint64_t *also)
-{
-	if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
-		return -ENOENT;
-	hb_bits_only(hb, start, n, false);
-	*also += n;
-	return rgi_hb_runs_freed(hb->runs, hb->words, hb->capacity, start, n);
 }
 
 /* rg_hbitmap_free() on a best-fit instance, out of first fit's way. */
@@ -2857,16 +2740,6 @@ struct hb_sum rgi_hb_live_root(const struct rg_hbitmap *hb)
 void rgi_hb_geometry(uint64_t capacity, struct hb_geom *g)
 {
 	hb_geometry(capacity, g);
-}
-
-void rgi_hb_bits(uint64_t *w, uint64_t s, uint64_t e, bool set)
-{
-	hb_bits(w, s, e, set);
-}
-
-bool rgi_hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e, bool set)
-{
-	return hb_bits_are(w, s, e, set);
 }
 
 uint64_t rgi_hb_next_bit(const uint64_t *w, uint64_t from, uint64_t end,

@@ -84,7 +84,7 @@ static int hb_validate_chain(const struct rg_hbitmap *hb, const char **reason)
 	b1 = (e - 1) >> HB_BLOCK_SHIFT;
 	if (e > hb->capacity)
 		HB_FAIL("deferred run past the capacity");
-	if (!rgi_hb_bits_are(hb->words, s, e, hb->chain_set))
+	if (!hb_bits_are(hb->words, s, e, hb->chain_set))
 		HB_FAIL("deferred run's bits are not all changed");
 	if (hb->chain_set ? !hb->before_known || !hb->before_exact :
 			    hb->pend_alloc)
@@ -94,9 +94,8 @@ static int hb_validate_chain(const struct rg_hbitmap *hb, const char **reason)
 
 		/* the block's words with its part of the run undone */
 		memcpy(w, hb->words + b * HB_BLOCK_WORDS, sizeof(w));
-		rgi_hb_bits(w, RGI_MAX(s, bs) - bs,
-			    RGI_MIN(e, bs + HB_BLOCK_BITS) - bs,
-			    !hb->chain_set);
+		hb_bits(w, RGI_MAX(s, bs) - bs,
+			RGI_MIN(e, bs + HB_BLOCK_BITS) - bs, !hb->chain_set);
 		if (hb->bsum[b] != hb_block_compute_ref(w))
 			HB_FAIL("deferred block's summary is not its summary "
 				"before the run");
@@ -119,7 +118,7 @@ static int hb_validate_core(const struct rg_hbitmap *hb, const char **reason)
 		HB_FAIL("geometry does not match the capacity");
 	end = hb->nblocks << HB_BLOCK_SHIFT;
 	if (hb->capacity < end &&
-	    !rgi_hb_bits_are(hb->words, hb->capacity, end, true))
+	    !hb_bits_are(hb->words, hb->capacity, end, true))
 		HB_FAIL("padding past the capacity is not allocated");
 	for (uint64_t i = 0; i < hb->nblocks * HB_BLOCK_WORDS; i++)
 		zeros += 64 - (uint64_t)__builtin_popcountll(hb->words[i]);
@@ -231,8 +230,8 @@ static int hb_validate_bits(const struct rg_hbitmap *hb, const char **reason)
 	if (hb->capacity & 63)
 		used -= 64 - (hb->capacity & 63); /* padding of the last word */
 	if (hb->capacity < hb->nblocks << HB_BLOCK_SHIFT &&
-	    !rgi_hb_bits_are(hb->words, hb->capacity,
-			     hb->nblocks << HB_BLOCK_SHIFT, true))
+	    !hb_bits_are(hb->words, hb->capacity, hb->nblocks << HB_BLOCK_SHIFT,
+			 true))
 		HB_FAIL("padding bits past the capacity are not all set");
 	if (used + hb->free_units != hb->capacity)
 		HB_FAIL("free-unit count disagrees with the bitmap");
