@@ -41,9 +41,29 @@ uint64_t rgi_hb_next_set(const uint64_t *w, uint64_t cap,
 
 struct rgi_hb_runs;
 
-/* An empty index for a bitmap of @cap units: NULL when out of memory. */
-struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w,
-				       uint64_t cap) RGI_HIDDEN;
+/*
+ * Bytes an instance holds, the one head both halves write: hbitmap.c its
+ * own (handle, data array, change list), the best-fit index its own, and
+ * whoever changes either moves the peak with hb_mem_note().
+ */
+struct hb_mem {
+	size_t base; /* hbitmap.c's */
+	size_t index; /* the best-fit index's */
+	size_t peak; /* the largest base + index so far */
+};
+
+static inline void hb_mem_note(struct hb_mem *m)
+{
+	if (m->base + m->index > m->peak)
+		m->peak = m->base + m->index;
+}
+
+/*
+ * An empty index for a bitmap of @cap units, its bytes kept in *@mem:
+ * NULL when out of memory.
+ */
+struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w, uint64_t cap,
+				       struct hb_mem *mem) RGI_HIDDEN;
 void rgi_hb_runs_destroy(struct rgi_hb_runs *ix) RGI_HIDDEN;
 struct rg_hbitmap;
 /* Units [s, s + n) were free and have just been set in @w. */
@@ -71,22 +91,6 @@ void rgi_hb_runs_reset(struct rgi_hb_runs *ix) RGI_HIDDEN;
 /* Length of the longest free run (a scan of @w if the index is dropped). */
 uint64_t rgi_hb_runs_largest(const struct rgi_hb_runs *ix, const uint64_t *w,
 			     uint64_t cap) RGI_HIDDEN;
-/* Bytes the index holds: its first member, read without a call. */
-static inline size_t rgi_hb_runs_bytes(const struct rgi_hb_runs *ix)
-{
-	return *(const size_t *)(const void *)ix;
-}
-/*
- * The largest total the index has seen: its bytes plus the base last set
- * (the bytes hbitmap.c holds beside it), updated whenever either changes;
- * its second member, read without a call.
- */
-static inline size_t rgi_hb_runs_peak(const struct rgi_hb_runs *ix)
-{
-	return ((const size_t *)(const void *)ix)[1];
-}
-/* hbitmap.c now holds @base bytes beside the index (create, resize). */
-void rgi_hb_runs_set_base(struct rgi_hb_runs *ix, size_t base) RGI_HIDDEN;
 /* Check @hb's index against its bitmap: 0 or -EINVAL with *reason. */
 int rgi_hb_runs_validate(const struct rg_hbitmap *hb,
 			 const char **reason) RGI_HIDDEN;
@@ -133,7 +137,7 @@ struct rg_hbitmap {
 	uint64_t lv_count[HB_MAX_LEVELS];
 	unsigned nlevels;
 	size_t data_bytes;
-	size_t bytes_peak; /* largest rg_hbitmap_bytes() at create or resize */
+	struct hb_mem mem; /* rg_hbitmap_bytes(), rg_hbitmap_bytes_peak() */
 	/* Pending block: bits may be ahead of its summary (see hbitmap.c). */
 	uint64_t pend;
 	bool pend_alloc; /* allocations proceed in address order here */

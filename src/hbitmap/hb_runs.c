@@ -77,9 +77,7 @@ struct run {
 };
 
 struct rgi_hb_runs {
-	size_t bytes; /* first: rgi_hb_runs_bytes() reads it inline */
-	size_t peak; /* second: largest base + bytes (rgi_hb_runs_peak()) */
-	size_t base; /* bytes hbitmap.c holds beside the index */
+	struct hb_mem *mem; /* the instance's byte counts (index: ours) */
 	struct run *node;
 	uint32_t *tab; /* entries idx << 1 | kind (1: end key); 0 empty */
 	uint32_t ncap; /* nodes in the pool, node 0 included */
@@ -447,9 +445,8 @@ static bool run_new(struct rgi_hb_runs *ix, uint64_t s, uint64_t len)
 /* The index now holds @bytes: the peak follows. */
 static void set_bytes(struct rgi_hb_runs *ix, size_t bytes)
 {
-	ix->bytes = bytes;
-	if (ix->base + bytes > ix->peak)
-		ix->peak = ix->base + bytes;
+	ix->mem->index = bytes;
+	hb_mem_note(ix->mem);
 }
 
 /*
@@ -898,12 +895,14 @@ static int rebuild(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap)
 
 /* ---- the calls hbitmap.c makes ------------------------------------------- */
 
-struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w, uint64_t cap)
+struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w, uint64_t cap,
+				       struct hb_mem *mem)
 {
 	struct rgi_hb_runs *ix = rgi_calloc(1, sizeof(*ix));
 
 	if (!ix)
 		return NULL;
+	ix->mem = mem;
 	if (sset_size(ix, cap) || pool_grow(ix, 32)) {
 		rgi_hb_runs_destroy(ix);
 		return NULL;
@@ -911,12 +910,6 @@ struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w, uint64_t cap)
 	(void)w;
 	run_put(ix, 0, cap);
 	return ix;
-}
-
-void rgi_hb_runs_set_base(struct rgi_hb_runs *ix, size_t base)
-{
-	ix->base = base;
-	set_bytes(ix, ix->bytes);
 }
 
 void rgi_hb_runs_destroy(struct rgi_hb_runs *ix)
@@ -1699,5 +1692,5 @@ void rgi_hb_runs_dump(const struct rgi_hb_runs *ix, FILE *f)
 		"best-fit index: %s%s, %u long runs, %u nodes (%u spare), "
 		"%zu B\n",
 		ix->stale ? "stale" : "live", ix->quiet ? " (quiet)" : "",
-		ix->count, ix->ncap - 1, ix->nfree, rgi_hb_runs_bytes(ix));
+		ix->count, ix->ncap - 1, ix->nfree, ix->mem->index);
 }

@@ -1932,14 +1932,9 @@ static void hb_build(struct rg_hbitmap *hb, bool all_free)
  */
 static void hb_note_bytes(struct rg_hbitmap *hb)
 {
-	size_t b = rg_hbitmap_bytes(hb);
-
-	if (b > hb->bytes_peak)
-		hb->bytes_peak = b;
-	if (hb->runs)
-		rgi_hb_runs_set_base(hb->runs,
-				     sizeof(*hb) + hb->data_bytes +
-					     hb->chg_max * sizeof(*hb->chg));
+	hb->mem.base =
+		sizeof(*hb) + hb->data_bytes + hb->chg_max * sizeof(*hb->chg);
+	hb_mem_note(&hb->mem);
 }
 
 struct rg_hbitmap *rg_hbitmap_create(uint64_t capacity)
@@ -1978,7 +1973,8 @@ struct rg_hbitmap *rg_hbitmap_create_flags(uint64_t capacity,
 	if (flags & RG_HBITMAP_BEST_FIT) {
 		hb->chg_max = hb_chg_size(g.nblocks);
 		hb->chg = rgi_calloc(hb->chg_max, sizeof(*hb->chg));
-		hb->runs = hb->chg ? rgi_hb_runs_create(hb->words, capacity) :
+		hb->runs = hb->chg ? rgi_hb_runs_create(hb->words, capacity,
+							&hb->mem) :
 				     NULL;
 		if (!hb->runs) {
 			rg_hbitmap_destroy(hb);
@@ -2664,22 +2660,12 @@ uint64_t rg_hbitmap_largest_free_run(const struct rg_hbitmap *hb)
 
 size_t rg_hbitmap_bytes(const struct rg_hbitmap *hb)
 {
-	if (!hb)
-		return 0;
-	return sizeof(*hb) + hb->data_bytes + hb->chg_max * sizeof(*hb->chg) +
-	       (hb->runs ? rgi_hb_runs_bytes(hb->runs) : 0);
+	return hb ? hb->mem.base + hb->mem.index : 0;
 }
 
 size_t rg_hbitmap_bytes_peak(const struct rg_hbitmap *hb)
 {
-	size_t p;
-
-	if (!hb)
-		return 0;
-	p = hb->bytes_peak;
-	if (hb->runs && rgi_hb_runs_peak(hb->runs) > p)
-		p = rgi_hb_runs_peak(hb->runs);
-	return p;
+	return hb ? hb->mem.peak : 0;
 }
 
 /* First unit in [from, end) whose bit equals set, or end. */
