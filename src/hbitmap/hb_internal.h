@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to src/hbitmap: what hbitmap.c shares with hb_place.c (word
- * scans), hb_runs.c (the best-fit index) and hbitmap_check.c (validation
- * and the dump): the layout of the structure, at the end of this file
- * (see the top of hbitmap.c), and the helpers on bit ranges. Calls go one
- * way: hbitmap.c calls the other three, hbitmap_check.c calls hbitmap.c,
- * and hb_runs.c calls only hb_place.c, so the index's hot paths (the
- * best-fit allocation and free of hbitmap_adv.h, which set and clear the
- * bits themselves) use the inline helpers here.
+ * Private to src/hbitmap: what hbitmap.c shares with hb_window.c (top-down,
+ * windows, the walk), hb_place.c (word scans), hb_runs.c (the best-fit
+ * index) and hbitmap_check.c (validation and the dump): the layout of the
+ * structure (see the top of hbitmap.c) and the helpers on bit ranges.
+ * Calls go one way: hbitmap.c calls hb_runs.c and hb_place.c;
+ * hb_window.c and hbitmap_check.c call hbitmap.c; hb_runs.c calls only
+ * hb_place.c, so the index's hot paths (hbitmap_adv.h's best-fit
+ * allocation and free, which set and clear the bits themselves) use the
+ * inline helpers here.
  */
 #ifndef RGI_HB_INTERNAL_H
 #define RGI_HB_INTERNAL_H
@@ -325,6 +326,17 @@ static inline void hb_bits_only(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
 		hb->free_units += n;
 }
 
+/* Bits c0 .. c1 of a node's child mask, c0 <= c1 <= 63. */
+static inline uint64_t hb_span_mask(unsigned c0, unsigned c1)
+{
+	return (c1 == 63 ? ~0ULL : (2ULL << c1) - 1) & (~0ULL << c0);
+}
+
+static inline bool hb_bad_align(uint64_t align)
+{
+	return align == 0 || (align & (align - 1));
+}
+
 /* Sizes and offsets of the one data array, from the capacity. */
 struct hb_geom {
 	uint64_t nblocks;
@@ -417,5 +429,20 @@ struct hb_sum rgi_hb_node_sum(const struct rg_hbitmap *hb, unsigned k,
 			      uint64_t idx) RGI_HIDDEN;
 /* Root summary, the pending block's path recomputed (hb_live_root()). */
 struct hb_sum rgi_hb_live_root(const struct rg_hbitmap *hb) RGI_HIDDEN;
+
+/*
+ * Entry points of hbitmap.c for hb_window.c. First fit for n units
+ * aligned to @align inside [lo, hi) (summaries flushed): its start or
+ * HB_NONE.
+ */
+uint64_t rgi_hb_search(const struct rg_hbitmap *hb, uint64_t n, uint64_t align,
+		       uint64_t lo, uint64_t hi) RGI_HIDDEN;
+/* Flush the pending block and the deferred run (hb_flush()). */
+void rgi_hb_flush(struct rg_hbitmap *hb) RGI_HIDDEN;
+/* Best fit: bring stale summaries up to date (hb_sync()). */
+void rgi_hb_sync(struct rg_hbitmap *hb) RGI_HIDDEN;
+/* Set or clear [s, s + n) and update the summaries (hb_mutate()). */
+void rgi_hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
+		   bool alloc) RGI_HIDDEN;
 
 #endif /* RGI_HB_INTERNAL_H */
