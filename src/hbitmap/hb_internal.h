@@ -337,6 +337,13 @@ static inline bool hb_bad_align(uint64_t align)
 	return align == 0 || (align & (align - 1));
 }
 
+/* The "before" fold is unknown (see hbitmap.c). */
+static inline void hb_before_reset(struct rg_hbitmap *hb)
+{
+	hb->before_known = false;
+	hb->before_lim = UINT64_MAX;
+}
+
 /* Sizes and offsets of the one data array, from the capacity. */
 struct hb_geom {
 	uint64_t nblocks;
@@ -345,6 +352,9 @@ struct hb_geom {
 	size_t words_off, g_off[HB_MAX_LEVELS], nodes_off[HB_MAX_LEVELS];
 	size_t bsum_off, total;
 };
+
+/* The geometry for @capacity units (hb_geom.c). */
+void rgi_hb_geometry(uint64_t capacity, struct hb_geom *g) RGI_HIDDEN;
 
 static inline unsigned hb_child_shift(unsigned k)
 {
@@ -412,7 +422,6 @@ static inline void hb_mask_set(struct hb_node *nd, unsigned i,
  * Entry points of hbitmap.c for hbitmap_check.c: wrappers of its static
  * computations (the hot paths keep their inlining).
  */
-void rgi_hb_geometry(uint64_t capacity, struct hb_geom *g) RGI_HIDDEN;
 /* First unit in [from, end) whose bit equals set, or end. */
 uint64_t rgi_hb_next_bit(const uint64_t *w, uint64_t from, uint64_t end,
 			 bool set) RGI_HIDDEN;
@@ -437,6 +446,8 @@ struct hb_sum rgi_hb_live_root(const struct rg_hbitmap *hb) RGI_HIDDEN;
  */
 uint64_t rgi_hb_search(const struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 		       uint64_t lo, uint64_t hi) RGI_HIDDEN;
+/* Compute every summary; all_free: the words are known zero (hb_build()). */
+void rgi_hb_build(struct rg_hbitmap *hb, bool all_free) RGI_HIDDEN;
 /* Flush the pending block and the deferred run (hb_flush()). */
 void rgi_hb_flush(struct rg_hbitmap *hb) RGI_HIDDEN;
 /* Best fit: bring stale summaries up to date (hb_sync()). */
