@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to src/hbitmap: what hbitmap.c shares with hb_window.c (top-down,
- * windows, the walk), hb_place.c (word scans), hb_runs.c (the best-fit
- * index) and hbitmap_check.c (validation and the dump): the layout of the
- * structure (see the top of hbitmap.c) and the helpers on bit ranges.
- * Calls go one way: hbitmap.c calls hb_runs.c and hb_place.c;
- * hb_window.c and hbitmap_check.c call hbitmap.c; hb_runs.c calls only
+ * windows, the walk), hb_geom.c (geometry, create, resize), hb_place.c
+ * (word scans), hb_runs.c (the best-fit index) and hbitmap_check.c
+ * (validation and the dump): the layout of the structure (see the top of
+ * hbitmap.c) and the helpers on bit ranges. Calls go one way: hbitmap.c
+ * calls hb_runs.c and hb_place.c; hb_window.c, hb_geom.c and
+ * hbitmap_check.c call hbitmap.c; hb_runs.c calls only
  * hb_place.c, so the index's hot paths (hbitmap_adv.h's best-fit
  * allocation and free, which set and clear the bits themselves) use the
  * inline helpers here.
@@ -452,8 +453,8 @@ void rgi_hb_build(struct rg_hbitmap *hb, bool all_free) RGI_HIDDEN;
 void rgi_hb_flush(struct rg_hbitmap *hb) RGI_HIDDEN;
 /* Best fit: bring stale summaries up to date (hb_sync()). */
 void rgi_hb_sync(struct rg_hbitmap *hb) RGI_HIDDEN;
-/* Set or clear [s, s + n) and update the summaries (hb_mutate()). */
-void rgi_hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
-		   bool alloc) RGI_HIDDEN;
+/* Free units [s, s + n) become allocated, in either mode (hb_take()). */
+void rgi_hb_take(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
+		 bool from_alloc) RGI_HIDDEN;
 
 #endif /* RGI_HB_INTERNAL_H */

@@ -103,12 +103,7 @@ int rg_hbitmap_alloc_rev(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	}
 	if (a == RGI_HB_NONE)
 		return -ENOSPC;
-	if (hb->runs) {
-		hb_bits_only(hb, a, n, true);
-		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
-	} else {
-		rgi_hb_mutate(hb, a, n, true, false);
-	}
+	rgi_hb_take(hb, a, n, false);
 	*start = a;
 	return 0;
 }
@@ -383,11 +378,7 @@ int rg_hbitmap_alloc_window(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 		a = hb_win_best(hb, n, align, min, hi, bmask);
 	if (a == HB_NONE)
 		return -ENOSPC;
-	rgi_hb_mutate(hb, a, n, true, place != RG_HBITMAP_HIGHEST);
-	if (hb->runs) {
-		rgi_hb_flush(hb); /* keep best-fit instances without one */
-		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
-	}
+	rgi_hb_take(hb, a, n, place != RG_HBITMAP_HIGHEST);
 	*start = a;
 	return 0;
 }

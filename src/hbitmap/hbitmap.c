@@ -54,9 +54,10 @@
  *   them. Fast paths are tested first and reach slow ones by tail calls.
  *
  * Files
- *   This file: first fit, the updates, the deferred updates, build and
- *   the hot API. hb_window.c: top-down, windows and boundaries, the run
- *   walk. hb_runs.c: the best-fit index. hb_place.c: word scans.
+ *   This file: first fit, the updates, the deferred updates, the build
+ *   and the hot API. hb_window.c: top-down, windows and boundaries, the
+ *   run walk. hb_geom.c: geometry, create, resize. hb_runs.c: the
+ *   best-fit index. hb_place.c: word scans.
  *   hbitmap_check.c: rg_hbitmap_validate() with its invariants, the dump.
  *   Calls go one way, from this file to the others (hb_internal.h).
  *
@@ -2102,6 +2103,24 @@ static void hb_sync(struct rg_hbitmap *hb)
 		rgi_hb_runs_synced(hb->runs);
 }
 
+/*
+ * Units [s, s + n), free, become allocated outside the plain paths: on a
+ * best-fit instance by the bits and the index alone (the summaries go
+ * stale), else through the summaries (@from_alloc: an allocation, which
+ * may arm the sequential fast path). The one place that picks between the
+ * two bookkeeping modes for a take.
+ */
+static void hb_take(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
+		    bool from_alloc)
+{
+	if (hb->runs) {
+		hb_bits_only(hb, s, n, true);
+		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, s, n);
+	} else {
+		hb_mutate(hb, s, n, true, from_alloc);
+	}
+}
+
 void rg_hbitmap_sync(struct rg_hbitmap *hb)
 {
 	if (hb)
@@ -2169,11 +2188,7 @@ int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	a = hb_search(hb, &r);
 	if (a == HB_NONE)
 		return -ENOSPC;
-	hb_mutate(hb, a, n, true, true);
-	if (hb->runs) {
-		hb_flush(hb); /* keep best-fit instances without one */
-		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
-	}
+	hb_take(hb, a, n, true);
 	*start = a;
 	return 0;
 }
@@ -2260,12 +2275,7 @@ int rg_hbitmap_reserve(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 		return -EINVAL;
 	if (!hb_bits_are(hb->words, start, start + n, false))
 		return -EBUSY;
-	if (hb->runs) {
-		hb_bits_only(hb, start, n, true);
-		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, start, n);
-	} else {
-		hb_mutate(hb, start, n, true, false);
-	}
+	hb_take(hb, start, n, false);
 	return 0;
 }
 
@@ -2456,8 +2466,7 @@ void rgi_hb_sync(struct rg_hbitmap *hb)
 	hb_sync(hb);
 }
 
-void rgi_hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
-		   bool alloc)
+void rgi_hb_take(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool from_alloc)
 {
-	hb_mutate(hb, s, n, set, alloc);
+	hb_take(hb, s, n, from_alloc);
 }
