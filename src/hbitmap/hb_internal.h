@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to src/hbitmap: what hbitmap.c shares with the placement helpers
- * in hb_place.c (word scans: the reverse search), hb_runs.c (the best-fit
- * index of free runs) and hbitmap_check.c (validation and the dump). The
- * first two only read the bitmap words (1 = allocated; the padding bits
- * past the capacity are set), which hbitmap.c owns; it calls the index
- * after every change of bits. The exceptions are the best-fit hot
- * paths in hb_runs.c (hbitmap_adv.h's allocation and free, reached from
- * rg_hbitmap_alloc_best() and rg_hbitmap_free() too): they set the bits
- * of the run they hand out, and clear those of a run of one or two words
- * they take back, themselves.
- * hbitmap_check.c reads the whole structure, laid out at the end of this
- * file (see the top of hbitmap.c).
+ * Private to src/hbitmap: what hbitmap.c shares with hb_window.c (top-down,
+ * windows, the walk), hb_geom.c (geometry, create, resize), hb_place.c
+ * (word scans), hb_runs.c (the best-fit index) and hbitmap_check.c
+ * (validation and the dump): the layout of the structure (see the top of
+ * hbitmap.c) and the helpers on bit ranges. Calls go one way: hbitmap.c
+ * calls hb_runs.c and hb_place.c; hb_window.c, hb_geom.c and
+ * hbitmap_check.c call hbitmap.c; hb_runs.c calls only
+ * hb_place.c, so the index's hot paths (hbitmap_adv.h's best-fit
+ * allocation and free, which set and clear the bits themselves) use the
+ * inline helpers here.
  */
 #ifndef RGI_HB_INTERNAL_H
 #define RGI_HB_INTERNAL_H
@@ -22,6 +20,11 @@
 #include <stdio.h>
 
 #include "rg_internal.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#define HB_SIMD 1
+#endif
 
 #define RGI_HB_NONE UINT64_MAX
 
@@ -40,9 +43,29 @@ uint64_t rgi_hb_next_set(const uint64_t *w, uint64_t cap,
 
 struct rgi_hb_runs;
 
-/* An empty index for a bitmap of @cap units: NULL when out of memory. */
-struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w,
-				       uint64_t cap) RGI_HIDDEN;
+/*
+ * Bytes an instance holds, the one head both halves write: hbitmap.c its
+ * own (handle, data array, change list), the best-fit index its own, and
+ * whoever changes either moves the peak with hb_mem_note().
+ */
+struct hb_mem {
+	size_t base; /* hbitmap.c's */
+	size_t index; /* the best-fit index's */
+	size_t peak; /* the largest base + index so far */
+};
+
+static inline void hb_mem_note(struct hb_mem *m)
+{
+	if (m->base + m->index > m->peak)
+		m->peak = m->base + m->index;
+}
+
+/*
+ * An empty index for a bitmap of @cap units, its bytes kept in *@mem:
+ * NULL when out of memory.
+ */
+struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w, uint64_t cap,
+				       struct hb_mem *mem) RGI_HIDDEN;
 void rgi_hb_runs_destroy(struct rgi_hb_runs *ix) RGI_HIDDEN;
 struct rg_hbitmap;
 /* Units [s, s + n) were free and have just been set in @w. */
@@ -57,13 +80,6 @@ void rgi_hb_runs_taken(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap,
  */
 int rgi_hb_runs_alloc_bounded(struct rg_hbitmap *hb, uint64_t n, uint64_t mask,
 			      uint64_t bmask, uint64_t *start) RGI_HIDDEN;
-/*
- * rg_hbitmap_free() of [s, s + n) on a best-fit instance through the
- * summaries' change list (hbitmap.c): hbitmap_adv.h's free for what its
- * one- and two-word path does not take.
- */
-int rgi_hb_free_indexed(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
-			uint64_t *also) RGI_HIDDEN;
 /* The summaries are exact again (sync): the hot paths note changes again. */
 void rgi_hb_runs_synced(struct rgi_hb_runs *ix) RGI_HIDDEN;
 /*
@@ -77,22 +93,6 @@ void rgi_hb_runs_reset(struct rgi_hb_runs *ix) RGI_HIDDEN;
 /* Length of the longest free run (a scan of @w if the index is dropped). */
 uint64_t rgi_hb_runs_largest(const struct rgi_hb_runs *ix, const uint64_t *w,
 			     uint64_t cap) RGI_HIDDEN;
-/* Bytes the index holds: its first member, read without a call. */
-static inline size_t rgi_hb_runs_bytes(const struct rgi_hb_runs *ix)
-{
-	return *(const size_t *)(const void *)ix;
-}
-/*
- * The largest total the index has seen: its bytes plus the base last set
- * (the bytes hbitmap.c holds beside it), updated whenever either changes;
- * its second member, read without a call.
- */
-static inline size_t rgi_hb_runs_peak(const struct rgi_hb_runs *ix)
-{
-	return ((const size_t *)(const void *)ix)[1];
-}
-/* hbitmap.c now holds @base bytes beside the index (create, resize). */
-void rgi_hb_runs_set_base(struct rgi_hb_runs *ix, size_t base) RGI_HIDDEN;
 /* Check @hb's index against its bitmap: 0 or -EINVAL with *reason. */
 int rgi_hb_runs_validate(const struct rg_hbitmap *hb,
 			 const char **reason) RGI_HIDDEN;
@@ -139,7 +139,7 @@ struct rg_hbitmap {
 	uint64_t lv_count[HB_MAX_LEVELS];
 	unsigned nlevels;
 	size_t data_bytes;
-	size_t bytes_peak; /* largest rg_hbitmap_bytes() at create or resize */
+	struct hb_mem mem; /* rg_hbitmap_bytes(), rg_hbitmap_bytes_peak() */
 	/* Pending block: bits may be ahead of its summary (see hbitmap.c). */
 	uint64_t pend;
 	bool pend_alloc; /* allocations proceed in address order here */
@@ -222,6 +222,129 @@ static inline void hb_go_stale(struct rg_hbitmap *hb)
 	RGI_DEBUG_ASSERT(hb->pend == HB_NONE && !hb->pend_alloc);
 }
 
+/* ---- bit ranges (hbitmap.c, hb_runs.c, hbitmap_check.c) --------------- */
+
+/* Set (set) or clear the bits of [s, e), s < e. */
+
+static inline void hb_bits(uint64_t *w, uint64_t s, uint64_t e, bool set)
+{
+	uint64_t i = s >> 6, last = (e - 1) >> 6;
+	uint64_t fm = ~0ULL << (s & 63), lm = ~0ULL >> (63 - ((e - 1) & 63));
+
+	if (i == last) {
+		if (set)
+			w[i] |= fm & lm;
+		else
+			w[i] &= ~(fm & lm);
+		return;
+	}
+	if (set) {
+		w[i] |= fm;
+		for (i++; i < last; i++)
+			w[i] = ~0ULL;
+		w[last] |= lm;
+	} else {
+		w[i] &= ~fm;
+		for (i++; i < last; i++)
+			w[i] = 0;
+		w[last] &= ~lm;
+	}
+}
+
+#ifdef HB_SIMD
+/*
+ * Whole words from *i while at least eight remain before last, eight at
+ * a time (one test per eight): false at the first eight not all equal to
+ * want, else true with *i past them.
+ */
+static RGI_NOINLINE bool hb_words_are(const uint64_t *w, uint64_t *i,
+				      uint64_t last, uint64_t want)
+{
+	const __m128i wv = _mm_set1_epi64x((long long)want);
+
+	for (; *i + 8 <= last; *i += 8) {
+		const __m128i *v = (const __m128i *)(w + *i);
+		__m128i d = _mm_or_si128(
+			_mm_or_si128(_mm_xor_si128(_mm_loadu_si128(v), wv),
+				     _mm_xor_si128(_mm_loadu_si128(v + 1), wv)),
+			_mm_or_si128(
+				_mm_xor_si128(_mm_loadu_si128(v + 2), wv),
+				_mm_xor_si128(_mm_loadu_si128(v + 3), wv)));
+
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) !=
+		    0xffff)
+			return false;
+	}
+	return true;
+}
+#endif
+
+/* True if every bit of [s, e) equals set. */
+static inline bool hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e,
+			       bool set)
+{
+	uint64_t i = s >> 6, last = (e - 1) >> 6, want = set ? ~0ULL : 0;
+	uint64_t fm = ~0ULL << (s & 63), lm = ~0ULL >> (63 - ((e - 1) & 63));
+
+	if (i == last)
+		return ((w[i] ^ want) & fm & lm) == 0;
+	if ((w[i] ^ want) & fm)
+		return false;
+	i++;
+#ifdef HB_SIMD
+	if (last - i >= 8 && !hb_words_are(w, &i, last, want))
+		return false;
+#endif
+	/* then four at a time: one test per four */
+	for (; i + 4 <= last; i += 4)
+		if (((w[i] ^ want) | (w[i + 1] ^ want) | (w[i + 2] ^ want) |
+		     (w[i + 3] ^ want)) != 0)
+			return false;
+	for (; i < last; i++)
+		if (w[i] != want)
+			return false;
+	return ((w[last] ^ want) & lm) == 0;
+}
+
+/*
+ * Best fit: set or clear [s, s + n) behind the summaries, noted in the
+ * change list, with the free count.
+ */
+static inline void hb_bits_only(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
+				bool set)
+{
+	if (!hb->sum_stale)
+		hb_go_stale(hb);
+	/* one word, the usual reservation (a free here is longer than 64) */
+	if (set && ((s ^ (s + n - 1)) >> 6) == 0)
+		hb->words[s >> 6] |= (~0ULL >> (64 - n)) << (s & 63);
+	else
+		hb_bits(hb->words, s, s + n, set);
+	hb_chg_note(hb, s, n);
+	if (set)
+		hb->free_units -= n;
+	else
+		hb->free_units += n;
+}
+
+/* Bits c0 .. c1 of a node's child mask, c0 <= c1 <= 63. */
+static inline uint64_t hb_span_mask(unsigned c0, unsigned c1)
+{
+	return (c1 == 63 ? ~0ULL : (2ULL << c1) - 1) & (~0ULL << c0);
+}
+
+static inline bool hb_bad_align(uint64_t align)
+{
+	return align == 0 || (align & (align - 1));
+}
+
+/* The "before" fold is unknown (see hbitmap.c). */
+static inline void hb_before_reset(struct rg_hbitmap *hb)
+{
+	hb->before_known = false;
+	hb->before_lim = UINT64_MAX;
+}
+
 /* Sizes and offsets of the one data array, from the capacity. */
 struct hb_geom {
 	uint64_t nblocks;
@@ -230,6 +353,9 @@ struct hb_geom {
 	size_t words_off, g_off[HB_MAX_LEVELS], nodes_off[HB_MAX_LEVELS];
 	size_t bsum_off, total;
 };
+
+/* The geometry for @capacity units (hb_geom.c). */
+void rgi_hb_geometry(uint64_t capacity, struct hb_geom *g) RGI_HIDDEN;
 
 static inline unsigned hb_child_shift(unsigned k)
 {
@@ -297,12 +423,6 @@ static inline void hb_mask_set(struct hb_node *nd, unsigned i,
  * Entry points of hbitmap.c for hbitmap_check.c: wrappers of its static
  * computations (the hot paths keep their inlining).
  */
-void rgi_hb_geometry(uint64_t capacity, struct hb_geom *g) RGI_HIDDEN;
-/* Set (set) or clear the bits of [s, e), s < e (hb_bits()). */
-void rgi_hb_bits(uint64_t *w, uint64_t s, uint64_t e, bool set) RGI_HIDDEN;
-/* True if every bit of [s, e) equals set. */
-bool rgi_hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e,
-		     bool set) RGI_HIDDEN;
 /* First unit in [from, end) whose bit equals set, or end. */
 uint64_t rgi_hb_next_bit(const uint64_t *w, uint64_t from, uint64_t end,
 			 bool set) RGI_HIDDEN;
@@ -319,5 +439,22 @@ struct hb_sum rgi_hb_node_sum(const struct rg_hbitmap *hb, unsigned k,
 			      uint64_t idx) RGI_HIDDEN;
 /* Root summary, the pending block's path recomputed (hb_live_root()). */
 struct hb_sum rgi_hb_live_root(const struct rg_hbitmap *hb) RGI_HIDDEN;
+
+/*
+ * Entry points of hbitmap.c for hb_window.c. First fit for n units
+ * aligned to @align inside [lo, hi) (summaries flushed): its start or
+ * HB_NONE.
+ */
+uint64_t rgi_hb_search(const struct rg_hbitmap *hb, uint64_t n, uint64_t align,
+		       uint64_t lo, uint64_t hi) RGI_HIDDEN;
+/* Compute every summary; all_free: the words are known zero (hb_build()). */
+void rgi_hb_build(struct rg_hbitmap *hb, bool all_free) RGI_HIDDEN;
+/* Flush the pending block and the deferred run (hb_flush()). */
+void rgi_hb_flush(struct rg_hbitmap *hb) RGI_HIDDEN;
+/* Best fit: bring stale summaries up to date (hb_sync()). */
+void rgi_hb_sync(struct rg_hbitmap *hb) RGI_HIDDEN;
+/* Free units [s, s + n) become allocated, in either mode (hb_take()). */
+void rgi_hb_take(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
+		 bool from_alloc) RGI_HIDDEN;
 
 #endif /* RGI_HB_INTERNAL_H */

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * hbitmap placement helpers: theory of operation.
+ * hbitmap placement helpers. Theory of operation.
  *
- * Word scans over the bitmap (1 = allocated, padding past the capacity
- * set) that the summaries do not serve: the previous and next allocated
- * unit around a position, and the top-down search inside a window. That
- * search walks the free runs from the top of the window downwards
- * (previous clear bit, then previous set bit below it) and returns the
- * highest aligned start in the first run that holds one: the highest start
- * that fits overall, since every start in a lower run is lower. It costs
- * O(distance / 64) words from the top to that run: hbitmap.c uses it
- * inside one block, and on best-fit instances (whose summaries may be
- * stale) for the whole bitmap. Nothing allocates.
+ * What is here
+ *   Word scans over the bitmap (1 = allocated, padding past the capacity
+ *   set) that the summaries do not serve: the previous and next allocated
+ *   unit around a position, and the top-down search inside a window.
+ *
+ * Top-down search
+ *   Walks the free runs from the top of the window down (previous clear
+ *   bit, then previous set bit below it) and returns the highest aligned
+ *   start in the first run that holds one: the highest overall, since
+ *   every start in a lower run is lower. O(distance / 64) words: hbitmap.c
+ *   uses it inside one block, and on best-fit instances (whose summaries
+ *   may be stale) for the whole bitmap. Nothing allocates.
  */
 #include "hb_internal.h"
 

@@ -1,110 +1,62 @@
 // SPDX-License-Identifier: MIT
 /*
- * hbitmap best-fit index: theory of operation.
+ * hbitmap best-fit index. Theory of operation.
  *
- * What it is. A size-segregated index of the bitmap's free runs, kept
- * beside it by instances created with RG_HBITMAP_BEST_FIT. The bitmap stays
- * the one source of truth: the index is derived from it, updated by
- * hbitmap.c after every change of bits, and checked against it by
- * rg_hbitmap_validate(). Instances without best fit have no index and pay
- * one predicted branch per call for it.
+ * What it is
+ *   A size-segregated index of the bitmap's free runs, kept by instances
+ *   created with RG_HBITMAP_BEST_FIT. The bitmap stays the one source of
+ *   truth: the index is derived from it, told about every change of bits
+ *   and checked against it by rg_hbitmap_validate().
  *
- * Short and long runs. A free run of 1 .. 63 units is short; it has no
- * node: its class (its length) keeps a start set, a bitmap with one bit
- * per bitmap word (64 units) saying "a run of this length starts in this
- * word", with levels of summary bits above it (fan-out 64), so the lowest
- * word with a run of a given length is a few ctz away. Every capacity up
- * to 2^24 units has exactly three levels (smaller ones pad with one-word
- * levels: two words per class more), walked in straight-line code; larger
- * capacities take a loop. The runs starting in one word and their lengths
- * come from the bitmap words themselves (a shift, an and, a ctz per run),
- * so a short run is found, added and removed with no memory of its own;
- * removing one clears its word's bit unless another of that length starts.
- * A run of 64 units or more is long: one node (start, length; 24 bytes)
- * in a pool array; node 0 is the null link. A hash table (linear probing,
- * at most half full) maps each long run's start and its end to its node.
+ * Short and long runs
+ *   A run of 1 .. 63 units is short and has no node: its class (its
+ *   length) keeps a start set, one bit per bitmap word ("a run of this
+ *   length starts here") with 64-way summary levels above (three up to
+ *   2^24 units, walked in straight-line code). The runs starting in a word
+ *   come from the words themselves, so short runs cost no memory of their
+ *   own. A run of 64 units or more is long: one 24-byte pool node (node 0
+ *   is the null link), and a linear-probing hash table (at most half full)
+ *   maps its start and its end to the node.
  *
- * Neighbours. A free finds the runs beside it from the bitmap: if the unit
- * before (after) it is free, at most two words are read to find that run's
- * start (end) if it is short; if it is not, the run is long and its node
- * is one table lookup away (by the freed range's start or end). A free
- * thus merges in O(1) table, set and tree operations. An allocation or
- * reservation finds the run that held its units the same way; a best-fit
- * allocation updates the index with the run its search found, before the
- * caller sets the bits (only the runs starting in that run's first word
- * are read, the run itself skipped). For a long run, the scan back to its
- * start is unbounded when the allocation was not a best fit (first fit or
- * a reservation on a best-fit instance: O(distance / 64)).
+ * Classes
+ *   Lengths 1 .. 63 have a class each; above, 8 linear sub-classes per
+ *   power of two, as in TLSF (472 classes, a two-level non-empty mask). A
+ *   long class is a treap ordered by (length, start).
  *
- * Classes. Lengths 1 .. 63 have a class each (exact); above, a length of
- * f = floor(log2 len) >= 6 falls in one of 8 linear sub-classes of
- * [2^f, 2^(f+1)), as in TLSF: 64 + 8 (f - 6) + the next three bits. That
- * is 472 classes, a 512-bit non-empty mask in 8 words and an 8-bit mask of
- * the non-empty words above it (two levels). A long class holds its runs
- * in a treap ordered by (length, start) (priorities: a hash of the node
- * index), so its smallest run and, among equal lengths, its lowest are at
- * the left.
+ * Best fit
+ *   The first non-empty class at or above n's. A short class is walked in
+ *   address order; a long class, and the next ones while nothing fits, in
+ *   (length, start) order from the first run of length >= n; the first run
+ *   holding an aligned start wins. Classes are disjoint, so the result is
+ *   exact: never a rounded-up class, never a failure while a fit exists.
+ *   Under a boundary the same walk takes the first run holding an aligned
+ *   start that crosses no boundary.
  *
- * Best fit. The first non-empty class at or above the request's class is
- * found from the two masks. A short class is walked in address order
- * (start set, then the runs starting in each word): every run there has
- * the same length, so the first that holds an aligned start is the
- * answer; without alignment that is the first one. In a long class, and
- * in the next non-empty classes while nothing fits, the runs are visited
- * in (length, start) order from the first one of length >= n, and the
- * first that holds an aligned start (start rounded up to the alignment,
- * plus n, within the run) is the answer: classes are disjoint ranges of
- * lengths, so no later class has a smaller fitting run. Without alignment
- * that is the first visited run: O(log runs). With alignment runs that
- * cannot hold it are skipped one by one, so a class full of misaligned
- * runs costs its size; runs of n + align - 1 units or more always fit.
- * Exact: never a rounded-up class, never a failure while a fitting run
- * exists.
+ * Neighbours and updates
+ *   A free finds the runs beside it from the bits: at most two words for a
+ *   short neighbour, one table lookup for a long one, so it merges in O(1).
+ *   An allocation finds the run that held its units the same way (a scan
+ *   back to a long run's start is unbounded only when it was not a best
+ *   fit). A long run that changes at one end and stays long keeps its
+ *   node: it moves treaps and one hash entry is rewritten.
  *
- * Best fit under a boundary (a request over the whole capacity through
- * rg_hbitmap_alloc_window()): the same walk over the classes, short ones
- * in address order and long ones in (length, start) order, taking the
- * first run that holds an aligned start crossing no boundary (the start
- * rounded up, then, if it crosses, moved to the next boundary). Runs of
- * n + align - 1 + boundary - 1 units or more always hold one.
+ * Hot paths
+ *   A best-fit allocation and a free of one or two words are whole calls
+ *   here (hbitmap_adv.h): find or merge the run, set or clear the bits,
+ *   move the free count, note the changed blocks for hbitmap.c's stale
+ *   summaries. The usual cases come first, the general search and the
+ *   merging of neighbours out of line. The "quiet" flag stands for four
+ *   tests while there is nothing to note (doc/design.md, deferred updates).
  *
- * Memory and failure. The start sets are one array sized by the capacity
- * at create (63 classes of about capacity / 4096 words: 1.01 bits per
- * unit, 126,000 B at 10^6 units). Nodes and table grow by doubling (two
- * allocations, both made before anything is switched over), and only when
- * fewer than two nodes are spare after a call: an allocation needs at most
- * one new node (it splits a long run in two long ones), a free at most one
- * (short runs merging into a long one). No call fails for the index's
- * sake: when a free, a reservation or a first-fit allocation needs a node
- * and none is spare because growing failed, the index is dropped (marked
- * stale) and the next best-fit allocation rebuilds it from the bitmap in
- * O(capacity / 64), which is the one call that can return -ENOMEM for it.
- * A dropped index has every class mask clear until that rebuild, so a
- * best-fit allocation finds no class and takes the search path, which
- * rebuilds: the fast path needs no test of its own for it.
- * Resize also drops it (the rebuild then sizes the start sets anew). Bytes:
- * the handle (about 2.7 KB: the class roots, masks and start-set
- * pointers), the start sets, 24 bytes per pool node and four 4-byte table
- * slots per pool node: 40 bytes per node, 40 to 80 per long run as the
- * pool is between half and fully used.
- *
- * Updates. A long run that shrinks or grows at one end, and stays long,
- * keeps its node: it moves to its new class's treap and only the hash
- * entry of the end that moved is rewritten.
- *
- * Hot paths. A best-fit allocation and a free of one or two words are
- * whole calls here: hbitmap_adv.h's two calls are defined in this file
- * (rg_hbitmap_alloc_best() and rg_hbitmap_free() reach them after their
- * checks, the region backend directly). The index finds or merges the
- * run, sets or clears the bits, moves the free count (and the caller's)
- * and notes the changed blocks for hbitmap.c's summaries. Once that list
- * has overflowed there is nothing more to note until the next sync, and
- * the index is "quiet": one flag then stands for four tests (summaries
- * stale, list overflowed, index live, three start-set levels), and the
- * hot paths skip the note and the level count. Their usual cases come
- * first (no alignment, a short class; a free whose neighbours are
- * allocated), the general search and the merging of neighbours out of
- * line.
+ * Memory and failure
+ *   Start sets: one array sized at create (1.01 bits per unit). Pool and
+ *   table double, both allocated before anything is switched, when fewer
+ *   than two nodes are spare after a call (a call needs at most one). If
+ *   growing failed and a node is needed, the index is dropped: every class
+ *   mask reads empty, so the next best-fit allocation takes the search
+ *   path, which rebuilds it in O(capacity / 64) and is the one call that
+ *   may return -ENOMEM for it. Resize drops it too. Bytes: a 2.7 KB head,
+ *   the start sets, 40 bytes per pool node (40 to 80 per long run).
  */
 #include <errno.h>
 #include <string.h>
@@ -125,9 +77,7 @@ struct run {
 };
 
 struct rgi_hb_runs {
-	size_t bytes; /* first: rgi_hb_runs_bytes() reads it inline */
-	size_t peak; /* second: largest base + bytes (rgi_hb_runs_peak()) */
-	size_t base; /* bytes hbitmap.c holds beside the index */
+	struct hb_mem *mem; /* the instance's byte counts (index: ours) */
 	struct run *node;
 	uint32_t *tab; /* entries idx << 1 | kind (1: end key); 0 empty */
 	uint32_t ncap; /* nodes in the pool, node 0 included */
@@ -495,9 +445,8 @@ static bool run_new(struct rgi_hb_runs *ix, uint64_t s, uint64_t len)
 /* The index now holds @bytes: the peak follows. */
 static void set_bytes(struct rgi_hb_runs *ix, size_t bytes)
 {
-	ix->bytes = bytes;
-	if (ix->base + bytes > ix->peak)
-		ix->peak = ix->base + bytes;
+	ix->mem->index = bytes;
+	hb_mem_note(ix->mem);
 }
 
 /*
@@ -946,12 +895,14 @@ static int rebuild(struct rgi_hb_runs *ix, const uint64_t *w, uint64_t cap)
 
 /* ---- the calls hbitmap.c makes ------------------------------------------- */
 
-struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w, uint64_t cap)
+struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w, uint64_t cap,
+				       struct hb_mem *mem)
 {
 	struct rgi_hb_runs *ix = rgi_calloc(1, sizeof(*ix));
 
 	if (!ix)
 		return NULL;
+	ix->mem = mem;
 	if (sset_size(ix, cap) || pool_grow(ix, 32)) {
 		rgi_hb_runs_destroy(ix);
 		return NULL;
@@ -959,12 +910,6 @@ struct rgi_hb_runs *rgi_hb_runs_create(const uint64_t *w, uint64_t cap)
 	(void)w;
 	run_put(ix, 0, cap);
 	return ix;
-}
-
-void rgi_hb_runs_set_base(struct rgi_hb_runs *ix, size_t base)
-{
-	ix->base = base;
-	set_bytes(ix, ix->bytes);
 }
 
 void rgi_hb_runs_destroy(struct rgi_hb_runs *ix)
@@ -1465,6 +1410,20 @@ static RGI_ALWAYS_INLINE int free_short(struct rg_hbitmap *hb, uint64_t s,
 	return freed_merge(ix, w, cap, s, n, lf | rf << 1);
 }
 
+/*
+ * rg_hbitmap_free() on a best-fit instance of more than 64 units: the
+ * bits, the change list and the counts, then the index.
+ */
+static RGI_NOINLINE int free_long(struct rg_hbitmap *hb, uint64_t start,
+				  uint64_t n, uint64_t *also)
+{
+	if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
+		return -ENOENT;
+	hb_bits_only(hb, start, n, false);
+	*also += n;
+	return rgi_hb_runs_freed(hb->runs, hb->words, hb->capacity, start, n);
+}
+
 /* free_short() while the index is not quiet: noted, then checked. */
 static RGI_NOINLINE int free_short_noted(struct rg_hbitmap *hb, uint64_t s,
 					 uint64_t n, uint64_t *also)
@@ -1482,7 +1441,7 @@ int rgi_hbitmap_free_best_adv(struct rg_hbitmap *hb, uint64_t start, uint64_t n,
 			      uint64_t *also)
 {
 	if (unlikely(n > 64))
-		return rgi_hb_free_indexed(hb, start, n, also);
+		return free_long(hb, start, n, also);
 	if (unlikely(!hb->runs->quiet))
 		return free_short_noted(hb, start, n, also);
 	return free_short(hb, start, n, also, false);
@@ -1733,5 +1692,5 @@ void rgi_hb_runs_dump(const struct rgi_hb_runs *ix, FILE *f)
 		"best-fit index: %s%s, %u long runs, %u nodes (%u spare), "
 		"%zu B\n",
 		ix->stale ? "stale" : "live", ix->quiet ? " (quiet)" : "",
-		ix->count, ix->ncap - 1, ix->nfree, rgi_hb_runs_bytes(ix));
+		ix->count, ix->ncap - 1, ix->nfree, ix->mem->index);
 }

@@ -1,179 +1,74 @@
 // SPDX-License-Identifier: MIT
 /*
- * hbitmap: a first-fit contiguous-range allocator. Theory of operation.
+ * hbitmap: a contiguous-range allocator over a bitmap. Theory of operation.
  *
- * Layout. One bit per unit in 64-bit words (1 = allocated), grouped in
- * blocks of 8 words (512 units). Every block has a packed 32-bit summary
- * (bsum): the length of its free prefix (the free run starting at its first
- * unit), of its free suffix (the run ending at its last unit) and of its
- * longest "inner" run (a free run touching neither end), 10 bits each. Above
- * the blocks sit levels of nodes with fan-out 64: a level-0 node covers 64
- * blocks (32768 units), a level-k node covers 64 level-(k-1) nodes. A node
- * holds two child masks (any: the child has a free unit; all: the child is
- * entirely free), the same three lengths for its own span, in 64 bits
- * each, and one 16-bit "g" value per child (below), kept apart in one
- * array per level. The top level has a single node, the root. Bits past
- * the capacity (padding in the last block) are set, and children past the
- * last block or node are absent from the masks (read as entirely
- * allocated), so no search ever sees them as free.
- * Memory at 10^6 units: 125,056 B of bitmap, 7,816 B of block summaries,
- * 4,096 B of g values, 1,280 B of nodes: 1.109x the plain bitmap.
+ * Layout
+ *   One bit per unit in 64-bit words (1 = allocated), in blocks of 8 words
+ *   (512 units). Each block has a packed 32-bit summary (bsum): its free
+ *   prefix, free suffix and longest inner run (touching neither end), 10
+ *   bits each. Above, levels of 64-way nodes: two child masks (any: some
+ *   unit free; all: entirely free), the same three lengths, and one 16-bit
+ *   g value per child, kept in one array per level; the top level is one
+ *   root. Padding bits past the capacity are set and absent children are
+ *   clear in the masks, so no search sees them free. At 10^6 units: 1.109x
+ *   the plain bitmap. Layout and helpers: hb_internal.h.
  *
- * g values. Child j's g value is 0 if the child is entirely free, else the
- * longest of its inner run and, unless j is the node's first child that is
- * not entirely free, the run that ends in j's prefix (it starts in the
- * suffix of the last such child before j, through entirely free ones).
- * These are exactly the node's inner runs, each counted at the child where
- * it ends (or lies), so the node's inner run is the largest g value, and a
- * child whose g value is below n holds the end of no inner fit of n.
- * Values past 32767 are stored as 32767 and read as "at least": a search
- * takes such a child as a candidate and checks it exactly, and the node's
- * inner run (kept exact, 64-bit) is recomputed from exact values of the
- * saturated children only when its maximum must be taken again. Level-0
- * values never saturate (an inner run of a 32768-unit node is at most
- * 32766).
+ * g values
+ *   Child j's g value is 0 if it is entirely free, else the longest of its
+ *   inner run and (unless j is the first child not entirely free) the run
+ *   ending in its prefix. These are the node's inner runs, each counted
+ *   where it ends, so the node's inner run is the largest g value and a
+ *   child below n ends no inner fit of n. Values past HB_G_MAX are stored
+ *   as "at least": searches check such a child exactly; level 0 never
+ *   saturates.
  *
- * Files. This file holds the search, the updates, the build and the API.
- * The layout (struct rg_hbitmap, the block summary packing and the small
- * helpers that read it) is in hb_internal.h, shared with
- * hbitmap_check.c: the cold parts, rg_hbitmap_validate() (with the
- * invariants it checks, stated there) and rg_hbitmap_dump(). hb_place.c
- * has the word scans of the reverse search, hb_runs.c the best-fit index.
- * The hot paths stay in this one translation unit: they rely on inlining.
+ * First fit
+ *   The root's prefix, its inner runs, its suffix, in that order. Inside a
+ *   node the candidates are the children whose g value reaches n (one SIMD
+ *   compare of 64 values); for each, the run ending in its prefix, then the
+ *   child itself, then its suffix, so the first fit found is the lowest.
+ *   With align 1 the first candidate holds the fit: one path, no
+ *   backtracking. In a block, runs of n <= 64 come from at most six
+ *   shift-and steps per word (SSE2: eight words at once); longer runs are
+ *   carried across words. Top-down mirrors it (hb_window.c).
  *
- * Search (first fit). The root's prefix run is tried, then its inner runs,
- * then its suffix run. Inside a node, the candidates are the children whose
- * g value reaches n (capped at the field's maximum): one SIMD compare of the
- * 64 values (SSE2; a loop elsewhere). Candidates are taken in address
- * order; for each, the run ending in its prefix (found from the masks and
- * the previous partly allocated child's suffix) is tried, then, if its inner
- * run could hold n, the child is searched, then its suffix. A node's own
- * prefix and suffix runs are tried by its parent (the root's by the search
- * itself), so each run is tried once, in address order, and the first fit
- * found is the lowest. With align == 1 the first candidate always holds the
- * fit, so one root-to-block path is walked: plain allocations (align 1,
- * n <= 64, no window) take it in a loop without backtracking. Inside a
- * block, the starts of runs of n <= 64 free units in a word come from at
- * most six shift-and steps (a table gives the shifts for each n; SSE2 does
- * the eight words at once), masked by the alignment pattern, and a fit
- * crossing from the previous word's top is checked at the same time;
- * longer runs are handled by a carried run. With align > 1 a candidate
- * whose runs are long enough but misaligned is searched and left (the scan
- * goes on): this keeps the result exact; runs of n + align - 1 units
- * always succeed. The plain descent compares the g values 16 at a time
- * and stops at the first group that holds a candidate.
+ * Updates
+ *   After bits change in a block its summary is recomputed (from the one
+ *   recorded change when the longest inner run did not shrink) and, while
+ *   a summary changes, the parent's masks, the two g values that depend on
+ *   it, its prefix and suffix, and its inner run (the largest exact g: one
+ *   SIMD pass only when the child that held it shrank). A change of only
+ *   an inner run climbs on a path of its own. A range over several blocks
+ *   sets the covered blocks and nodes whole by word operations; only its
+ *   end children are read.
  *
- * Updates. After bits change in one block the block summary is recomputed
- * and, while a summary actually changes, the parent is updated: its masks,
- * the g values of the changed child and of the next child not entirely free
- * (the only ones that depend on it), its prefix and suffix from the masks
- * (re-read only when the changed child is or was the first or last one not
- * entirely free), and its inner run as the largest exact g value: a new
- * value that reaches the old maximum is it; else the old one stays unless
- * the changed child held it, and then the maximum is taken again (one SIMD
- * pass over the 64 stored values). When only a child's inner run changed
- * (the usual case), only its own g value is touched, and its new value
- * follows from the stored old one (unless saturated): the run ending in
- * the child's prefix did not change, and it is the old value if that
- * exceeds the old inner run, else no longer than the old inner run; so
- * the previous child's suffix is read only when a shrunk inner run held
- * the value. Such a change climbs on a path of its own (level 0 inlined
- * into the callers, the levels above in one small loop): it needs neither
- * the masks nor the neighbours' summaries. A block's summary is updated
- * from a single recorded change
- * (one run carved or two merged) without reading its other words, unless
- * the longest inner run shrank: then the block is recomputed, runs inside
- * words for all eight words at once (see hb_block_compute()). A range
- * spanning several blocks sets the covered ones to entirely allocated or
- * free without reading them; a set range's end blocks follow from their
- * summaries the same way (it carves their prefix or suffix run) or, once
- * all their words are set, are entirely allocated, and a cleared range's
- * (and a stale pending one's) are rescanned. Then the nodes over the
- * range, level by level, each in one pass: the children strictly inside
- * the range (and the nodes strictly inside it, whole) are entirely
- * allocated or free, so their masks change by word operations, their g
- * values become 0 and the run open after them is known; only a node's
- * two end children and the next child not entirely free are read. The
- * inner run is the largest new g value if that reaches the old one, the
- * old one if no changed child held it, else the maximum again. Above a
- * range inside one level-0 node, the single-child update goes on. A
- * saturated g value that an update has just computed exactly is not
- * recomputed when the maximum is taken again.
+ * Deferred updates
+ *   The pending block, the "before" fold, the deferred run (first fit),
+ *   and on best-fit instances the stale summaries with their change list:
+ *   what each defers, who flushes it and which readers may see it stale is
+ *   the table in doc/design.md. In short, calls confined to one block only
+ *   change its bits until a call elsewhere flushes it (hb_flush()); calls
+ *   in address order across blocks join a deferred run, updated by one
+ *   range update; best-fit calls change only bits and the index, and
+ *   hb_sync() brings the summaries up to date for the calls that read
+ *   them. Fast paths are tested first and reach slow ones by tail calls.
  *
- * Why the summaries stay exact. Upper bounds were built and measured
- * (instructions per free+alloc pair, first-fit churn at 90 % of 10^6
- * units, callgrind; exact: 1,413): inner runs and g values as bounds that
- * an allocation never lowers and a free raises only while a value rises,
- * tightened by the search itself, which lowers the bound of a candidate
- * that holds no fit and goes on with the next candidate at the same level
- * (climbing when a node runs out), with no recomputation and no new
- * descent. Lowering a failed block's bound to n - 1 cost 2,513; making it
- * exact instead, 1,785; recomputing the carved block at once but lowering
- * nothing above it, 1,573 (aligned churn 4,706 against 2,794). Under
- * first-fit churn the next search nearly always returns to the block just
- * carved (it is the lowest with a long enough run) and meets the stale
- * bound at once: the block scan, and as the block was usually its node's
- * only candidate, a climb and a second descent cost more than the
- * decreases they spare (the search grew from about 200 to 450
- * instructions per pair, the updates shrank by 135). Bounds left only by
- * the range updates (no recomputation of a set range's end blocks, no
- * maximum taken again) saved 2 to 3 % on regions of 1 .. 4096 units and
- * lost 3 % on churn and 8 % on aligned churn, to the searches' false
- * candidates.
+ * Files
+ *   This file: first fit, the updates, the deferred updates, the build
+ *   and the hot API. hb_window.c: top-down, windows and boundaries, the
+ *   run walk. hb_geom.c: geometry, create, resize. hb_runs.c: the
+ *   best-fit index. hb_place.c: word scans.
+ *   hbitmap_check.c: rg_hbitmap_validate() with its invariants, the dump.
+ *   Calls go one way, from this file to the others (hb_internal.h).
  *
- * Pending block. Summary updates for a block are deferred while operations
- * stay inside it: mutations confined to one block only change its bits and
- * make it the pending block (the first change is recorded); its summary and
- * its ancestors' go stale until an operation elsewhere flushes it. Searches,
- * statistics and validation never read the stale summaries: a search
- * flushes first; the statistics recompute the pending path on the side.
- * Allocation has a fast path for sequential use, armed when an allocation
- * starts where the previous one ended: it caches the longest free run lying
- * wholly before the pending block (before_max) and the free run ending at
- * its first unit (before_suffix); if both are shorter than n no fit starts
- * before the block, so the lowest fit found by scanning the pending block's
- * words is the global first fit. This makes filling and emptying in address
- * order cost a few word operations per call, with the tree walked once per
- * block. The entry points test for their fast paths before anything else
- * and reach the slow ones by tail calls, so the fast paths pay no frame.
+ * What never allocates
+ *   Everything but rg_hbitmap_create() and rg_hbitmap_resize(): one handle
+ *   and one array of words, g values, nodes and summaries (rgi_calloc, so
+ *   fault injection reaches them). The best-fit index grows its pool after
+ *   calls and never makes them fail (hb_runs.c).
  *
- * Deferred runs. Address-ordered operations of several blocks defer their
- * updates too: an allocation that starts where the pending block's
- * recorded one (a set) ends, or a free that ends where its recorded clear
- * starts, sets or clears its bits, joins the blocks it leaves behind to a
- * deferred run (units [chain_s, chain_e), all set or all cleared since
- * their blocks' summaries were exact) and makes the block at its far end
- * pending. The run ends when anything else flushes the pending block,
- * with one range update for all of it (above), so a fill or an emptying
- * in address order updates each block and node once, not once per call.
- * An allocation joins only while the runs before the pending block are
- * known (it carries them on); a free run lies after the pending block,
- * where the fast paths do not look. The walk takes the run's children as
- * candidates, and the statistics fold the nodes that hold stale blocks
- * again on the side.
- *
- * Long requests (n > 64) at the pending block follow its first free run
- * (joined to before_suffix at its first unit) through its words and the
- * entirely free blocks after it, counted from their level-0 node's mask:
- * all units before that run are allocated, so if it holds n it holds the
- * first fit, and the block is scanned only if it does not. An allocation
- * onward from the pending block that leaves no free unit in it below the
- * new region carries the fold of the runs before it over to the new
- * pending block: the run open at the old one is closed, the new one has
- * none.
- *
- * What never allocates: everything but rg_hbitmap_create() and
- * rg_hbitmap_resize(), which allocate the handle and one array holding
- * words, g values, nodes and block summaries (rgi_calloc, so fault
- * injection reaches them). Best-fit instances (RG_HBITMAP_BEST_FIT) also
- * keep an index of free runs (hb_runs.c), told about every change of bits
- * by one call in each mutating entry point (best-fit allocation and short
- * frees are done by the index outright, bits included); it grows its pool
- * after calls and never makes them fail (see there), and a list of the
- * blocks whose summaries fell behind (allocated at create and resize).
- *
- * Limits: capacity 1 .. 2^56 units (8 node levels at most); unit numbers
- * and lengths are 64-bit.
+ * Limits
+ *   Capacity 1 .. 2^56 units (8 node levels); units and lengths 64-bit.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -185,11 +80,6 @@
 #include "hbitmap_adv.h"
 #include "rg_internal.h"
 #include "region/hbitmap.h"
-
-#ifdef __SSE2__
-#include <emmintrin.h>
-#define HB_SIMD 1
-#endif
 
 #define HB_ALWAYS_INLINE RGI_ALWAYS_INLINE
 #define HB_NOINLINE RGI_NOINLINE
@@ -525,12 +415,6 @@ static inline unsigned hb_group_len(uint64_t m, unsigned i)
 	uint64_t g = ~(m >> i);
 
 	return g ? (unsigned)__builtin_ctzll(g) : 64 - i;
-}
-
-/* Bits c0 .. c1 of a node's child mask, c0 <= c1 <= 63. */
-static inline uint64_t hb_span_mask(unsigned c0, unsigned c1)
-{
-	return (c1 == 63 ? ~0ULL : (2ULL << c1) - 1) & (~0ULL << c0);
 }
 
 static inline uint64_t hb_clear_below(uint64_t m, unsigned end)
@@ -1652,12 +1536,6 @@ static HB_ALWAYS_INLINE void hb_update_blocks(struct rg_hbitmap *hb,
 	}
 }
 
-static inline void hb_before_reset(struct rg_hbitmap *hb)
-{
-	hb->before_known = false;
-	hb->before_lim = UINT64_MAX;
-}
-
 /*
  * Bring the blocks of the deferred run, and the nodes above them, up to
  * date: one range update (the pending block stays pending).
@@ -1774,87 +1652,6 @@ static void hb_compute_before(struct rg_hbitmap *hb, uint64_t limit)
 	hb->before_max = best;
 	hb->before_suffix = exact ? (pb << HB_BLOCK_SHIFT) - rs : 0;
 	hb->before_lim = hb_max3(best, hb->before_suffix, 0);
-}
-
-/* ---- bit ranges -------------------------------------------------------- */
-
-static void hb_bits(uint64_t *w, uint64_t s, uint64_t e, bool set)
-{
-	uint64_t i = s >> 6, last = (e - 1) >> 6;
-	uint64_t fm = ~0ULL << (s & 63), lm = ~0ULL >> (63 - ((e - 1) & 63));
-
-	if (i == last) {
-		if (set)
-			w[i] |= fm & lm;
-		else
-			w[i] &= ~(fm & lm);
-		return;
-	}
-	if (set) {
-		w[i] |= fm;
-		for (i++; i < last; i++)
-			w[i] = ~0ULL;
-		w[last] |= lm;
-	} else {
-		w[i] &= ~fm;
-		for (i++; i < last; i++)
-			w[i] = 0;
-		w[last] &= ~lm;
-	}
-}
-
-#ifdef HB_SIMD
-/*
- * Whole words from *i while at least eight remain before last, eight at
- * a time (one test per eight): false at the first eight not all equal to
- * want, else true with *i past them.
- */
-static HB_NOINLINE bool hb_words_are(const uint64_t *w, uint64_t *i,
-				     uint64_t last, uint64_t want)
-{
-	const __m128i wv = _mm_set1_epi64x((long long)want);
-
-	for (; *i + 8 <= last; *i += 8) {
-		const __m128i *v = (const __m128i *)(w + *i);
-		__m128i d = _mm_or_si128(
-			_mm_or_si128(_mm_xor_si128(_mm_loadu_si128(v), wv),
-				     _mm_xor_si128(_mm_loadu_si128(v + 1), wv)),
-			_mm_or_si128(
-				_mm_xor_si128(_mm_loadu_si128(v + 2), wv),
-				_mm_xor_si128(_mm_loadu_si128(v + 3), wv)));
-
-		if (_mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) !=
-		    0xffff)
-			return false;
-	}
-	return true;
-}
-#endif
-
-/* True if every bit of [s, e) equals set. */
-static bool hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e, bool set)
-{
-	uint64_t i = s >> 6, last = (e - 1) >> 6, want = set ? ~0ULL : 0;
-	uint64_t fm = ~0ULL << (s & 63), lm = ~0ULL >> (63 - ((e - 1) & 63));
-
-	if (i == last)
-		return ((w[i] ^ want) & fm & lm) == 0;
-	if ((w[i] ^ want) & fm)
-		return false;
-	i++;
-#ifdef HB_SIMD
-	if (last - i >= 8 && !hb_words_are(w, &i, last, want))
-		return false;
-#endif
-	/* then four at a time: one test per four */
-	for (; i + 4 <= last; i += 4)
-		if (((w[i] ^ want) | (w[i + 1] ^ want) | (w[i + 2] ^ want) |
-		     (w[i + 3] ^ want)) != 0)
-			return false;
-	for (; i < last; i++)
-		if (w[i] != want)
-			return false;
-	return ((w[last] ^ want) & lm) == 0;
 }
 
 static void hb_switch_pend(struct rg_hbitmap *hb, uint64_t b)
@@ -2023,67 +1820,7 @@ static void hb_mutate(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool set,
 	}
 }
 
-/* ---- geometry, build --------------------------------------------------- */
-
-static void hb_geometry(uint64_t capacity, struct hb_geom *g)
-{
-	uint64_t c;
-	size_t off;
-
-	g->nblocks = (capacity + HB_BLOCK_BITS - 1) >> HB_BLOCK_SHIFT;
-	c = g->nblocks;
-	g->nlevels = 0;
-	do {
-		c = (c + 63) >> HB_FAN_SHIFT;
-		g->count[g->nlevels++] = c;
-	} while (c > 1);
-	g->words_off = 0;
-	off = (size_t)g->nblocks * HB_BLOCK_WORDS * sizeof(uint64_t);
-	for (unsigned k = 0; k < g->nlevels; k++) {
-		g->g_off[k] = off;
-		off += (size_t)g->count[k] * 64 * sizeof(int16_t);
-	}
-	for (unsigned k = 0; k < g->nlevels; k++) {
-		g->nodes_off[k] = off;
-		off += (size_t)g->count[k] * sizeof(struct hb_node);
-	}
-	g->bsum_off = off;
-	off += (size_t)g->nblocks * sizeof(uint32_t);
-	g->total = off;
-}
-
-static void hb_attach(struct rg_hbitmap *hb, char *data,
-		      const struct hb_geom *g, uint64_t capacity)
-{
-	hb->capacity = capacity;
-	hb->nblocks = g->nblocks;
-	hb->nlevels = g->nlevels;
-	hb->words = (uint64_t *)(data + g->words_off);
-	hb->bsum = (uint32_t *)(data + g->bsum_off);
-	for (unsigned k = 0; k < HB_MAX_LEVELS; k++) {
-		hb->lv[k] = k < g->nlevels ?
-				    (struct hb_node *)(data + g->nodes_off[k]) :
-				    NULL;
-		hb->gv[k] =
-			k < g->nlevels ? (int16_t *)(data + g->g_off[k]) : NULL;
-		hb->lv_count[k] = k < g->nlevels ? g->count[k] : 0;
-	}
-	hb->data_bytes = g->total;
-	hb->pend = HB_NONE;
-	hb->pend_alloc = false;
-	hb->last_end = 0;
-	hb->chain_s = HB_NONE;
-	hb_before_reset(hb);
-}
-
-/* Mark the padding past the capacity as allocated. */
-static void hb_set_padding(struct rg_hbitmap *hb)
-{
-	uint64_t end = hb->nblocks << HB_BLOCK_SHIFT;
-
-	if (hb->capacity < end)
-		hb_bits(hb->words, hb->capacity, end, true);
-}
+/* ---- build ------------------------------------------------------------- */
 
 /* Compute every summary from the words; all_free: words are known zero. */
 static void hb_build(struct rg_hbitmap *hb, bool all_free)
@@ -2118,85 +1855,6 @@ static void hb_build(struct rg_hbitmap *hb, bool all_free)
 }
 
 /* ---- public API -------------------------------------------------------- */
-
-/*
- * The handle or the bitmap changed size: the peak of bytes held follows
- * (the index keeps the peak across its own growth, on this base).
- */
-static void hb_note_bytes(struct rg_hbitmap *hb)
-{
-	size_t b = rg_hbitmap_bytes(hb);
-
-	if (b > hb->bytes_peak)
-		hb->bytes_peak = b;
-	if (hb->runs)
-		rgi_hb_runs_set_base(hb->runs,
-				     sizeof(*hb) + hb->data_bytes +
-					     hb->chg_max * sizeof(*hb->chg));
-}
-
-struct rg_hbitmap *rg_hbitmap_create(uint64_t capacity)
-{
-	return rg_hbitmap_create_flags(capacity, 0);
-}
-
-struct rg_hbitmap *rg_hbitmap_create_flags(uint64_t capacity,
-					   unsigned int flags)
-{
-	struct rg_hbitmap *hb;
-	struct hb_geom g;
-	char *data;
-
-	if (capacity == 0 || capacity > RG_HBITMAP_MAX_CAPACITY ||
-	    (flags & ~RG_HBITMAP_BEST_FIT)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	hb_geometry(capacity, &g);
-	hb = rgi_calloc(1, sizeof(*hb));
-	if (!hb) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	data = rgi_calloc(1, g.total);
-	if (!data) {
-		rgi_free(hb);
-		errno = ENOMEM;
-		return NULL;
-	}
-	hb_attach(hb, data, &g, capacity);
-	hb->free_units = capacity;
-	hb_set_padding(hb);
-	hb_build(hb, true);
-	if (flags & RG_HBITMAP_BEST_FIT) {
-		hb->chg_max = hb_chg_size(g.nblocks);
-		hb->chg = rgi_calloc(hb->chg_max, sizeof(*hb->chg));
-		hb->runs = hb->chg ? rgi_hb_runs_create(hb->words, capacity) :
-				     NULL;
-		if (!hb->runs) {
-			rg_hbitmap_destroy(hb);
-			errno = ENOMEM;
-			return NULL;
-		}
-	}
-	hb_note_bytes(hb);
-	return hb;
-}
-
-void rg_hbitmap_destroy(struct rg_hbitmap *hb)
-{
-	if (!hb)
-		return;
-	rgi_hb_runs_destroy(hb->runs);
-	rgi_free(hb->chg);
-	rgi_free(hb->words);
-	rgi_free(hb);
-}
-
-static inline bool hb_bad_align(uint64_t align)
-{
-	return align == 0 || (align & (align - 1));
-}
 
 static void hb_req_init(struct hb_req *r, uint64_t n, uint64_t align,
 			uint64_t lo, uint64_t hi)
@@ -2415,23 +2073,6 @@ static HB_NOINLINE int hb_alloc_seq(struct rg_hbitmap *hb, uint64_t n,
  * one first, never see it and test for the index only when they miss.
  */
 
-static void hb_bits_only(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
-			 bool set)
-{
-	if (!hb->sum_stale)
-		hb_go_stale(hb);
-	/* one word, the usual reservation (a free here is longer than 64) */
-	if (set && ((s ^ (s + n - 1)) >> 6) == 0)
-		hb->words[s >> 6] |= (~0ULL >> (64 - n)) << (s & 63);
-	else
-		hb_bits(hb->words, s, s + n, set);
-	hb_chg_note(hb, s, n);
-	if (set)
-		hb->free_units -= n;
-	else
-		hb->free_units += n;
-}
-
 /*
  * Bring the summaries of a best-fit instance up to date: each block named
  * in the change list is recomputed from its words and its change carried
@@ -2460,6 +2101,24 @@ static void hb_sync(struct rg_hbitmap *hb)
 	hb->sum_stale = false;
 	if (hb->runs)
 		rgi_hb_runs_synced(hb->runs);
+}
+
+/*
+ * Units [s, s + n), free, become allocated outside the plain paths: on a
+ * best-fit instance by the bits and the index alone (the summaries go
+ * stale), else through the summaries (@from_alloc: an allocation, which
+ * may arm the sequential fast path). The one place that picks between the
+ * two bookkeeping modes for a take.
+ */
+static void hb_take(struct rg_hbitmap *hb, uint64_t s, uint64_t n,
+		    bool from_alloc)
+{
+	if (hb->runs) {
+		hb_bits_only(hb, s, n, true);
+		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, s, n);
+	} else {
+		hb_mutate(hb, s, n, true, from_alloc);
+	}
 }
 
 void rg_hbitmap_sync(struct rg_hbitmap *hb)
@@ -2529,102 +2188,7 @@ int rg_hbitmap_alloc_range(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
 	a = hb_search(hb, &r);
 	if (a == HB_NONE)
 		return -ENOSPC;
-	hb_mutate(hb, a, n, true, true);
-	if (hb->runs) {
-		hb_flush(hb); /* keep best-fit instances without one */
-		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
-	}
-	*start = a;
-	return 0;
-}
-
-/*
- * Top-down search: the highest aligned fit lying wholly inside node @idx of
- * level @k, or HB_NONE. The children are visited from the last down while
- * the free run open at the bottom of the child above is carried: a child
- * not entirely free closes it with its suffix (that run is tried first, it
- * is the highest left), then its inner runs are searched if they could
- * hold n (a block by a word scan), then its prefix opens the next run. A
- * run found inside a child by the recursion is its highest, and any part
- * of it that reaches past the child was tried with the extended run, so
- * the first fit found is the highest. Summaries must be flushed.
- */
-static uint64_t hb_rev_node(const struct rg_hbitmap *hb, unsigned k,
-			    uint64_t idx, uint64_t n, uint64_t mask)
-{
-	const struct hb_node *nd = &hb->lv[k][idx];
-	unsigned sh = hb_child_shift(k);
-	uint64_t csz = 1ULL << sh, base = idx << (sh + HB_FAN_SHIFT);
-	uint64_t open = 0, top, lo, t, r;
-
-	for (int j = 63; j >= 0; j--) {
-		uint64_t c = (idx << HB_FAN_SHIFT) + (uint64_t)j;
-		uint64_t cs = base + (uint64_t)j * csz;
-		struct hb_sum sm;
-
-		if (!((nd->any >> j) & 1)) {
-			/* allocated (or absent): close the open run */
-			lo = cs + csz;
-			if (open >= n) {
-				t = (lo + open - n) & ~mask;
-				if (t >= lo)
-					return t;
-			}
-			open = 0;
-			continue;
-		}
-		if ((nd->all >> j) & 1) {
-			open += csz;
-			continue;
-		}
-		sm = hb_child(hb, k, c);
-		top = cs + csz + open;
-		lo = cs + csz - sm.s;
-		if (top - lo >= n) {
-			t = (top - n) & ~mask;
-			if (t >= lo)
-				return t;
-		}
-		if (sm.inner >= n) {
-			r = k ? hb_rev_node(hb, k - 1, c, n, mask) :
-				rgi_hb_find_rev(hb->words, cs, cs + csz, n,
-						mask);
-			if (r != HB_NONE)
-				return r;
-		}
-		open = sm.p;
-	}
-	if (open >= n) {
-		t = (base + open - n) & ~mask;
-		if (t >= base)
-			return t;
-	}
-	return HB_NONE;
-}
-
-int rg_hbitmap_alloc_rev(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
-			 uint64_t *start)
-{
-	uint64_t a;
-
-	if (unlikely(!hb || n == 0 || n > hb->capacity || hb_bad_align(align) ||
-		     !start))
-		return -EINVAL;
-	if (hb->runs) {
-		/* the summaries may be stale: a word scan from the top */
-		a = rgi_hb_find_rev(hb->words, 0, hb->capacity, n, align - 1);
-	} else {
-		hb_flush(hb);
-		a = hb_rev_node(hb, hb->nlevels - 1, 0, n, align - 1);
-	}
-	if (a == RGI_HB_NONE)
-		return -ENOSPC;
-	if (hb->runs) {
-		hb_bits_only(hb, a, n, true);
-		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
-	} else {
-		hb_mutate(hb, a, n, true, false);
-	}
+	hb_take(hb, a, n, true);
 	*start = a;
 	return 0;
 }
@@ -2677,20 +2241,6 @@ static HB_NOINLINE int hb_free_short_switch(struct rg_hbitmap *hb,
 	return hb_free_short(hb, start, n, true);
 }
 
-/*
- * rg_hbitmap_free() on a best-fit instance of more than 64 units (the
- * index frees shorter ranges itself, hbitmap_adv.h).
- */
-HB_NOINLINE int rgi_hb_free_indexed(struct rg_hbitmap *hb, uint64_t start,
-				    uint64_t n, uint64_t *also)
-{
-	if (unlikely(!hb_bits_are(hb->words, start, start + n, true)))
-		return -ENOENT;
-	hb_bits_only(hb, start, n, false);
-	*also += n;
-	return rgi_hb_runs_freed(hb->runs, hb->words, hb->capacity, start, n);
-}
-
 /* rg_hbitmap_free() on a best-fit instance, out of first fit's way. */
 static HB_NOINLINE int hb_free_best(struct rg_hbitmap *hb, uint64_t start,
 				    uint64_t n)
@@ -2725,75 +2275,8 @@ int rg_hbitmap_reserve(struct rg_hbitmap *hb, uint64_t start, uint64_t n)
 		return -EINVAL;
 	if (!hb_bits_are(hb->words, start, start + n, false))
 		return -EBUSY;
-	if (hb->runs) {
-		hb_bits_only(hb, start, n, true);
-		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, start, n);
-	} else {
-		hb_mutate(hb, start, n, true, false);
-	}
+	hb_take(hb, start, n, false);
 	return 0;
-}
-
-int rg_hbitmap_resize(struct rg_hbitmap *hb, uint64_t capacity)
-{
-	uint64_t keep, nwords, old, *chg = NULL, cmax = 0;
-	struct hb_geom g;
-	char *data;
-
-	if (!hb || capacity == 0 || capacity > RG_HBITMAP_MAX_CAPACITY)
-		return -EINVAL;
-	if (capacity < hb->capacity &&
-	    !hb_bits_are(hb->words, capacity, hb->capacity, false))
-		return -EBUSY;
-	hb_geometry(capacity, &g);
-	if (hb->runs) { /* the change list follows the block count */
-		cmax = hb_chg_size(g.nblocks);
-		chg = rgi_calloc(cmax, sizeof(*chg));
-		if (!chg)
-			return -ENOMEM;
-	}
-	data = rgi_calloc(1, g.total);
-	if (!data) {
-		rgi_free(chg);
-		return -ENOMEM;
-	}
-	old = hb->capacity;
-	keep = capacity < old ? capacity : old;
-	nwords = (keep + 63) >> 6;
-	memcpy(data + g.words_off, hb->words, nwords * sizeof(uint64_t));
-	rgi_free(hb->words);
-	hb_attach(hb, data, &g, capacity);
-	/* Units in [keep, capacity) are new: clear the tail of the last word. */
-	if (keep & 63)
-		hb->words[keep >> 6] &= ~(~0ULL << (keep & 63));
-	if (capacity > old)
-		hb->free_units += capacity - old;
-	else
-		hb->free_units -= old - capacity; /* the cut units were free */
-	hb_set_padding(hb);
-	hb_build(hb, false);
-	hb->sum_stale = false;
-	hb->chg_n = 0;
-	if (hb->runs) {
-		rgi_free(hb->chg);
-		hb->chg = chg;
-		hb->chg_max = cmax;
-		rgi_hb_runs_reset(hb->runs); /* rebuilt by the next best fit */
-	}
-	hb_note_bytes(hb);
-	return 0;
-}
-
-int rg_hbitmap_test(const struct rg_hbitmap *hb, uint64_t unit)
-{
-	if (!hb || unit >= hb->capacity)
-		return -EINVAL;
-	return (int)((hb->words[unit >> 6] >> (unit & 63)) & 1);
-}
-
-uint64_t rg_hbitmap_capacity(const struct rg_hbitmap *hb)
-{
-	return hb ? hb->capacity : 0;
 }
 
 uint64_t rg_hbitmap_free_units(const struct rg_hbitmap *hb)
@@ -2888,22 +2371,12 @@ uint64_t rg_hbitmap_largest_free_run(const struct rg_hbitmap *hb)
 
 size_t rg_hbitmap_bytes(const struct rg_hbitmap *hb)
 {
-	if (!hb)
-		return 0;
-	return sizeof(*hb) + hb->data_bytes + hb->chg_max * sizeof(*hb->chg) +
-	       (hb->runs ? rgi_hb_runs_bytes(hb->runs) : 0);
+	return hb ? hb->mem.base + hb->mem.index : 0;
 }
 
 size_t rg_hbitmap_bytes_peak(const struct rg_hbitmap *hb)
 {
-	size_t p;
-
-	if (!hb)
-		return 0;
-	p = hb->bytes_peak;
-	if (hb->runs && rgi_hb_runs_peak(hb->runs) > p)
-		p = rgi_hb_runs_peak(hb->runs);
-	return p;
+	return hb ? hb->mem.peak : 0;
 }
 
 /* First unit in [from, end) whose bit equals set, or end. */
@@ -2961,425 +2434,39 @@ struct hb_sum rgi_hb_live_root(const struct rg_hbitmap *hb)
 	return hb_live_root(hb);
 }
 
-void rgi_hb_geometry(uint64_t capacity, struct hb_geom *g)
-{
-	hb_geometry(capacity, g);
-}
-
-void rgi_hb_bits(uint64_t *w, uint64_t s, uint64_t e, bool set)
-{
-	hb_bits(w, s, e, set);
-}
-
-bool rgi_hb_bits_are(const uint64_t *w, uint64_t s, uint64_t e, bool set)
-{
-	return hb_bits_are(w, s, e, set);
-}
-
 uint64_t rgi_hb_next_bit(const uint64_t *w, uint64_t from, uint64_t end,
 			 bool set)
 {
 	return hb_next_bit(w, from, end, set);
 }
 
-/* ---- constrained allocation: window, boundary, placement --------------- */
+/* ---- for hb_window.c and hb_geom.c ------------------------------------ */
 
-/*
- * rg_hbitmap_alloc_window() searches only inside its window [lo, hi) with
- * the summaries (flushed, and rebuilt first on best-fit instances, as for
- * rg_hbitmap_alloc_range()):
- *   lowest   hb_search() with the window (it skips children outside it);
- *            a fit that crosses a boundary moves the window's start to
- *            that boundary and searches again, as no start from the fit
- *            to the boundary can avoid crossing it.
- *   highest  hb_rev_window(), the top-down search of hb_rev_node() with
- *            the window: children wholly inside it are as there, the one
- *            or two children its ends cut are searched with the window
- *            (a word scan at the block level), their cut prefix and
- *            suffix joining the open run from the summaries. A fit that
- *            crosses a boundary moves the window's end down to it.
- *   best     the lowest fit of each free run in the window that holds one,
- *            run after run: each fit's run is measured whole with
- *            hb_next_set_fast() and hb_prev_set_fast() (the masks and
- *            summaries, O(log capacity)), the next search starts at the
- *            run's end; the shortest run wins, the lowest among equals, and
- *            a run of exactly n ends the search.
- * So each free run in the window costs at most one search, and runs
- * shorter than n are never visited.
- */
-
-/* Lowest allocated unit at or after x (x < capacity), or the capacity. */
-static uint64_t hb_next_set_fast(const struct rg_hbitmap *hb, uint64_t x)
-{
-	uint64_t b = x >> HB_BLOCK_SHIFT, i = x >> 6, c, m;
-	uint64_t wend = (b + 1) * HB_BLOCK_WORDS, v;
-
-	v = hb->words[i] & (~0ULL << (x & 63));
-	for (;;) {
-		if (v) {
-			x = (i << 6) + (uint64_t)__builtin_ctzll(v);
-			return x < hb->capacity ? x : hb->capacity;
-		}
-		if (++i >= wend)
-			break;
-		v = hb->words[i];
-	}
-	c = b; /* child c of the level-k node c >> 6 */
-	for (unsigned k = 0; k < hb->nlevels; k++) {
-		const struct hb_node *nd = &hb->lv[k][c >> HB_FAN_SHIFT];
-		unsigned j = (unsigned)(c & 63);
-		uint64_t nchild = k ? hb->lv_count[k - 1] : hb->nblocks;
-
-		m = j == 63 ? 0 : ~nd->all & (~0ULL << (j + 1));
-		if (m) {
-			c = (c & ~63ULL) + (uint64_t)__builtin_ctzll(m);
-			if (c >= nchild)
-				return hb->capacity;
-			x = (c << hb_child_shift(k)) + hb_child(hb, k, c).p;
-			return x < hb->capacity ? x : hb->capacity;
-		}
-		c >>= HB_FAN_SHIFT;
-	}
-	return hb->capacity;
-}
-
-/* Highest allocated unit below x, or HB_NONE. */
-static uint64_t hb_prev_set_fast(const struct rg_hbitmap *hb, uint64_t x)
-{
-	uint64_t b, i, c, m, wbeg, v;
-
-	if (!x)
-		return HB_NONE;
-	b = (x - 1) >> HB_BLOCK_SHIFT;
-	i = (x - 1) >> 6;
-	wbeg = b * HB_BLOCK_WORDS;
-	v = hb->words[i] & (~0ULL >> (63 - ((x - 1) & 63)));
-	for (;;) {
-		if (v)
-			return (i << 6) + 63 - (uint64_t)__builtin_clzll(v);
-		if (i == wbeg)
-			break;
-		v = hb->words[--i];
-	}
-	c = b;
-	for (unsigned k = 0; k < hb->nlevels; k++) {
-		const struct hb_node *nd = &hb->lv[k][c >> HB_FAN_SHIFT];
-		unsigned j = (unsigned)(c & 63);
-
-		m = ~nd->all & ((1ULL << j) - 1);
-		if (m) {
-			c = (c & ~63ULL) + 63 - (uint64_t)__builtin_clzll(m);
-			return ((c + 1) << hb_child_shift(k)) - 1 -
-			       hb_child(hb, k, c).s;
-		}
-		c >>= HB_FAN_SHIFT;
-	}
-	return HB_NONE;
-}
-
-/* Highest aligned fit in [top - len, top), or HB_NONE. */
-static inline uint64_t hb_rev_fit(uint64_t top, uint64_t len, uint64_t n,
-				  uint64_t mask)
-{
-	uint64_t t;
-
-	if (len < n)
-		return HB_NONE;
-	t = (top - n) & ~mask;
-	return t >= top - len ? t : HB_NONE;
-}
-
-/* hb_rev_node() inside the window [lo, hi), which meets node (k, idx). */
-static uint64_t hb_rev_window(const struct rg_hbitmap *hb, unsigned k,
-			      uint64_t idx, uint64_t n, uint64_t mask,
-			      uint64_t lo, uint64_t hi)
-{
-	const struct hb_node *nd = &hb->lv[k][idx];
-	unsigned sh = hb_child_shift(k);
-	uint64_t csz = 1ULL << sh, base = idx << (sh + HB_FAN_SHIFT);
-	uint64_t otop = 0, olen = 0, t;
-	int jhi = hi - base >= (csz << HB_FAN_SHIFT) ?
-			  63 :
-			  (int)((hi - 1 - base) >> sh);
-	int jlo = lo <= base ? 0 : (int)((lo - base) >> sh);
-
-	for (int j = jhi; j >= jlo; j--) {
-		uint64_t c = (idx << HB_FAN_SHIFT) + (uint64_t)j;
-		uint64_t cs = base + (uint64_t)j * csz, ce = cs + csz;
-		uint64_t clo = cs > lo ? cs : lo, chi = ce < hi ? ce : hi;
-		struct hb_sum sm;
-
-		if (!((nd->any >> j) & 1)) {
-			if ((t = hb_rev_fit(otop, olen, n, mask)) != HB_NONE)
-				return t;
-			olen = 0;
-			continue;
-		}
-		if ((nd->all >> j) & 1) {
-			if (!olen)
-				otop = chi;
-			olen += chi - clo;
-			continue;
-		}
-		sm = hb_child(hb, k, c);
-		if (chi == ce) {
-			/* the suffix, cut at lo, closes the open run */
-			if (!olen)
-				otop = ce;
-			olen += sm.s < ce - clo ? sm.s : ce - clo;
-			if ((t = hb_rev_fit(otop, olen, n, mask)) != HB_NONE)
-				return t;
-		}
-		if (clo == cs && chi == ce) {
-			if (sm.inner >= n) {
-				t = k ? hb_rev_node(hb, k - 1, c, n, mask) :
-					rgi_hb_find_rev(hb->words, cs, ce, n,
-							mask);
-				if (t != HB_NONE)
-					return t;
-			}
-		} else {
-			t = k ? hb_rev_window(hb, k - 1, c, n, mask, clo, chi) :
-				rgi_hb_find_rev(hb->words, clo, chi, n, mask);
-			if (t != HB_NONE)
-				return t;
-		}
-		/* the prefix, cut at hi, opens the next run */
-		olen = 0;
-		if (clo == cs) {
-			olen = sm.p < chi - cs ? sm.p : chi - cs;
-			otop = cs + olen;
-		}
-	}
-	return hb_rev_fit(otop, olen, n, mask);
-}
-
-static inline bool hb_crosses(uint64_t s, uint64_t n, uint64_t bmask)
-{
-	return bmask && ((s ^ (s + n - 1)) & ~bmask);
-}
-
-/* Lowest fit in [lo, hi) crossing no boundary, or HB_NONE. */
-static uint64_t hb_win_lowest(const struct rg_hbitmap *hb, uint64_t n,
-			      uint64_t align, uint64_t lo, uint64_t hi,
-			      uint64_t bmask)
+uint64_t rgi_hb_search(const struct rg_hbitmap *hb, uint64_t n, uint64_t align,
+		       uint64_t lo, uint64_t hi)
 {
 	struct hb_req r;
-	uint64_t a;
 
-	while (lo < hi && hi - lo >= n) {
-		hb_req_init(&r, n, align, lo, hi);
-		a = hb_search(hb, &r);
-		if (a == HB_NONE || !hb_crosses(a, n, bmask))
-			return a;
-		lo = (a | bmask) + 1;
-	}
-	return HB_NONE;
+	hb_req_init(&r, n, align, lo, hi);
+	return hb_search(hb, &r);
 }
 
-/* Highest fit in [lo, hi) crossing no boundary, or HB_NONE. */
-static uint64_t hb_win_highest(const struct rg_hbitmap *hb, uint64_t n,
-			       uint64_t align, uint64_t lo, uint64_t hi,
-			       uint64_t bmask)
+void rgi_hb_build(struct rg_hbitmap *hb, bool all_free)
 {
-	uint64_t a;
-
-	while (lo < hi && hi - lo >= n) {
-		a = hb_rev_window(hb, hb->nlevels - 1, 0, n, align - 1, lo, hi);
-		if (a == HB_NONE || !hb_crosses(a, n, bmask))
-			return a;
-		hi = (a + n - 1) & ~bmask;
-	}
-	return HB_NONE;
+	hb_build(hb, all_free);
 }
 
-/* Best fit in [lo, hi) crossing no boundary, or HB_NONE. */
-static uint64_t hb_win_best(const struct rg_hbitmap *hb, uint64_t n,
-			    uint64_t align, uint64_t lo, uint64_t hi,
-			    uint64_t bmask)
+void rgi_hb_flush(struct rg_hbitmap *hb)
 {
-	uint64_t best = HB_NONE, blen = UINT64_MAX, a, ps, e;
-
-	while (lo < hi && hi - lo >= n) {
-		a = hb_win_lowest(hb, n, align, lo, hi, bmask);
-		if (a == HB_NONE)
-			break;
-		ps = hb_prev_set_fast(hb, a);
-		e = hb_next_set_fast(hb, a);
-		if (e - (ps == HB_NONE ? 0 : ps + 1) < blen) {
-			best = a;
-			blen = e - (ps == HB_NONE ? 0 : ps + 1);
-			if (blen == n)
-				break;
-		}
-		lo = e;
-	}
-	return best;
-}
-
-int rg_hbitmap_alloc_window(struct rg_hbitmap *hb, uint64_t n, uint64_t align,
-			    uint64_t min, uint64_t max, uint64_t boundary,
-			    unsigned int place, uint64_t *start)
-{
-	uint64_t a, hi, bmask = boundary ? boundary - 1 : 0;
-
-	if (unlikely(!hb || !start))
-		return -EINVAL;
-	if (n == 0 || n > hb->capacity || hb_bad_align(align) || min > max ||
-	    (boundary && ((boundary & bmask) || boundary < n)) ||
-	    place > RG_HBITMAP_HIGHEST)
-		return -EINVAL;
-	hi = max >= hb->capacity ? hb->capacity : max + 1;
-	if (min >= hi || hi - min < n || n > hb->free_units)
-		return -ENOSPC;
-	if (hb->runs && place == RG_HBITMAP_BEST && !min &&
-	    hi == hb->capacity) {
-		/* no window: the best-fit index answers, as for alloc_best */
-		int err;
-
-		if (!hb->sum_stale)
-			hb_go_stale(hb);
-		err = rgi_hb_runs_alloc_bounded(hb, n, align - 1, bmask, start);
-		if (err != -EAGAIN)
-			return err;
-	}
-	if (hb->runs)
-		hb_sync(hb);
 	hb_flush(hb);
-	if (place == RG_HBITMAP_LOWEST)
-		a = hb_win_lowest(hb, n, align, min, hi, bmask);
-	else if (place == RG_HBITMAP_HIGHEST)
-		a = hb_win_highest(hb, n, align, min, hi, bmask);
-	else
-		a = hb_win_best(hb, n, align, min, hi, bmask);
-	if (a == HB_NONE)
-		return -ENOSPC;
-	hb_mutate(hb, a, n, true, place != RG_HBITMAP_HIGHEST);
-	if (hb->runs) {
-		hb_flush(hb); /* keep best-fit instances without one */
-		rgi_hb_runs_taken(hb->runs, hb->words, hb->capacity, a, n);
-	}
-	*start = a;
-	return 0;
 }
 
-/*
- * ---- Run walking -------------------------------------------------------
- *
- * rg_hbitmap_next_run() finds the lowest unit at or after a position whose
- * bit has the wanted value, then the lowest unit after it whose bit has the
- * other value. Each search scans the rest of the position's block by words
- * (at most 8), then climbs the levels: at each, the node's child masks name
- * the children that hold a wanted unit (any: a free unit; not all: an
- * allocated one), and the first such child past the climbing path is
- * descended, again by masks, down to one block whose words give the unit.
- * The pending block's summaries, and so its ancestors' mask bits, may be
- * stale: its path is always taken as a candidate and checked by its words,
- * which costs at most one extra descent per level. So a run costs
- * O(levels) mask operations and a few word scans, never a scan of the
- * units between runs. Best-fit instances whose summaries are behind the
- * bits (sum_stale) are scanned by words instead: this call only reads;
- * rg_hbitmap_sync() (called by the region walk before every step) makes
- * the summaries exact from the blocks that changed.
- */
-
-/* Children of node (k, idx) that may hold a unit whose bit is @set. */
-static uint64_t hb_walk_mask(const struct rg_hbitmap *hb, unsigned k,
-			     uint64_t idx, bool set)
+void rgi_hb_sync(struct rg_hbitmap *hb)
 {
-	const struct hb_node *nd = &hb->lv[k][idx];
-	uint64_t nchild = k ? hb->lv_count[k - 1] : hb->nblocks;
-	uint64_t first = idx << HB_FAN_SHIFT;
-	uint64_t m = set ? ~nd->all : nd->any;
-
-	if (nchild - first < 64)
-		m &= (1ULL << (nchild - first)) - 1;
-	if (hb->pend != HB_NONE && hb->pend >> (HB_FAN_SHIFT * (k + 1)) == idx)
-		m |= 1ULL << ((hb->pend >> (HB_FAN_SHIFT * k)) & 63);
-	if (hb->chain_s != HB_NONE) {
-		/* the children holding part of the deferred run */
-		unsigned sh = hb_child_shift(k);
-		uint64_t c0 = hb->chain_s >> sh, c1 = (hb->chain_e - 1) >> sh;
-
-		if (c0 <= first + 63 && c1 >= first)
-			m |= hb_span_mask(
-				c0 <= first ? 0 : (unsigned)(c0 - first),
-				c1 >= first + 63 ? 63 : (unsigned)(c1 - first));
-	}
-	return m;
+	hb_sync(hb);
 }
 
-/*
- * Lowest unit whose bit is @set under children @i0 .. 63 of node (k, idx),
- * or HB_NONE.
- */
-static uint64_t hb_walk_node(const struct rg_hbitmap *hb, unsigned k,
-			     uint64_t idx, unsigned i0, bool set)
+void rgi_hb_take(struct rg_hbitmap *hb, uint64_t s, uint64_t n, bool from_alloc)
 {
-	uint64_t m =
-		i0 < 64 ? hb_walk_mask(hb, k, idx, set) & (~0ULL << i0) : 0;
-
-	while (m) {
-		uint64_t c =
-			(idx << HB_FAN_SHIFT) + (uint64_t)__builtin_ctzll(m);
-		uint64_t u;
-
-		m &= m - 1;
-		if (k == 0) {
-			uint64_t b0 = c << HB_BLOCK_SHIFT;
-
-			u = hb_next_bit(hb->words, b0, b0 + HB_BLOCK_BITS, set);
-			if (u < b0 + HB_BLOCK_BITS)
-				return u;
-		} else {
-			u = hb_walk_node(hb, k - 1, c, 0, set);
-			if (u != HB_NONE)
-				return u;
-		}
-	}
-	return HB_NONE;
-}
-
-/* Lowest unit u >= x whose bit is @set (padding counts as set), or HB_NONE. */
-static uint64_t hb_walk_find(const struct rg_hbitmap *hb, uint64_t x, bool set)
-{
-	uint64_t b = x >> HB_BLOCK_SHIFT, end = (b + 1) << HB_BLOCK_SHIFT, u;
-
-	if (hb->sum_stale) {
-		end = hb->nblocks << HB_BLOCK_SHIFT;
-		u = hb_next_bit(hb->words, x, end, set);
-		return u < end ? u : HB_NONE;
-	}
-	u = hb_next_bit(hb->words, x, end, set);
-	if (u < end)
-		return u;
-	for (unsigned k = 0; k < hb->nlevels; k++) {
-		u = hb_walk_node(hb, k, b >> HB_FAN_SHIFT,
-				 (unsigned)(b & 63) + 1, set);
-		if (u != HB_NONE)
-			return u;
-		b >>= HB_FAN_SHIFT;
-	}
-	return HB_NONE;
-}
-
-int rg_hbitmap_next_run(const struct rg_hbitmap *hb, uint64_t from,
-			int allocated, uint64_t *start, uint64_t *n)
-{
-	bool set = allocated != 0;
-	uint64_t s, e;
-
-	if (!hb || !start || !n)
-		return -EINVAL;
-	if (from >= hb->capacity)
-		return -ENOENT;
-	s = hb_walk_find(hb, from, set);
-	if (s == HB_NONE || s >= hb->capacity)
-		return -ENOENT;
-	e = hb_walk_find(hb, s, !set);
-	if (e == HB_NONE || e > hb->capacity)
-		e = hb->capacity;
-	*start = s;
-	*n = e - s;
-	return 0;
+	hb_take(hb, s, n, from_alloc);
 }

@@ -1,24 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
- * hbitmap: the cold parts, validation and the dump. The structure, its
- * theory of operation and its hot paths are in hbitmap.c; the layout both
- * files read is in hb_internal.h. What needs hbitmap.c's static
- * computations reaches them through its rgi_hb_* wrappers.
+ * hbitmap: the cold parts, validation and the dump. Theory of operation.
  *
- * Invariants (what rg_hbitmap_validate() checks; the terms are those of
- * the top of hbitmap.c). For every block other than the pending one bsum
- * equals a recomputation from its words; a block of the deferred run
- * holds the one of its words with the run's units flipped back. For every
- * node, the masks match the stored summaries of its children, each g
- * value matches a recomputation from them (saturated at HB_G_MAX), and
- * the node's own summary equals a recomputation from its children's
- * stored summaries. A fully free span has prefix = suffix = its size and
- * inner = 0. free_units counts the zero bits below the capacity.
- * Validation checks the block summaries against a plain run-by-run
- * reference, independent of hb_block_compute(), and the pending block's
- * cached runs against a brute force scan. Best-fit instances whose
- * summaries are stale get the free count and the padding checked, then
- * their index (hb_runs.c).
+ * What is here
+ *   rg_hbitmap_validate() and rg_hbitmap_dump(). The structure and its hot
+ *   paths are in hbitmap.c, the layout both read in hb_internal.h; what
+ *   needs hbitmap.c's static computations goes through its rgi_hb_*
+ *   wrappers.
+ *
+ * Invariants (what rg_hbitmap_validate() checks)
+ *   Every block but the pending one has bsum equal to a recomputation from
+ *   its words (by a plain run-by-run reference, independent of
+ *   hb_block_compute()); a block of the deferred run holds the summary of
+ *   its words with the run's units flipped back. Every node's masks match
+ *   its children's stored summaries, each g value a recomputation
+ *   (saturated at HB_G_MAX), its own summary a recomputation from its
+ *   children. A fully free span has prefix = suffix = its size, inner 0.
+ *   free_units counts the zero bits below the capacity; the padding is
+ *   set. The pending block's cached runs match a brute-force scan.
+ *   Best-fit instances never have a pending block; with stale summaries
+ *   only the count, the padding and the index (hb_runs.c) are checked.
+ *   doc/design.md has the table of the deferred-update schemes.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -82,7 +84,7 @@ static int hb_validate_chain(const struct rg_hbitmap *hb, const char **reason)
 	b1 = (e - 1) >> HB_BLOCK_SHIFT;
 	if (e > hb->capacity)
 		HB_FAIL("deferred run past the capacity");
-	if (!rgi_hb_bits_are(hb->words, s, e, hb->chain_set))
+	if (!hb_bits_are(hb->words, s, e, hb->chain_set))
 		HB_FAIL("deferred run's bits are not all changed");
 	if (hb->chain_set ? !hb->before_known || !hb->before_exact :
 			    hb->pend_alloc)
@@ -92,9 +94,8 @@ static int hb_validate_chain(const struct rg_hbitmap *hb, const char **reason)
 
 		/* the block's words with its part of the run undone */
 		memcpy(w, hb->words + b * HB_BLOCK_WORDS, sizeof(w));
-		rgi_hb_bits(w, RGI_MAX(s, bs) - bs,
-			    RGI_MIN(e, bs + HB_BLOCK_BITS) - bs,
-			    !hb->chain_set);
+		hb_bits(w, RGI_MAX(s, bs) - bs,
+			RGI_MIN(e, bs + HB_BLOCK_BITS) - bs, !hb->chain_set);
 		if (hb->bsum[b] != hb_block_compute_ref(w))
 			HB_FAIL("deferred block's summary is not its summary "
 				"before the run");
@@ -117,7 +118,7 @@ static int hb_validate_core(const struct rg_hbitmap *hb, const char **reason)
 		HB_FAIL("geometry does not match the capacity");
 	end = hb->nblocks << HB_BLOCK_SHIFT;
 	if (hb->capacity < end &&
-	    !rgi_hb_bits_are(hb->words, hb->capacity, end, true))
+	    !hb_bits_are(hb->words, hb->capacity, end, true))
 		HB_FAIL("padding past the capacity is not allocated");
 	for (uint64_t i = 0; i < hb->nblocks * HB_BLOCK_WORDS; i++)
 		zeros += 64 - (uint64_t)__builtin_popcountll(hb->words[i]);
@@ -229,8 +230,8 @@ static int hb_validate_bits(const struct rg_hbitmap *hb, const char **reason)
 	if (hb->capacity & 63)
 		used -= 64 - (hb->capacity & 63); /* padding of the last word */
 	if (hb->capacity < hb->nblocks << HB_BLOCK_SHIFT &&
-	    !rgi_hb_bits_are(hb->words, hb->capacity,
-			     hb->nblocks << HB_BLOCK_SHIFT, true))
+	    !hb_bits_are(hb->words, hb->capacity, hb->nblocks << HB_BLOCK_SHIFT,
+			 true))
 		HB_FAIL("padding bits past the capacity are not all set");
 	if (used + hb->free_units != hb->capacity)
 		HB_FAIL("free-unit count disagrees with the bitmap");
