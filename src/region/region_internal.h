@@ -259,7 +259,8 @@ int rgi_region_free_body(struct rg_region *r, unsigned long start,
 			 unsigned long n) RGI_HIDDEN;
 
 /*
- * Walking, save and load (region_walk.c): the instance's optional lock;
+ * Walking, save and load (region_walk.c, region_save.c): the instance's
+ * optional lock;
  * a cached instance's caches are flushed, so cached regions read as free.
  */
 static inline void rgi_region_lock(struct rg_region *r)
@@ -280,5 +281,14 @@ static inline void rgi_region_unlock(struct rg_region *r)
 /* Free runs, their histogram and the fragmentation ratio into @st. */
 void rgi_region_free_run_stats(struct rg_region *r,
 			       struct rg_region_stats *st) RGI_HIDDEN;
+
+/*
+ * rg_region_next_run() with the lock held and @from < capacity: the run
+ * of a kind in @kinds at or after @from; RG_RUN_USED or RG_RUN_FREE, or
+ * -ENOENT (region_walk.c; region_save.c walks the allocated runs).
+ */
+int rgi_region_next_run_locked(struct rg_region *r, unsigned long from,
+			       unsigned int kinds, unsigned long *start,
+			       unsigned long *n) RGI_HIDDEN;
 
 #endif /* RGI_REGION_INTERNAL_H */
