@@ -198,9 +198,8 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 	int err;
 
 	if ((unsigned int)backend >= RG_REGION_NR_BACKENDS || !capacity ||
-	    (flags &
-	     ~(RG_REGION_LOCKED | RG_REGION_CACHED | RG_REGION_CHECKED |
-	       RG_REGION_POLICY_MASK)) ||
+	    (flags & ~(RG_REGION_LOCKED | RG_REGION_CACHED | RG_REGION_CHECKED |
+		       RG_REGION_POLICY_MASK)) ||
 	    policy >= RG_REGION_NR_POLICIES) {
 		errno = EINVAL;
 		return NULL;
