@@ -206,7 +206,8 @@ static bool pull(struct ex_link *lk, bool sz)
 	memcpy(lk->fit, &v0, sizeof(v0));
 	memcpy(lk->fit + 4, &v1, sizeof(v1));
 	memcpy(lk->fit + 8, &v2, sizeof(v2));
-	d |= __builtin_shuffle(d, (ex_s4){ 2, 3, 0, 1 });
+	/* (GCC 12 and clang both have __builtin_shufflevector) */
+	d |= __builtin_shufflevector(d, d, 2, 3, 0, 1);
 	return (d[0] | d[1]) != 0;
 }
 
