@@ -187,6 +187,11 @@ static int alloc_checked(struct rg_region *r, unsigned long n,
 static int free_checked(struct rg_region *r, unsigned long start,
 			unsigned long n);
 
+static int alloc_locked(struct rg_region *r, unsigned long n,
+			unsigned long align, unsigned long *start);
+static int free_locked(struct rg_region *r, unsigned long start,
+		       unsigned long n);
+
 struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 					   unsigned long capacity,
 					   unsigned int flags)
@@ -273,6 +278,8 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 			return NULL;
 		}
 	}
+	r->alloc_lk = r->rc ? rgi_rcache_alloc : alloc_locked;
+	r->free_lk = r->rc ? rgi_rcache_free : free_locked;
 	r->bytes_peak = bytes_held(r);
 	return r;
 }
@@ -452,8 +459,7 @@ int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 	if (unlikely(!r || (align & (align - 1)) || !start))
 		return -EINVAL; /* (n == 0: in alloc_body()) */
 	if (unlikely(r->flags & RG_REGION_LOCKED))
-		return r->rc ? rgi_rcache_alloc(r, n, align, start) :
-			       alloc_locked(r, n, align, start);
+		return r->alloc_lk(r, n, align, start);
 	return alloc_body(r, n, align, start);
 }
 
@@ -551,8 +557,7 @@ int rg_region_free(struct rg_region *r, unsigned long start, unsigned long n)
 	if (unlikely(!r))
 		return -EINVAL;
 	if (unlikely(r->flags & RG_REGION_LOCKED))
-		return r->rc ? rgi_rcache_free(r, start, n) :
-			       free_locked(r, start, n);
+		return r->free_lk(r, start, n);
 	return free_body(r, start, n);
 }
 

@@ -119,6 +119,15 @@ struct rg_region {
 			 unsigned long mask, unsigned long *start);
 	int (*free_hot)(struct rg_region *r, unsigned long start,
 			unsigned long n);
+	/*
+	 * RG_REGION_LOCKED only: rg_region_alloc() (rg_region_free()) past
+	 * the front end's checks, the cache's fast path or the locked one,
+	 * so the front end reaches either in one indirect jump.
+	 */
+	int (*alloc_lk)(struct rg_region *r, unsigned long n,
+			unsigned long align, unsigned long *start);
+	int (*free_lk)(struct rg_region *r, unsigned long start,
+		       unsigned long n);
 	enum rg_region_backend backend;
 	unsigned int flags;
 	enum rg_region_policy policy;
