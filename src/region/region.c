@@ -187,6 +187,11 @@ static int alloc_checked(struct rg_region *r, unsigned long n,
 static int free_checked(struct rg_region *r, unsigned long start,
 			unsigned long n);
 
+static int alloc_locked(struct rg_region *r, unsigned long n,
+			unsigned long align, unsigned long *start);
+static int free_locked(struct rg_region *r, unsigned long start,
+		       unsigned long n);
+
 struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 					   unsigned long capacity,
 					   unsigned int flags)
@@ -262,6 +267,12 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 		r->alloc_hot = alloc_checked;
 		r->free_hot = free_checked;
 	}
+#ifdef RGI_EXPENSIVE_CHECKS
+	if (!r->starts) { /* the generic path checks after every call */
+		r->alloc_hot = alloc_backend;
+		r->free_hot = free_backend;
+	}
+#endif
 	if (flags & RG_REGION_CACHED) {
 		err = rgi_rcache_init(r);
 		if (err) {
@@ -272,6 +283,8 @@ struct rg_region *rg_region_create_backend(enum rg_region_backend backend,
 			return NULL;
 		}
 	}
+	r->alloc_lk = r->rc ? rgi_rcache_alloc : alloc_locked;
+	r->free_lk = r->rc ? rgi_rcache_free : free_locked;
 	r->bytes_peak = bytes_held(r);
 	return r;
 }
@@ -416,22 +429,11 @@ static RGI_NOINLINE int alloc_checked(struct rg_region *r, unsigned long n,
 	return alloc_generic(r, n, mask, start, true);
 }
 
+/* (region_internal.h: the body the caches share) */
 static inline int alloc_body(struct rg_region *r, unsigned long n,
 			     unsigned long align, unsigned long *start)
 {
-	/*
-	 * (in the body, under the lock: rg_region_resize() changes it) One
-	 * test on the way: free_units <= capacity, so n > capacity is a
-	 * case of n > free_units, and n - 1 wraps for n == 0.
-	 */
-	if (unlikely(n - 1 >= r->free_units))
-		return !n || n > r->capacity ? -EINVAL : -ENOSPC;
-#ifndef RGI_EXPENSIVE_CHECKS
-	return r->alloc_hot(r, n, align ? align - 1 : 0, start);
-#else
-	return (r->starts ? alloc_checked :
-			    alloc_backend)(r, n, align ? align - 1 : 0, start);
-#endif
+	return rgi_region_alloc_body(r, n, align, start);
 }
 
 static RGI_NOINLINE int alloc_locked(struct rg_region *r, unsigned long n,
@@ -451,8 +453,7 @@ int rg_region_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 	if (unlikely(!r || (align & (align - 1)) || !start))
 		return -EINVAL; /* (n == 0: in alloc_body()) */
 	if (unlikely(r->flags & RG_REGION_LOCKED))
-		return r->rc ? rgi_rcache_alloc(r, n, align, start) :
-			       alloc_locked(r, n, align, start);
+		return r->alloc_lk(r, n, align, start);
 	return alloc_body(r, n, align, start);
 }
 
@@ -521,17 +522,7 @@ static RGI_NOINLINE int free_checked(struct rg_region *r, unsigned long start,
 static inline int free_body(struct rg_region *r, unsigned long start,
 			    unsigned long n)
 {
-	/* (in the body, under the lock: rg_region_resize() changes it) */
-	if (unlikely(!range_ok(r, start, n)))
-		return -EINVAL;
-	if (unlikely(n > r->capacity - r->free_units))
-		/* checked: unit @start allocated, so a wrong size */
-		return r->starts && r->ops->test(r, start) ? -EINVAL : -ENOENT;
-#ifndef RGI_EXPENSIVE_CHECKS
-	return r->free_hot(r, start, n);
-#else
-	return (r->starts ? free_checked : free_backend)(r, start, n);
-#endif
+	return rgi_region_free_body(r, start, n);
 }
 
 static RGI_NOINLINE int free_locked(struct rg_region *r, unsigned long start,
@@ -550,20 +541,7 @@ int rg_region_free(struct rg_region *r, unsigned long start, unsigned long n)
 	if (unlikely(!r))
 		return -EINVAL;
 	if (unlikely(r->flags & RG_REGION_LOCKED))
-		return r->rc ? rgi_rcache_free(r, start, n) :
-			       free_locked(r, start, n);
-	return free_body(r, start, n);
-}
-
-int rgi_region_alloc_body(struct rg_region *r, unsigned long n,
-			  unsigned long align, unsigned long *start)
-{
-	return alloc_body(r, n, align, start);
-}
-
-int rgi_region_free_body(struct rg_region *r, unsigned long start,
-			 unsigned long n)
-{
+		return r->free_lk(r, start, n);
 	return free_body(r, start, n);
 }
 

@@ -63,23 +63,43 @@
 #include "region_internal.h"
 
 #define RC_SIZES RGI_RCACHE_SIZES
-#define RC_STACK 16 /* available entries a cache keeps per size */
+#define RC_STACK 16 /* slots of a stack: it keeps RC_FULL entries */
+#define RC_FULL (RC_STACK - 1)
 #define RC_MAG 8 /* entries moved to or from the depot at once */
 #define RC_DEPOT 64 /* entries the depot keeps per size */
 #define RC_LENT_SHIFT 7
 #define RC_LENT (1u << RC_LENT_SHIFT) /* lent records, direct mapped */
 
 struct rc_tc {
-	int lock; /* tc_lock(): a spinlock */
+	unsigned long lock; /* tc_lock(): id when free, 0 when held */
 	unsigned long id; /* the instance's rc_id; never changes */
 	struct rg_region *r; /* NULL once orphaned (rc_global) */
 	struct rc_tc *inext; /* the instance's list (instance lock) */
 	struct rc_tc *tnext; /* the thread's list (that thread) */
-	unsigned char cnt[RC_SIZES];
+	/*
+	 * Per size n = k + 1: top[n] = k * RC_STACK + the count of available
+	 * entries, the index in avail of the slot above the top, so that the
+	 * fast paths find the top in one load and test for an empty stack
+	 * (index % RC_STACK == 0) or a full one (index + 1) in one more.
+	 * (top[0] is not used.)
+	 */
+	unsigned short top[RC_SIZES + 1];
 	unsigned char lent_n[RC_LENT];
 	unsigned long lent[RC_LENT]; /* start + 1, or 0 when empty */
-	unsigned long avail[RC_SIZES][RC_STACK];
+	unsigned long avail[RC_SIZES * RC_STACK]; /* AVAIL(tc, k): size k + 1 */
 };
+
+#define AVAIL(tc, k) (&(tc)->avail[(k)*RC_STACK])
+
+static inline unsigned int tc_cnt(const struct rc_tc *tc, unsigned long k)
+{
+	return tc->top[k + 1] - (unsigned int)k * RC_STACK;
+}
+
+static inline void tc_set_cnt(struct rc_tc *tc, unsigned long k, unsigned int c)
+{
+	tc->top[k + 1] = (unsigned short)(k * RC_STACK + c);
+}
 
 struct rgi_rcache {
 	struct rc_tc *caches;
@@ -106,17 +126,26 @@ static __thread struct rc_tc *tc_list
 /*
  * A cache's lock: taken by its thread on every call, by others only to
  * flush or scan the cache (briefly, under the instance lock), so it is a
- * plain spinlock: an exchange to take it, a release store to drop it.
+ * plain spinlock. Its word holds the cache's id when free and 0 when held,
+ * so that the fast paths take it and check that the cache is the
+ * instance's in one compare-exchange of @id, the instance's rc_id (rc_none,
+ * whose word is 0, is never taken); a release store of the id drops it.
  */
+static inline bool tc_trylock_id(struct rc_tc *tc, unsigned long id)
+{
+	return __atomic_compare_exchange_n(&tc->lock, &id, 0, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
 static inline bool tc_trylock(struct rc_tc *tc)
 {
-	return !__atomic_exchange_n(&tc->lock, 1, __ATOMIC_ACQUIRE);
+	return tc_trylock_id(tc, tc->id);
 }
 
 static void tc_lock(struct rc_tc *tc)
 {
 	for (unsigned int i = 0; !tc_trylock(tc); i++) {
-		while (__atomic_load_n(&tc->lock, __ATOMIC_RELAXED)) {
+		while (!__atomic_load_n(&tc->lock, __ATOMIC_RELAXED)) {
 			if (++i % 128 == 0)
 				sched_yield(); /* its holder may be preempted */
 #if defined(__x86_64__) || defined(__i386__)
@@ -126,15 +155,20 @@ static void tc_lock(struct rc_tc *tc)
 	}
 }
 
-static inline void tc_unlock(struct rc_tc *tc)
+static inline void tc_unlock_id(struct rc_tc *tc, unsigned long id)
 {
-	__atomic_store_n(&tc->lock, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&tc->lock, id, __ATOMIC_RELEASE);
 }
 
+static inline void tc_unlock(struct rc_tc *tc)
+{
+	tc_unlock_id(tc, tc->id);
+}
+
+/* A multiplicative hash of the start's low 32 bits: one multiply. */
 static inline unsigned int lent_slot(unsigned long s)
 {
-	return (unsigned int)((s * 0x9e3779b97f4a7c15ul) >>
-			      (sizeof(long) * 8 - RC_LENT_SHIFT));
+	return ((unsigned int)s * 0x9e3779b1u) >> (32 - RC_LENT_SHIFT);
 }
 
 static inline bool overlaps(unsigned long a, unsigned long m, unsigned long s,
@@ -162,8 +196,8 @@ static inline void lend(struct rc_tc *tc, unsigned long s, unsigned long n)
 static inline bool take(struct rc_tc *tc, unsigned long n, unsigned long mask,
 			unsigned long *s)
 {
-	unsigned int c = tc->cnt[n - 1];
-	unsigned long *st = tc->avail[n - 1];
+	unsigned int c = tc_cnt(tc, n - 1);
+	unsigned long *st = AVAIL(tc, n - 1);
 
 	if (unlikely(!c))
 		return false;
@@ -181,7 +215,7 @@ static inline bool take(struct rc_tc *tc, unsigned long n, unsigned long mask,
 		st[c - 1] = t;
 	}
 	*s = st[c - 1];
-	tc->cnt[n - 1] = (unsigned char)(c - 1);
+	tc_set_cnt(tc, n - 1, c - 1);
 	return true;
 }
 
@@ -197,12 +231,12 @@ static bool tc_flush(struct rg_region *r, struct rc_tc *tc)
 	bool all = true;
 
 	for (unsigned int k = 0; k < RC_SIZES; k++) {
-		unsigned int c = tc->cnt[k], keep = 0;
+		unsigned int c = tc_cnt(tc, k), keep = 0;
 
 		for (unsigned int i = 0; i < c; i++)
-			if (rgi_region_free_body(r, tc->avail[k][i], k + 1))
-				tc->avail[k][keep++] = tc->avail[k][i];
-		tc->cnt[k] = (unsigned char)keep;
+			if (rgi_region_free_body(r, AVAIL(tc, k)[i], k + 1))
+				AVAIL(tc, k)[keep++] = AVAIL(tc, k)[i];
+		tc_set_cnt(tc, k, keep);
 		all &= !keep;
 	}
 	return all;
@@ -275,12 +309,13 @@ static void thread_exit(void *arg)
 			tc_unlink(tc);
 			/* what a failed flush kept goes back to the depot */
 			for (unsigned int k = 0; k < RC_SIZES; k++)
-				for (unsigned int i = 0; i < tc->cnt[k]; i++) {
+				for (unsigned int i = 0; i < tc_cnt(tc, k);
+				     i++) {
 					unsigned int *d = &r->rc->depot_cnt[k];
 
 					if (*d < RC_DEPOT)
 						r->rc->depot[k][(*d)++] =
-							tc->avail[k][i];
+							AVAIL(tc, k)[i];
 				}
 			rgi_unlock(&r->lock);
 		}
@@ -332,6 +367,9 @@ static RGI_NOINLINE struct rc_tc *tc_lookup(struct rg_region *r)
 	if (!tc)
 		return NULL;
 	tc->id = r->rc_id;
+	tc->lock = tc->id; /* free */
+	for (unsigned int k = 0; k < RC_SIZES; k++)
+		tc_set_cnt(tc, k, 0);
 	tc->r = r;
 	if (pthread_setspecific(rc_key, &tc_list)) {
 		rgi_free(tc);
@@ -390,13 +428,13 @@ static RGI_NOINLINE int alloc_miss(struct rg_region *r, struct rc_tc *tc,
 	rgi_lock(&r->lock);
 	if (tc) {
 		tc_lock(tc);
-		if (rc->depot_cnt[k] && tc->cnt[k] <= RC_STACK - RC_MAG) {
+		if (rc->depot_cnt[k] && tc_cnt(tc, k) <= RC_FULL - RC_MAG) {
 			unsigned int m = RGI_MIN(rc->depot_cnt[k], RC_MAG);
 
 			rc->depot_cnt[k] -= m;
-			memcpy(&tc->avail[k][tc->cnt[k]],
+			memcpy(&AVAIL(tc, k)[tc_cnt(tc, k)],
 			       &rc->depot[k][rc->depot_cnt[k]], m * sizeof(s));
-			tc->cnt[k] = (unsigned char)(tc->cnt[k] + m);
+			tc_set_cnt(tc, k, tc_cnt(tc, k) + m);
 		}
 		if (take(tc, n, mask, &s)) {
 			lend(tc, s, n);
@@ -448,12 +486,12 @@ static RGI_NOINLINE int alloc_slow(struct rg_region *r, unsigned long n,
 	return alloc_miss(r, tc, n, align, start);
 }
 
-/* A miss of the fast path, @tc's lock held. */
-static RGI_NOINLINE int alloc_slow_unlock(struct rg_region *r, struct rc_tc *tc,
-					  unsigned long n, unsigned long align,
+/* A miss of the fast path, the lock of this thread's cache of @r held. */
+static RGI_NOINLINE int alloc_slow_unlock(struct rg_region *r, unsigned long n,
+					  unsigned long align,
 					  unsigned long *start)
 {
-	tc_unlock(tc);
+	tc_unlock(tc_last);
 	return alloc_slow(r, n, align, start);
 }
 
@@ -465,24 +503,23 @@ int rgi_rcache_alloc(struct rg_region *r, unsigned long n, unsigned long align,
 		     unsigned long *start)
 {
 	struct rc_tc *tc = tc_last;
-	unsigned long k = n - 1, s;
-	unsigned int c;
+	unsigned long s, t, id = r->rc_id;
 
-	if (unlikely(k >= RC_SIZES || tc->id != r->rc_id || !tc_trylock(tc)))
+	if (unlikely(n - 1 >= RC_SIZES || !tc_trylock_id(tc, id)))
 		return alloc_slow(r, n, align, start);
-	c = tc->cnt[k];
-	if (unlikely(!c))
-		goto miss;
-	s = tc->avail[k][c - 1];
+	t = tc->top[n];
+	if (unlikely(!(t % RC_STACK)))
+		goto miss; /* empty */
+	s = tc->avail[--t];
 	if (unlikely(align > 1 && (s & (align - 1))))
 		goto miss;
-	tc->cnt[k] = (unsigned char)(c - 1);
+	tc->top[n] = (unsigned short)t;
 	lend(tc, s, n);
 	*start = s;
-	tc_unlock(tc);
+	tc_unlock_id(tc, id);
 	return 0;
 miss:
-	return alloc_slow_unlock(r, tc, n, align, start);
+	return alloc_slow_unlock(r, n, align, start);
 }
 
 /* ---- free --------------------------------------------------------------- */
@@ -505,8 +542,8 @@ static int scan_free(struct rg_region *r, unsigned long s, unsigned long n,
 	for (struct rc_tc *tc = rc->caches; tc; tc = tc->inext) {
 		tc_lock(tc);
 		for (unsigned int k = 0; k < RC_SIZES; k++)
-			for (unsigned int i = 0; i < tc->cnt[k]; i++)
-				if (overlaps(tc->avail[k][i], k + 1, s, n)) {
+			for (unsigned int i = 0; i < tc_cnt(tc, k); i++)
+				if (overlaps(AVAIL(tc, k)[i], k + 1, s, n)) {
 					tc_unlock(tc);
 					return -ENOENT;
 				}
@@ -528,7 +565,7 @@ static int scan_free(struct rg_region *r, unsigned long s, unsigned long n,
 static void spill(struct rg_region *r, struct rc_tc *tc, unsigned int k)
 {
 	struct rgi_rcache *rc = r->rc;
-	unsigned long *st = tc->avail[k];
+	unsigned long *st = AVAIL(tc, k);
 
 	if (rc->depot_cnt[k] <= RC_DEPOT - RC_MAG) {
 		memcpy(&rc->depot[k][rc->depot_cnt[k]], st,
@@ -539,8 +576,8 @@ static void spill(struct rg_region *r, struct rc_tc *tc, unsigned int k)
 			if (rgi_region_free_body(r, st[i], k + 1))
 				return; /* (no memory: keep them all) */
 	}
-	memmove(st, st + RC_MAG, (tc->cnt[k] - RC_MAG) * sizeof(*st));
-	tc->cnt[k] = (unsigned char)(tc->cnt[k] - RC_MAG);
+	memmove(st, st + RC_MAG, (tc_cnt(tc, k) - RC_MAG) * sizeof(*st));
+	tc_set_cnt(tc, k, tc_cnt(tc, k) - RC_MAG);
 }
 
 /* Push (s, n) on @tc's stack, spilling if full (both locks held). */
@@ -549,11 +586,11 @@ static bool push(struct rg_region *r, struct rc_tc *tc, unsigned long s,
 {
 	unsigned int k = (unsigned int)n - 1;
 
-	if (tc->cnt[k] == RC_STACK)
+	if (tc_cnt(tc, k) == RC_FULL)
 		spill(r, tc, k);
-	if (tc->cnt[k] == RC_STACK)
+	if (tc_cnt(tc, k) == RC_FULL)
 		return false;
-	tc->avail[k][tc->cnt[k]++] = s;
+	tc->avail[tc->top[n]++] = s;
 	return true;
 }
 
@@ -603,10 +640,12 @@ static RGI_NOINLINE int free_slow_entry(struct rg_region *r,
 	return free_slow(r, tc_get(r), start, n);
 }
 
-/* A miss of the fast path, @tc's lock held. */
-static RGI_NOINLINE int free_slow_unlock(struct rg_region *r, struct rc_tc *tc,
+/* A miss of the fast path, the lock of this thread's cache of @r held. */
+static RGI_NOINLINE int free_slow_unlock(struct rg_region *r,
 					 unsigned long start, unsigned long n)
 {
+	struct rc_tc *tc = tc_last;
+
 	tc_unlock(tc);
 	return free_slow(r, tc, start, n);
 }
@@ -618,19 +657,24 @@ static RGI_NOINLINE int free_slow_unlock(struct rg_region *r, struct rc_tc *tc,
 int rgi_rcache_free(struct rg_region *r, unsigned long start, unsigned long n)
 {
 	struct rc_tc *tc = tc_last;
-	unsigned int i = lent_slot(start), k = (unsigned int)n - 1;
+	unsigned long t, id = r->rc_id;
+	unsigned int i;
 
-	if (unlikely(tc->id != r->rc_id || !tc_trylock(tc)))
+	if (unlikely(!tc_trylock_id(tc, id)))
 		return free_slow_entry(r, start, n);
-	/* (a record's size is 1 .. RC_SIZES, so k is checked by the match) */
-	if (likely(tc->lent[i] == start + 1 && tc->lent_n[i] == n &&
-		   tc->cnt[k] < RC_STACK)) {
-		tc->lent[i] = 0;
-		tc->avail[k][tc->cnt[k]++] = start;
-		tc_unlock(tc);
-		return 0;
+	i = lent_slot(start);
+	/* (a record's size is 1 .. RC_SIZES, so n is checked by the match) */
+	if (likely(tc->lent[i] == start + 1 && tc->lent_n[i] == n)) {
+		t = tc->top[n] + 1ul;
+		if (likely(t % RC_STACK)) { /* not full */
+			tc->lent[i] = 0;
+			tc->avail[t - 1] = start;
+			tc->top[n] = (unsigned short)t;
+			tc_unlock_id(tc, id);
+			return 0;
+		}
 	}
-	return free_slow_unlock(r, tc, start, n);
+	return free_slow_unlock(r, start, n);
 }
 
 /* ---- checks ------------------------------------------------------------- */
@@ -650,12 +694,12 @@ const char *rgi_rcache_check(struct rg_region *r)
 	for (struct rc_tc *tc = rc->caches; tc && !why; tc = tc->inext) {
 		tc_lock(tc);
 		for (unsigned int k = 0; k < RC_SIZES && !why; k++)
-			for (unsigned int i = 0; i < tc->cnt[k] && !why; i++)
+			for (unsigned int i = 0; i < tc_cnt(tc, k) && !why; i++)
 				for (unsigned long u = 0; u <= k && !why; u++)
-					if (tc->avail[k][i] + u >=
+					if (AVAIL(tc, k)[i] + u >=
 						    r->capacity ||
 					    !r->ops->test(r,
-							  tc->avail[k][i] + u))
+							  AVAIL(tc, k)[i] + u))
 						why = "a cached region is free in the backend";
 		for (unsigned int i = 0; i < RC_LENT && !why; i++)
 			for (unsigned long u = 0;

@@ -119,6 +119,15 @@ struct rg_region {
 			 unsigned long mask, unsigned long *start);
 	int (*free_hot)(struct rg_region *r, unsigned long start,
 			unsigned long n);
+	/*
+	 * RG_REGION_LOCKED only: rg_region_alloc() (rg_region_free()) past
+	 * the front end's checks, the cache's fast path or the locked one,
+	 * so the front end reaches either in one indirect jump.
+	 */
+	int (*alloc_lk)(struct rg_region *r, unsigned long n,
+			unsigned long align, unsigned long *start);
+	int (*free_lk)(struct rg_region *r, unsigned long start,
+		       unsigned long n);
 	enum rg_region_backend backend;
 	unsigned int flags;
 	enum rg_region_policy policy;
@@ -249,14 +258,39 @@ int rgi_rcache_free(struct rg_region *r, unsigned long start,
 int rgi_rcache_flush(struct rg_region *r) RGI_HIDDEN;
 const char *rgi_rcache_check(struct rg_region *r) RGI_HIDDEN;
 /*
- * rg_region_alloc() and rg_region_free() past the lock, for the caches
- * (region.c): the checks that depend on the capacity, the backend, the
- * counters. Lock held.
+ * rg_region_alloc() and rg_region_free() past the front end's checks and
+ * the lock (lock held if RG_REGION_LOCKED), for region.c and the caches:
+ * the checks that depend on the capacity, then a tail call of the
+ * backend's hot path (r->alloc_hot, r->free_hot, set at creation), which
+ * moves the counters. Inline here so that the caches sit on the front end's
+ * body without region.c and region_cache.c calling each other.
  */
-int rgi_region_alloc_body(struct rg_region *r, unsigned long n,
-			  unsigned long align, unsigned long *start) RGI_HIDDEN;
-int rgi_region_free_body(struct rg_region *r, unsigned long start,
-			 unsigned long n) RGI_HIDDEN;
+static inline int rgi_region_alloc_body(struct rg_region *r, unsigned long n,
+					unsigned long align,
+					unsigned long *start)
+{
+	/*
+	 * (in the body, under the lock: rg_region_resize() changes it) One
+	 * test on the way: free_units <= capacity, so n > capacity is a
+	 * case of n > free_units, and n - 1 wraps for n == 0.
+	 */
+	if (unlikely(n - 1 >= r->free_units))
+		return !n || n > r->capacity ? -EINVAL : -ENOSPC;
+	return r->alloc_hot(r, n, align ? align - 1 : 0, start);
+}
+
+static inline int rgi_region_free_body(struct rg_region *r, unsigned long start,
+				       unsigned long n)
+{
+	/* (in the body, under the lock: rg_region_resize() changes it) */
+	/* (n - 1 wraps for n == 0: one test for n >= 1 and the end) */
+	if (unlikely(start >= r->capacity || n - 1 >= r->capacity - start))
+		return -EINVAL;
+	if (unlikely(n > r->capacity - r->free_units))
+		/* checked: unit @start allocated, so a wrong size */
+		return r->starts && r->ops->test(r, start) ? -EINVAL : -ENOENT;
+	return r->free_hot(r, start, n);
+}
 
 /*
  * Walking, save and load (region_walk.c, region_save.c): the instance's
