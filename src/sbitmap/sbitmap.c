@@ -407,8 +407,8 @@ static void futex_wake(int *addr)
 	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* Unlink @wait from @ws and wake its thread; @ws's lock is held. */
-static void ws_wake_one(struct rg_sbq_wait_state *ws, struct rg_sbq_wait *wait)
+/* Take @wait off @ws's list; @ws's lock is held. */
+static void ws_unlink(struct rg_sbq_wait_state *ws, struct rg_sbq_wait *wait)
 {
 	if (wait->prev)
 		wait->prev->next = wait->next;
@@ -421,6 +421,12 @@ static void ws_wake_one(struct rg_sbq_wait_state *ws, struct rg_sbq_wait *wait)
 	wait->next = wait->prev = NULL;
 	wait->ws = NULL;
 	__atomic_store_n(&ws->nr, ws->nr - 1, SB_ATOMIC_RELAXED);
+}
+
+/* Unlink @wait from @ws and wake its thread; @ws's lock is held. */
+static void ws_wake_one(struct rg_sbq_wait_state *ws, struct rg_sbq_wait *wait)
+{
+	ws_unlink(ws, wait);
 	__atomic_store_n(&wait->woken, 1, SB_REL);
 	futex_wake(&wait->woken);
 }
@@ -548,19 +554,8 @@ void rg_sbitmap_finish_wait(struct rg_sbitmap_queue *sbq,
 	if (!sbq || !ws || !wait)
 		return;
 	pthread_mutex_lock(&ws->lock);
-	if (wait->ws == ws) {
-		if (wait->prev)
-			wait->prev->next = wait->next;
-		else
-			ws->head = wait->next;
-		if (wait->next)
-			wait->next->prev = wait->prev;
-		else
-			ws->tail = wait->prev;
-		wait->next = wait->prev = NULL;
-		wait->ws = NULL;
-		__atomic_store_n(&ws->nr, ws->nr - 1, SB_ATOMIC_RELAXED);
-	}
+	if (wait->ws == ws)
+		ws_unlink(ws, wait);
 	pthread_mutex_unlock(&ws->lock);
 	if (wait->accounted) {
 		wait->accounted = 0;
