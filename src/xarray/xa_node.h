@@ -556,10 +556,20 @@ static RGI_ALWAYS_INLINE void **xas_walk(struct rg_xa_state *xas,
 }
 
 /*
+ * xa_rcu_walk()'s answer when it meets a sibling slot: the entry it names
+ * is read from another slot, which a writer may meanwhile have erased and
+ * filled with an entry of another index, so the caller loads under the
+ * lock instead (only multi-index entries take that way). Internal 258 is
+ * a reserved entry: rg_xa_store() refuses it.
+ */
+#define XA_RCU_LOCKED rg_xa_mk_internal(258)
+
+/*
  * The entry at @index for a lock-free reader (under the RCU read lock):
  * what the slot holds, RG_XA_RETRY_ENTRY if the walk met a node a writer
- * took out (start again), or NULL. Checks every slot for what it holds
- * whatever the flags say: a writer may be storing a multi-index entry.
+ * took out (start again), XA_RCU_LOCKED at a sibling slot (load under the
+ * lock), or NULL. Checks every slot for what it holds whatever the flags
+ * say: a writer may be storing a multi-index entry.
  */
 static RGI_ALWAYS_INLINE void *xa_rcu_walk(const struct rg_xarray *xa,
 					   unsigned long index)
@@ -580,12 +590,8 @@ static RGI_ALWAYS_INLINE void *xa_rcu_walk(const struct rg_xarray *xa,
 			node = xa_to_node(e);
 			continue;
 		}
-		if (unlikely(xa_is_sibling(e))) {
-			e = xa_slot_get(&node->slots[xa_sibling_offset(e)]);
-			/* Split into a child meanwhile: walk again. */
-			if (s && xa_is_node(e))
-				return RG_XA_RETRY_ENTRY;
-		}
+		if (unlikely(xa_is_sibling(e)))
+			return XA_RCU_LOCKED;
 		return e;
 	}
 }

@@ -261,7 +261,8 @@ void *rg_xa_load(struct rg_xarray *xa, unsigned long index)
 		while (unlikely(e == RG_XA_RETRY_ENTRY));
 		xa_rcu_read_done();
 		urcu_memb_read_unlock();
-		return xa_zero_to_null(e);
+		if (likely(e != XA_RCU_LOCKED))
+			return xa_zero_to_null(e);
 	}
 	taken = xa_read_lock(xa);
 	e = xa_zero_to_null(xas_load(&xas));
