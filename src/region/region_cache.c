@@ -597,7 +597,7 @@ static bool push(struct rg_region *r, struct rc_tc *tc, unsigned long s,
 static RGI_NOINLINE int free_slow(struct rg_region *r, struct rc_tc *tc,
 				  unsigned long start, unsigned long n)
 {
-	bool whole;
+	bool whole = false;
 	int err;
 
 	rgi_lock(&r->lock);
